@@ -1,0 +1,13 @@
+// Tool descriptions live in .txt files beside their code; tsc does not copy them, so the build does.
+import { cp, readdir, chmod } from "node:fs/promises";
+import { join } from "node:path";
+
+async function copyTxt(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const from = join(dir, entry.name);
+    if (entry.isDirectory()) await copyTxt(from);
+    else if (entry.name.endsWith(".txt")) await cp(from, from.replace(/^src/, "dist"));
+  }
+}
+await copyTxt("src");
+await chmod("dist/cli/main.js", 0o755);

@@ -1,0 +1,94 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { parse as parseDotenv } from "dotenv";
+import { APPROVAL_MODES } from "../runtime/policy.js";
+import { formatIssues, describeIssues } from "../core/schema.js";
+
+const McpServerSchema = z.looseObject({
+  transport: z.enum(["stdio", "http", "sse"]).optional(),
+  type: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  trusted: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+});
+
+/**
+ * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated
+ * by the groups that read them, so unknown keys pass through here.
+ */
+export const ConfigSchema = z.looseObject({
+  workingDirectory: z.string().optional(),
+  approval: z.enum(APPROVAL_MODES as [string, ...string[]]).optional(),
+  permissions: z
+    .object({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+    .optional(),
+  toolset: z.enum(["default", "coding", "assistant", "editor", "workspace"]).optional(),
+  /** Extra folders tools may reach besides the workspace. */
+  roots: z.array(z.object({ path: z.string(), writable: z.boolean().default(false) })).optional(),
+  mcpServers: z.record(z.string(), McpServerSchema).optional(),
+  services: z.record(z.string(), z.looseObject({})).optional(),
+  log: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxOutputChars: z.number().int().positive().optional(),
+});
+
+export type TackleConfig = z.infer<typeof ConfigSchema>;
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+/** Configuration with where it came from and the secrets beside it. */
+export interface LoadedConfig {
+  config: TackleConfig;
+  /** The file read, if any. */
+  file?: string;
+  /** The workspace root: --workspace, else workingDirectory, else the directory of the config. */
+  workspace: string;
+  /** `.env` values overlaid by the process environment. */
+  env: Record<string, string | undefined>;
+}
+
+export const CONFIG_FILES = ["tackle.config.json", "config.json"] as const;
+
+/** Parses a configuration object, with errors that name the field. */
+export function parseConfig(raw: unknown, source = "configuration"): TackleConfig {
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`${source} is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+  return parsed.data;
+}
+
+/**
+ * Loads configuration: `file` if given, else tackle.config.json or config.json in `dir`.
+ * `.env` in the workspace supplies secrets; the environment wins over it.
+ */
+export function loadConfig(options: { file?: string; dir?: string; workspace?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+  const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
+  const file = options.file ? path.resolve(options.file) : CONFIG_FILES.map((f) => path.join(dir, f)).find((f) => existsSync(f));
+  let config: TackleConfig = {};
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new Error(`Cannot read configuration ${file}: ${(err as Error).message}`);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`Configuration ${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    config = parseConfig(raw, file);
+  }
+  const workspace = path.resolve(
+    options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),
+  );
+  const dotenvFile = [path.join(workspace, ".env"), ...(file ? [path.join(path.dirname(file), ".env")] : [])].find((f) => existsSync(f));
+  const fromFile = dotenvFile ? parseDotenv(readFileSync(dotenvFile)) : {};
+  return { config, ...(file ? { file } : {}), workspace, env: { ...fromFile, ...(options.env ?? process.env) } };
+}

@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
+import type { ToolExecutionResult } from "./result.js";
+import type { JsonSchema, Tool, ToolConfirmation, ToolContext, ToolDefinition, ValidationResult } from "./tool.js";
+import { toJsonSchema, validateWithZod } from "./schema.js";
+import { assertToolName } from "./names.js";
+
+/**
+ * A tool written as a class (spec 001 FR2): subclasses set `name`, `description` and `schema`
+ * (and usually `effect`) and implement only `execute`. Definition, JSON Schema and validation
+ * come from here.
+ */
+export abstract class BaseTool<TParams = Record<string, unknown>> implements Tool<TParams> {
+  abstract readonly name: string;
+  abstract readonly description: string;
+  abstract readonly schema: z.ZodType<TParams>;
+  /** Unless a subclass says otherwise a tool may do anything, so it is asked about. */
+  readonly effect: Effect = "execute";
+  declare readonly title?: string;
+  declare readonly output?: z.ZodType;
+
+  #inputSchema?: JsonSchema;
+  #outputSchema?: JsonSchema | null;
+
+  get inputSchema(): JsonSchema {
+    return (this.#inputSchema ??= toJsonSchema(this.schema));
+  }
+
+  get outputSchema(): JsonSchema | undefined {
+    if (this.#outputSchema === undefined) this.#outputSchema = this.output ? toJsonSchema(this.output) : null;
+    return this.#outputSchema ?? undefined;
+  }
+
+  get annotations(): ToolAnnotations {
+    return annotationsFor(this.effect, this.title);
+  }
+
+  get definition(): ToolDefinition {
+    assertToolName(this.name);
+    return {
+      name: this.name,
+      ...(this.title ? { displayName: this.title } : {}),
+      description: this.description,
+      parameters: this.inputSchema,
+    };
+  }
+
+  validate(params: unknown): ValidationResult<TParams> {
+    return validateWithZod(this.schema, params);
+  }
+
+  getConfirmation(_params: TParams): ToolConfirmation {
+    const type = this.effect === "network" ? "execute" : this.effect;
+    return { required: this.effect !== "read", type, message: `${this.title ?? this.name} (${this.effect})` };
+  }
+
+  abstract execute(params: TParams, options?: Partial<ToolContext>): Promise<ToolExecutionResult>;
+}

@@ -1,0 +1,24 @@
+import type { ToolContext } from "./tool.js";
+import { Workspace } from "../workspace/workspace.js";
+import { silentLogger } from "./logger.js";
+
+/** Marks a context the runner built, whose arguments it has already validated. */
+export const VALIDATED = Symbol("tackle.validated");
+
+let counter = 0;
+
+/** Fills a partial context for direct `tool.execute(args)` calls outside the runner. */
+export function completeContext(partial: Partial<ToolContext> | undefined): ToolContext {
+  return {
+    toolCallId: partial?.toolCallId ?? `direct_${++counter}`,
+    signal: partial?.signal ?? new AbortController().signal,
+    workspace: partial?.workspace ?? Workspace.open(process.cwd()),
+    onOutput: partial?.onOutput ?? (() => {}),
+    onProgress: partial?.onProgress ?? (() => {}),
+    log: partial?.log ?? silentLogger,
+  };
+}
+
+export function isValidatedContext(ctx: Partial<ToolContext> | undefined): boolean {
+  return ctx !== undefined && (ctx as Record<symbol, unknown>)[VALIDATED] === true;
+}

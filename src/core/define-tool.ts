@@ -1,0 +1,102 @@
+import type { z } from "zod";
+import { BaseTool } from "./base-tool.js";
+import type { Effect } from "./effect.js";
+import { ToolError } from "./errors.js";
+import { toResult, type ToolExecutionResult } from "./result.js";
+import type { Assessment, ToolAccess, ToolContext, ToolScope } from "./tool.js";
+import { completeContext, isValidatedContext } from "./context.js";
+import { assertToolName } from "./names.js";
+
+/** Everything a tool is: data plus one function. The zod schema is the argument type. */
+export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
+  name: string;
+  title?: string;
+  description: string;
+  /** The arguments, as a zod object (optionally with a transform that folds aliases). */
+  input: S;
+  output?: z.ZodType;
+  effect: Effect;
+  needsApproval?: (args: z.output<S>, ctx: ToolContext) => boolean | Promise<boolean>;
+  preview?: (args: z.output<S>, ctx: ToolContext) => string | undefined | Promise<string | undefined>;
+  assess?: (args: z.output<S>, ctx: ToolContext) => Assessment | undefined | Promise<Assessment | undefined>;
+  scope?: ToolScope<z.output<S>>;
+  access?: (args: z.output<S>, ctx: ToolContext) => ToolAccess | Promise<ToolAccess>;
+  timeoutMs?: (args: z.output<S>) => number | undefined;
+  maxOutputChars?: number;
+  idempotent?: boolean;
+  cacheable?: boolean;
+  execute: (args: z.output<S>, ctx: ToolContext) => Promise<string | ToolExecutionResult>;
+}
+
+class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool<z.output<S>> {
+  readonly name: string;
+  declare readonly title?: string;
+  readonly description: string;
+  readonly schema: z.ZodType<z.output<S>>;
+  declare readonly output?: z.ZodType;
+  override readonly effect: Effect;
+  declare readonly scope?: ToolScope<z.output<S>>;
+  declare readonly maxOutputChars?: number;
+  declare readonly idempotent?: boolean;
+  declare readonly cacheable?: boolean;
+  declare readonly needsApproval?: ToolSpec<S>["needsApproval"];
+  declare readonly preview?: ToolSpec<S>["preview"];
+  declare readonly assess?: ToolSpec<S>["assess"];
+  declare readonly access?: ToolSpec<S>["access"];
+  declare readonly timeoutMs?: ToolSpec<S>["timeoutMs"];
+  readonly #run: ToolSpec<S>["execute"];
+
+  constructor(spec: ToolSpec<S>) {
+    super();
+    assertToolName(spec.name);
+    this.name = spec.name;
+    this.description = spec.description;
+    this.schema = spec.input as unknown as z.ZodType<z.output<S>>;
+    this.effect = spec.effect;
+    this.#run = spec.execute;
+    // Optional members are only set when given, so `"preview" in tool` means something.
+    const optional = {
+      title: spec.title,
+      output: spec.output,
+      scope: spec.scope,
+      maxOutputChars: spec.maxOutputChars,
+      idempotent: spec.idempotent,
+      cacheable: spec.cacheable,
+      needsApproval: spec.needsApproval,
+      preview: spec.preview,
+      assess: spec.assess,
+      access: spec.access,
+      timeoutMs: spec.timeoutMs,
+    };
+    for (const [key, value] of Object.entries(optional)) {
+      if (value !== undefined) Object.defineProperty(this, key, { value, enumerable: true });
+    }
+  }
+
+  async execute(args: z.output<S>, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult> {
+    let value = args;
+    if (!isValidatedContext(ctx)) {
+      const checked = this.validate(args);
+      if (!checked.valid) throw new ToolError("INVALID_ARGS", checked.error);
+      value = checked.value;
+    }
+    return toResult(await this.#run(value, completeContext(ctx)));
+  }
+}
+
+/**
+ * Defines a tool. The returned tool registers like any other and can also be called directly:
+ * `await tool.execute({ ... })`.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: "echo", description: "Repeats the text.", effect: "read",
+ *   input: z.object({ text: z.string().describe("What to repeat") }),
+ *   execute: async ({ text }) => text,
+ * });
+ */
+export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: ToolSpec<S>): BaseTool<z.output<S>> & {
+  readonly schema: z.ZodType<z.output<S>>;
+} {
+  return new DefinedTool(spec);
+}

@@ -1,0 +1,134 @@
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
+import { ToolError } from "./errors.js";
+import { toResult, type ToolExecutionResult } from "./result.js";
+import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult } from "./tool.js";
+import { completeContext, isValidatedContext } from "./context.js";
+import { assertToolName } from "./names.js";
+
+/**
+ * A tool described by plain data and a JSON Schema (spec 000's ITool), as MCP proxies and
+ * tools declared in configuration are. `execute` may return a string.
+ */
+export interface PlainTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  /** Defaults to `execute`: nothing is known about what it does, so it is asked about. */
+  effect?: Effect;
+  annotations?: ToolAnnotations;
+  timeoutMs?: number;
+  maxOutputChars?: number;
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolExecutionResult>;
+}
+
+type AjvFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AjvFormats }).default ??
+  addFormatsModule) as unknown as AjvFormats;
+
+let sharedAjv: Ajv | undefined;
+function ajv(): Ajv {
+  if (!sharedAjv) {
+    // strict: false because third-party schemas carry keywords ajv does not know (e.g. "x-...").
+    sharedAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false });
+    addFormats(sharedAjv);
+  }
+  return sharedAjv;
+}
+
+export function isPlainTool(value: unknown): value is PlainTool {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as PlainTool).name === "string" &&
+    typeof (value as PlainTool).execute === "function" &&
+    typeof (value as PlainTool).inputSchema === "object" &&
+    !("validate" in value)
+  );
+}
+
+/** Wraps a PlainTool so it validates with a real JSON Schema validator (ajv). */
+export class JsonSchemaTool implements Tool<Record<string, unknown>> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly effect: Effect;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations: ToolAnnotations;
+  readonly maxOutputChars?: number;
+  readonly #plain: PlainTool;
+  #validator?: ValidateFunction;
+
+  constructor(plain: PlainTool) {
+    assertToolName(plain.name);
+    this.#plain = plain;
+    this.name = plain.name;
+    if (plain.title !== undefined) this.title = plain.title;
+    this.description = plain.description;
+    this.effect = plain.effect ?? "execute";
+    this.inputSchema = { type: "object", ...plain.inputSchema };
+    if (plain.outputSchema !== undefined) this.outputSchema = plain.outputSchema;
+    this.annotations = plain.annotations ?? annotationsFor(this.effect, plain.title);
+    if (plain.maxOutputChars !== undefined) this.maxOutputChars = plain.maxOutputChars;
+  }
+
+  get definition(): ToolDefinition {
+    return {
+      name: this.name,
+      ...(this.title ? { displayName: this.title } : {}),
+      description: this.description,
+      parameters: this.inputSchema,
+    };
+  }
+
+  timeoutMs(): number | undefined {
+    return this.#plain.timeoutMs;
+  }
+
+  validate(args: unknown): ValidationResult<Record<string, unknown>> {
+    const value = args ?? {};
+    if (typeof value !== "object" || Array.isArray(value)) {
+      const message = "arguments must be a JSON object";
+      return { valid: false, error: `Invalid arguments: ${message}.`, issues: [{ path: "", message }] };
+    }
+    let validator = this.#validator;
+    if (!validator) {
+      try {
+        validator = this.#validator = ajv().compile(this.inputSchema);
+      } catch (err) {
+        // A server's broken schema must not make its tool unusable: accept any object then.
+        validator = this.#validator = ajv().compile({ type: "object" });
+        void err;
+      }
+    }
+    const copy = structuredClone(value) as Record<string, unknown>;
+    if (validator(copy)) return { valid: true, value: copy };
+    const issues = (validator.errors ?? []).map((e) => {
+      const path = e.instancePath.replace(/^\//, "").replaceAll("/", ".");
+      const field = e.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty) : path;
+      const message =
+        e.keyword === "required"
+          ? "is required"
+          : e.keyword === "additionalProperties"
+            ? `unknown field "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
+            : (e.message ?? "is invalid");
+      return { path: e.keyword === "required" ? (path ? `${path}.${field}` : field) : field, message };
+    });
+    const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    return { valid: false, error: `Invalid arguments: ${text}.`, issues };
+  }
+
+  async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult> {
+    let value = args;
+    if (!isValidatedContext(ctx)) {
+      const checked = this.validate(args);
+      if (!checked.valid) throw new ToolError("INVALID_ARGS", checked.error);
+      value = checked.value;
+    }
+    return toResult(await this.#plain.execute(value, completeContext(ctx)));
+  }
+}

@@ -1,0 +1,176 @@
+import type { AnyTool, ToolDefinition } from "./tool.js";
+import { isPlainTool, JsonSchemaTool, type PlainTool } from "./json-schema-tool.js";
+import { assertToolName, nearestNames } from "./names.js";
+
+/** Anything the registry accepts: a defined or class tool, or a plain object with a JSON Schema. */
+export type ToolLike = AnyTool | PlainTool;
+
+export interface RegisterOptions {
+  /** More names for the same tool (`edit` for `edit_file`). */
+  aliases?: string[];
+  /** Whether aliases appear in listings and definitions; hidden aliases still resolve. Default true. */
+  listAliases?: boolean;
+  /** Whether the tool's own name is listed; a hidden tool still resolves when called. Default true. */
+  listed?: boolean;
+}
+
+interface Entry {
+  tool: AnyTool;
+  /** The canonical name this entry points at. */
+  target: string;
+  listed: boolean;
+}
+
+export type RegistryChange = { type: "registered" | "unregistered"; name: string };
+
+/** Turns any ToolLike into a Tool. */
+export function toTool(value: ToolLike): AnyTool {
+  return isPlainTool(value) ? new JsonSchemaTool(value) : value;
+}
+
+/**
+ * Central catalogue of tools by name (spec 001 FR3). Names are unique across tools and aliases:
+ * a duplicate throws rather than silently replacing.
+ */
+export class ToolRegistry {
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(change: RegistryChange) => void>();
+  readonly #views = new Map<string, AnyTool>();
+
+  /** Registers a tool under its name (and aliases). Throws on an invalid or taken name. */
+  register(value: ToolLike, options: RegisterOptions = {}): AnyTool {
+    const tool = toTool(value);
+    const names = [tool.name, ...(options.aliases ?? [])];
+    for (const name of names) {
+      assertToolName(name);
+      if (this.#entries.has(name)) {
+        const existing = this.#entries.get(name)!;
+        throw new Error(
+          `A tool named "${name}" is already registered${existing.target !== name ? ` (as an alias of "${existing.target}")` : ""}; tool names must be unique.`,
+        );
+      }
+    }
+    if (new Set(names).size !== names.length) throw new Error(`Tool "${tool.name}" lists the same alias twice.`);
+    this.#entries.set(tool.name, { tool, target: tool.name, listed: options.listed ?? true });
+    for (const alias of options.aliases ?? []) {
+      this.#entries.set(alias, { tool, target: tool.name, listed: options.listAliases ?? true });
+    }
+    for (const name of names) this.#emit({ type: "registered", name });
+    return tool;
+  }
+
+  registerAll(tools: Iterable<ToolLike>): void {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Adds another name for an already registered tool. */
+  alias(alias: string, target: string, options: { listed?: boolean } = {}): void {
+    const entry = this.#entries.get(target);
+    if (!entry) throw new Error(`Cannot alias "${alias}" to "${target}": no such tool.`);
+    assertToolName(alias);
+    if (this.#entries.has(alias)) throw new Error(`A tool named "${alias}" is already registered; tool names must be unique.`);
+    this.#entries.set(alias, { tool: entry.tool, target: entry.target, listed: options.listed ?? true });
+    this.#emit({ type: "registered", name: alias });
+  }
+
+  /** The tool under `name` (alias or canonical), presented under that name. */
+  get(name: string): AnyTool | undefined {
+    const entry = this.#entries.get(name);
+    if (!entry) return undefined;
+    return entry.target === name ? entry.tool : this.#view(name, entry.tool);
+  }
+
+  getTool(name: string): AnyTool | undefined {
+    return this.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /** The canonical name behind `name`, or undefined. */
+  canonicalName(name: string): string | undefined {
+    return this.#entries.get(name)?.target;
+  }
+
+  /** Every name (canonical or alias) that leads to the same tool as `name`. */
+  namesOf(name: string): string[] {
+    const target = this.canonicalName(name);
+    if (!target) return [];
+    return [...this.#entries].filter(([, e]) => e.target === target).map(([n]) => n);
+  }
+
+  /** Removes a tool, or only an alias when `name` is one. Returns whether anything was removed. */
+  unregister(name: string): boolean {
+    const entry = this.#entries.get(name);
+    if (!entry) return false;
+    const removed = entry.target === name ? this.namesOf(name) : [name];
+    for (const n of removed) {
+      this.#entries.delete(n);
+      this.#views.delete(n);
+      this.#emit({ type: "unregistered", name: n });
+    }
+    return true;
+  }
+
+  /** Listed names, in registration order. */
+  names(): string[] {
+    return [...this.#entries].filter(([, e]) => e.listed).map(([n]) => n);
+  }
+
+  /** Every name that resolves, listed or not. */
+  allNames(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Listed tools, each presented under its listed name. */
+  list(): AnyTool[] {
+    return this.names().map((n) => this.get(n)!);
+  }
+
+  getAllTools(): AnyTool[] {
+    return this.list();
+  }
+
+  getAllDefinitions(): ToolDefinition[] {
+    return this.list().map((t) => t.definition);
+  }
+
+  /** Names close to `name`, for "did you mean ...?". */
+  suggest(name: string): string[] {
+    return nearestNames(name, this.names());
+  }
+
+  /** Subscribes to registrations and removals (MCP servers change their tool lists). */
+  onChange(listener: (change: RegistryChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  get size(): number {
+    return this.names().length;
+  }
+
+  #emit(change: RegistryChange): void {
+    for (const l of this.#listeners) l(change);
+  }
+
+  /** The same tool under another name: everything delegates to the tool itself except the name. */
+  #view(name: string, tool: AnyTool): AnyTool {
+    let view = this.#views.get(name);
+    if (!view) {
+      const definition = { ...tool.definition, name };
+      view = new Proxy(tool, {
+        get(target, prop) {
+          if (prop === "name") return name;
+          if (prop === "definition") return definition;
+          // Bound to the tool itself so its private fields stay reachable.
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      this.#views.set(name, view);
+    }
+    return view;
+  }
+}

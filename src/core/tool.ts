@@ -1,0 +1,109 @@
+import type { Effect, ToolAnnotations } from "./effect.js";
+import type { ToolExecutionResult } from "./result.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { Logger } from "./logger.js";
+
+/** A JSON Schema object, as exported to model APIs. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Spec 001's ToolDefinition: what a model API needs to offer the tool. */
+export interface ToolDefinition {
+  name: string;
+  displayName?: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** Spec 001's confirmation hint. */
+export interface ToolConfirmation {
+  required: boolean;
+  message?: string;
+  type?: "read" | "write" | "execute" | "destructive";
+}
+
+export type ValidationResult<A> =
+  | { valid: true; value: A; error?: undefined }
+  | { valid: false; error: string; issues: ValidationIssue[] };
+
+export interface ValidationIssue {
+  /** Dotted path of the offending field, or "" for the whole argument object. */
+  path: string;
+  message: string;
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a tool's execute receives besides its arguments. */
+export interface ToolContext {
+  toolCallId: string;
+  /** Aborted on cancellation or timeout; long work must stop when it fires. */
+  signal: AbortSignal;
+  workspace: Workspace;
+  /** Streams output as it arrives (spec 001 FR6). */
+  onOutput: (chunk: string) => void;
+  onProgress: (progress: Progress) => void;
+  log: Logger;
+}
+
+/**
+ * A dynamic judgement of one call: commands and URLs differ in risk from call to call.
+ * `deny` refuses in every mode; `ask` asks even when an allow rule matches (only `all` mode
+ * skips it); `effect` replaces the tool's static effect for this call.
+ */
+export interface Assessment {
+  effect?: Effect;
+  deny?: string;
+  ask?: string;
+}
+
+/** What rules match against: a tool's paths, commands or domains for this call. */
+export interface ToolScope<A> {
+  kind: "path" | "command" | "domain";
+  subjects(args: A, ctx: ToolContext): string[] | Promise<string[]>;
+}
+
+/** Paths (relative to the workspace) a call reads and writes; lets the scheduler run calls in parallel safely. */
+export interface ToolAccess {
+  reads?: string[];
+  writes?: string[];
+}
+
+/** A tool as the registry and runner see it. Create one with defineTool, BaseTool or a plain object. */
+export interface Tool<A = Record<string, unknown>> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly effect: Effect;
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations: ToolAnnotations;
+  readonly definition: ToolDefinition;
+  /** Checks and normalises arguments (defaults applied); errors name the field and what was expected. */
+  validate(args: unknown): ValidationResult<A>;
+  /** Runs the tool. Arguments are validated first unless the runner already did. */
+  execute(args: A, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult>;
+  getConfirmation?(args: A): ToolConfirmation;
+  /** Dynamic approval: whether this call needs a person when the mode would otherwise ask. */
+  needsApproval?(args: A, ctx: ToolContext): boolean | Promise<boolean>;
+  /** What the person sees before approving: a diff for edits. */
+  preview?(args: A, ctx: ToolContext): string | undefined | Promise<string | undefined>;
+  assess?(args: A, ctx: ToolContext): Assessment | undefined | Promise<Assessment | undefined>;
+  readonly scope?: ToolScope<A>;
+  access?(args: A, ctx: ToolContext): ToolAccess | Promise<ToolAccess>;
+  /** A per-call time limit in ms; the runner aborts the call after it. */
+  timeoutMs?(args: A): number | undefined;
+  /** Cap on what reaches the model; the runner's default applies when absent. */
+  readonly maxOutputChars?: number;
+  /** Safe to retry and to cache; defaults to `effect === "read"`. */
+  readonly idempotent?: boolean;
+  readonly cacheable?: boolean;
+}
+
+/** Any tool, whatever its argument type. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;

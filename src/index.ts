@@ -1,0 +1,43 @@
+/**
+ * tackle: a tool system for AI agents. Define tools, register them, run model tool calls with
+ * validation, approval, safe execution and logging, and export them to any model API or MCP.
+ */
+export { defineTool, type ToolSpec } from "./core/define-tool.js";
+export { BaseTool } from "./core/base-tool.js";
+export { JsonSchemaTool, type PlainTool } from "./core/json-schema-tool.js";
+export { ToolRegistry, toTool, type ToolLike, type RegisterOptions, type RegistryChange } from "./core/registry.js";
+export type {
+  AnyTool,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolConfirmation,
+  ToolScope,
+  ToolAccess,
+  Assessment,
+  Progress,
+  JsonSchema,
+  ValidationResult,
+  ValidationIssue,
+} from "./core/tool.js";
+export type { ToolExecutionResult, ToolOutcome, OutcomeStatus, ApprovedBy, ContentBlock } from "./core/result.js";
+export { ToolError, ERROR_CODES, type ErrorCode } from "./core/errors.js";
+export { annotationsFor, effectFromAnnotations, EFFECTS, type Effect, type ToolAnnotations } from "./core/effect.js";
+export { toJsonSchema } from "./core/schema.js";
+export { loadDescription } from "./core/description.js";
+export { createLogger, type Logger } from "./core/logger.js";
+export { ToolRunner, type ToolCall, type RunOptions, type ToolRunnerOptions } from "./runtime/runner.js";
+export { APPROVAL_MODES, type ApprovalMode } from "./runtime/policy.js";
+export type { PermissionRules } from "./runtime/rules.js";
+export { rejectingApprover, type Approver, type ApprovalRequest, type ApprovalResponse } from "./runtime/approver.js";
+export type { ToolEvent, ToolEventType } from "./runtime/events.js";
+export { AuditLog, type AuditRecord } from "./runtime/audit-log.js";
+export type { ToolMetrics } from "./runtime/metrics.js";
+export { markUntrusted } from "./runtime/output-cap.js";
+export { Workspace, type ResolvedPath } from "./workspace/workspace.js";
+export { isSensitivePath } from "./workspace/sensitive.js";
+export { loadConfig, parseConfig, type TackleConfig, type LoadedConfig, type McpServerConfig } from "./config/config.js";
+export { createRegistry, builtinTools, type CreateRegistryOptions } from "./tools/builtin.js";
+export type { GroupContext, ToolGroup } from "./tools/group.js";
+export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
+export { TOOL } from "./tools/names.js";

@@ -1,0 +1,41 @@
+import type { Effect } from "../core/effect.js";
+
+/** What a person is asked to decide. */
+export interface ApprovalRequest {
+  toolCallId: string;
+  /** The tool name as called. */
+  tool: string;
+  args: Record<string, unknown>;
+  effect: Effect;
+  /** Why approval is needed, in a sentence. */
+  reason: string;
+  /** What will change (a unified diff for edits), when the tool can tell. */
+  preview?: string;
+  description?: string;
+}
+
+/** A person's answer. */
+export interface ApprovalResponse {
+  approved: boolean;
+  /** Reaches the model with a rejection ("wrong file"). */
+  message?: string;
+  /** Approve this and every later call like it for the session. */
+  always?: boolean;
+  /** Run with these arguments instead; they are validated again. */
+  modifiedArgs?: Record<string, unknown>;
+  /** Set when no person answered (nobody could be asked): the message is then tackle's, not theirs. */
+  automatic?: boolean;
+}
+
+/** Asks a person: a callback, the terminal, MCP elicitation or the dashboard. */
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalResponse>;
+
+/** For non-interactive use: every call that needs a person is rejected, with a reason the model can act on. */
+export function rejectingApprover(reason: string): Approver {
+  return async () => ({ approved: false, message: reason, automatic: true });
+}
+
+/** The default when nobody can be asked. */
+export const noApprover: Approver = rejectingApprover(
+  "nobody is available to approve it (no approver is attached); it needs an allow rule or a more permissive approval mode",
+);

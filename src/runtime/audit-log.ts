@@ -1,0 +1,50 @@
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import path from "node:path";
+import type { ToolOutcome } from "../core/result.js";
+import { redact } from "./redact.js";
+
+/** One line of the audit log (spec 002's ToolExecutionLog). */
+export interface AuditRecord {
+  timestamp: string;
+  toolCallId: string;
+  toolName: string;
+  params: unknown;
+  status: ToolOutcome["status"];
+  result?: string;
+  error?: string;
+  errorCode?: string;
+  executionTimeMs: number;
+  approvedBy?: string;
+}
+
+/** An append-only JSONL file; secrets in arguments are redacted before they are written. */
+export class AuditLog {
+  readonly path: string;
+  readonly #stream: WriteStream;
+
+  constructor(file: string) {
+    this.path = path.resolve(file);
+    mkdirSync(path.dirname(this.path), { recursive: true });
+    this.#stream = createWriteStream(this.path, { flags: "a", mode: 0o600 });
+  }
+
+  record(args: unknown, outcome: ToolOutcome): void {
+    const entry: AuditRecord = {
+      timestamp: new Date().toISOString(),
+      toolCallId: outcome.toolCallId,
+      toolName: outcome.toolName,
+      params: redact(args),
+      status: outcome.status,
+      executionTimeMs: outcome.executionTimeMs,
+      ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
+      ...(outcome.status === "success" ? { result: redact(outcome.content, 1_000) as string } : {}),
+      ...(outcome.error ? { error: outcome.error.message, errorCode: outcome.error.code } : {}),
+    };
+    this.#stream.write(`${JSON.stringify(entry)}\n`);
+  }
+
+  /** Flushes and closes the file. */
+  close(): Promise<void> {
+    return new Promise((resolve) => this.#stream.end(resolve));
+  }
+}

@@ -1,0 +1,106 @@
+import type { Effect } from "../core/effect.js";
+import type { AnyTool, ToolContext } from "../core/tool.js";
+import type { ApprovedBy } from "../core/result.js";
+import { isSensitivePath } from "../workspace/sensitive.js";
+import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
+
+/**
+ * What is auto-approved (spec 001 FR5): `none` asks for everything, `safe` auto-approves reads
+ * (the default), `all` approves everything that no rule denies or asks about.
+ */
+export type ApprovalMode = "none" | "safe" | "all";
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["none", "safe", "all"];
+
+export type Decision =
+  | { action: "allow"; approvedBy: Exclude<ApprovedBy, "policy">; reason: string; effect: Effect }
+  | { action: "ask"; reason: string; effect: Effect }
+  | { action: "deny"; reason: string; effect: Effect };
+
+export interface PolicyInput {
+  tool: AnyTool;
+  /** Every name of the tool (canonical and aliases), so a rule written for one covers all. */
+  names: readonly string[];
+  args: unknown;
+  ctx: ToolContext;
+  mode: ApprovalMode;
+  rules: ParsedRules;
+  /** What a person approved with "always" during this session. */
+  sessionAllows: readonly Rule[];
+}
+
+/**
+ * Decides allow / ask / deny for one call. Order: deny rules and the tool's own denial, then
+ * sensitive paths, then ask rules and the tool's own "ask", then allow rules, then what the
+ * person allowed for the session, then the mode. deny beats ask beats allow.
+ */
+export async function decide(input: PolicyInput): Promise<Decision> {
+  const { tool, names, args, ctx, mode, rules } = input;
+  const assessment = tool.assess ? await tool.assess(args, ctx) : undefined;
+  const effect = assessment?.effect ?? tool.effect;
+  const kind = tool.scope?.kind;
+  const subjects = tool.scope ? await tool.scope.subjects(args, ctx) : [];
+
+  const denied = rules.deny.find((r) => ruleCovers(r, names, kind, subjects, false));
+  if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
+  if (assessment?.deny) return { action: "deny", reason: assessment.deny, effect };
+
+  if (kind === "path") {
+    const explicitlyAllowed = (s: string) =>
+      [...rules.allow, ...input.sessionAllows].some((r) => r.pattern !== undefined && ruleCovers(r, names, kind, [s], true));
+    const secret = subjects.find((s) => isSensitivePath(s) && !explicitlyAllowed(s));
+    if (secret) {
+      return {
+        action: "deny",
+        reason: `"${secret}" may hold secrets, so tools may not touch it unless configuration allows it (permissions.allow: ["${names[0]}(${secret})"])`,
+        effect,
+      };
+    }
+  }
+
+  const asked = rules.ask.find((r) => ruleCovers(r, names, kind, subjects, false));
+  if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
+  if (assessment?.ask && mode !== "all") return { action: "ask", reason: assessment.ask, effect };
+
+  const allowed = rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true));
+  if (allowed) return { action: "allow", approvedBy: "config", reason: `allowed by the rule "${allowed.source}"`, effect };
+  const remembered = input.sessionAllows.find((r) => ruleCovers(r, names, kind, subjects, true));
+  if (remembered) return { action: "allow", approvedBy: "user", reason: `approved always for this session (${remembered.source})`, effect };
+
+  if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
+  if (mode === "safe") {
+    if (effect === "read") return { action: "allow", approvedBy: "auto", reason: "reads are auto-approved", effect };
+    if (tool.needsApproval && effect !== "destructive" && !(await tool.needsApproval(args, ctx))) {
+      return { action: "allow", approvedBy: "auto", reason: "this call needs no approval", effect };
+    }
+    return { action: "ask", reason: `${describeEffect(effect)} need approval`, effect };
+  }
+  return { action: "ask", reason: "approval mode none asks for every call", effect };
+}
+
+function describeEffect(effect: Effect): string {
+  switch (effect) {
+    case "write":
+      return "changes to files";
+    case "execute":
+      return "commands";
+    case "network":
+      return "network requests";
+    case "destructive":
+      return "destructive operations";
+    case "read":
+      return "reads";
+  }
+}
+
+/**
+ * What "always" remembers: the tool itself for file tools (spec 002's "always approve edit_file"),
+ * but for commands and domains the exact subjects of this call, never just the command's name,
+ * so approving `git status` for good does not approve `git push`.
+ */
+export async function rememberedRules(tool: AnyTool, args: unknown, ctx: ToolContext, name: string): Promise<Rule[]> {
+  const kind = tool.scope?.kind;
+  if (!tool.scope || kind === "path") return [{ tool: name, source: name }];
+  const subjects = await tool.scope.subjects(args, ctx);
+  if (subjects.length === 0) return [{ tool: name, source: name }];
+  return subjects.map((s) => ({ tool: name, pattern: s, exact: true, source: `${name}(${s})` }));
+}

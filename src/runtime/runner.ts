@@ -1,0 +1,500 @@
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import type { AnyTool, ToolAccess, ToolContext } from "../core/tool.js";
+import type { ToolRegistry } from "../core/registry.js";
+import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
+import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
+import { VALIDATED } from "../core/context.js";
+import { silentLogger, type Logger } from "../core/logger.js";
+import { Workspace } from "../workspace/workspace.js";
+import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
+import { parseRules, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
+import { noApprover, type Approver } from "./approver.js";
+import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
+import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
+import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
+import { AuditLog } from "./audit-log.js";
+import { Metrics } from "./metrics.js";
+import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, markUntrusted, OutputSpill } from "./output-cap.js";
+import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
+
+/** A model's request to call a tool. `args` may be an object or the JSON text of one. */
+export interface ToolCall {
+  id?: string;
+  name: string;
+  args?: unknown;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Output chunks as the tool produces them (spec 001 FR6). */
+  onOutput?: (chunk: string, toolCallId: string) => void;
+  onEvent?: ToolEventListener;
+}
+
+export interface ToolRunnerOptions {
+  registry: ToolRegistry;
+  /** What is auto-approved; default `safe`. */
+  approval?: ApprovalMode;
+  /** Asks a person. Without one, every call that needs approval is rejected. */
+  approver?: Approver;
+  rules?: PermissionRules;
+  /** The workspace root (or a Workspace); default the current directory. */
+  workspace?: Workspace | string;
+  /** Path of the JSONL audit log, or an AuditLog. */
+  log?: string | AuditLog;
+  logger?: Logger;
+  /** Time limit for a call whose tool sets none. Default 5 minutes. */
+  timeoutMs?: number;
+  /** Cap on what reaches the model per call. Default 100,000 characters. */
+  maxOutputChars?: number;
+  /** Largest argument object accepted, as JSON. Default 5 MiB. */
+  maxArgsBytes?: number;
+  retry?: Partial<RetryOptions> | false;
+  cache?: Partial<CacheOptions> | false;
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_ARGS_BYTES = 5 * 1024 * 1024;
+const PARTIAL_OUTPUT_CHARS = 20_000;
+
+interface Prepared {
+  id: string;
+  name: string;
+  tool: AnyTool;
+  args: Record<string, unknown>;
+  started: number;
+}
+
+/**
+ * Runs tool calls: look up → validate → policy → approval → execute → outcome. Nothing a tool
+ * does escapes as an exception; every call ends in a {@link ToolOutcome}.
+ */
+export class ToolRunner {
+  readonly registry: ToolRegistry;
+  readonly workspace: Workspace;
+  readonly metrics = new Metrics();
+  readonly events = new EventBus();
+  approval: ApprovalMode;
+  readonly #approver: Approver;
+  readonly #rules: ParsedRules;
+  readonly #sessionAllows: Rule[] = [];
+  readonly #log?: AuditLog;
+  readonly #ownsLog: boolean;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  readonly #maxOutput: number;
+  readonly #maxArgsBytes: number;
+  readonly #retry: RetryOptions | false;
+  readonly #cache?: ResultCache;
+  readonly #spill: OutputSpill;
+  #active = 0;
+
+  constructor(options: ToolRunnerOptions) {
+    this.registry = options.registry;
+    this.approval = options.approval ?? "safe";
+    this.#approver = options.approver ?? noApprover;
+    this.#rules = parseRules(options.rules);
+    this.#spill = new OutputSpill();
+    const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
+    // Read tools may page through outputs that were cut; nothing else is added to the boundary.
+    this.workspace = ws.withExtraRoot({ path: this.#spill.dir, writable: false });
+    this.#ownsLog = typeof options.log === "string";
+    if (options.log) this.#log = typeof options.log === "string" ? new AuditLog(options.log) : options.log;
+    this.#logger = options.logger ?? silentLogger;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxOutput = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+    this.#maxArgsBytes = options.maxArgsBytes ?? DEFAULT_MAX_ARGS_BYTES;
+    this.#retry = options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry };
+    if (options.cache !== false) this.#cache = new ResultCache(this.workspace.root, { ...DEFAULT_CACHE, ...options.cache });
+  }
+
+  /** Subscribes to events of one type, or "*" for all. Returns an unsubscribe function. */
+  on(type: ToolEventType | "*", listener: ToolEventListener): () => void {
+    return this.events.on(type, listener);
+  }
+
+  /** Rules a person granted with "always" during this session. */
+  get sessionAllows(): readonly Rule[] {
+    return this.#sessionAllows;
+  }
+
+  /** Runs one call to its outcome. Never throws. */
+  async run(call: ToolCall, options: RunOptions = {}): Promise<ToolOutcome> {
+    const prepared = this.#prepare(call);
+    if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
+    return this.#runPrepared(prepared, options);
+  }
+
+  /**
+   * Runs several calls: independent ones in parallel, while calls that write the same path (or
+   * write what another reads) run in the order given. Outcomes come back in the calls' order.
+   */
+  async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
+    const prepared = calls.map((c) => this.#prepare(c));
+    const accesses = await Promise.all(prepared.map((p) => ("tool" in p ? this.#accessOf(p) : Promise.resolve<ToolAccess>({}))));
+    const running: Array<Promise<ToolOutcome>> = [];
+    prepared.forEach((p, i) => {
+      const waitFor = running.filter((_, j) => conflicts(accesses[i]!, accesses[j]!));
+      running.push(
+        Promise.allSettled(waitFor).then(() =>
+          "tool" in p ? this.#runPrepared(p, options) : this.#finish(p, calls[i]!.args, options),
+        ),
+      );
+    });
+    return Promise.all(running);
+  }
+
+  /** Flushes the audit log and removes saved outputs. */
+  async close(): Promise<void> {
+    if (this.#log && this.#ownsLog) await this.#log.close();
+    this.#spill.dispose();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  #prepare(call: ToolCall): Prepared | ToolOutcome {
+    const started = performance.now();
+    const id = call.id ?? `call_${randomUUID()}`;
+    const name = String(call.name ?? "");
+    const fail = (code: ErrorCode, message: string): ToolOutcome => errorOutcome(id, name, started, new ToolError(code, message));
+    const tool = this.registry.get(name);
+    if (!tool) {
+      const near = this.registry.suggest(name);
+      const hint = near.length
+        ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?`
+        : ` Available tools: ${this.registry.names().slice(0, 40).join(", ")}.`;
+      return fail("UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
+    }
+    let args: unknown = call.args ?? {};
+    if (typeof args === "string") {
+      if (args.length > this.#maxArgsBytes) return fail("INVALID_ARGS", tooLarge(args.length, this.#maxArgsBytes));
+      try {
+        args = args.trim() === "" ? {} : JSON.parse(args);
+      } catch (err) {
+        return fail("INVALID_ARGS", `The arguments are not valid JSON (${(err as Error).message}); send one JSON object.`);
+      }
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      return fail("INVALID_ARGS", `The arguments must be a JSON object, not ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.`);
+    }
+    const problem = checkArgs(args, this.#maxArgsBytes);
+    if (problem) return fail("INVALID_ARGS", problem);
+    const checked = tool.validate(args);
+    if (!checked.valid) return fail("INVALID_ARGS", `${checked.error} Fix the arguments and call ${name} again.`);
+    return { id, name, tool, args: checked.value as Record<string, unknown>, started };
+  }
+
+  async #accessOf(p: Prepared): Promise<ToolAccess> {
+    try {
+      if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new AbortController().signal, {}));
+    } catch {
+      // falls through to the conservative default
+    }
+    return p.tool.effect === "read" || p.tool.effect === "network" ? {} : { writes: [EVERYTHING] };
+  }
+
+  #context(p: Prepared, signal: AbortSignal, options: RunOptions, partial?: { text: string }): ToolContext {
+    const ctx: ToolContext & { [VALIDATED]: true } = {
+      [VALIDATED]: true,
+      toolCallId: p.id,
+      signal,
+      workspace: this.workspace,
+      log: this.#logger,
+      onOutput: (chunk) => {
+        if (partial) {
+          partial.text += chunk;
+          if (partial.text.length > PARTIAL_OUTPUT_CHARS * 2) partial.text = partial.text.slice(-PARTIAL_OUTPUT_CHARS);
+        }
+        options.onOutput?.(chunk, p.id);
+        if (options.onEvent || this.events.hasListeners) {
+          this.events.emit({ type: "tool.output", toolCallId: p.id, tool: p.name, chunk }, options.onEvent);
+        }
+      },
+      onProgress: (progress) => {
+        this.events.emit({ type: "tool.progress", toolCallId: p.id, tool: p.name, ...progress }, options.onEvent);
+      },
+    };
+    return ctx;
+  }
+
+  async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {
+    const { tool } = p;
+    const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
+    if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
+    const ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
+
+    let decision: Decision;
+    try {
+      decision = await decide({
+        tool,
+        names: this.registry.namesOf(p.name),
+        args: p.args,
+        ctx,
+        mode: this.approval,
+        rules: this.#rules,
+        sessionAllows: this.#sessionAllows,
+      });
+    } catch (err) {
+      return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
+    }
+    emit({ type: "tool.call", toolCallId: p.id, tool: p.name, args: p.args, requiresApproval: decision.action === "ask" });
+
+    if (decision.action === "deny") {
+      const outcome = rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${decision.reason}. This is policy, not a failure; do not retry the same call.`);
+      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: false, approvedBy: "policy", message: decision.reason });
+      return this.#finish(outcome, p.args, options);
+    }
+
+    let approvedBy: ApprovedBy = decision.action === "allow" ? decision.approvedBy : "user";
+    if (decision.action === "ask") {
+      let preview: string | undefined;
+      try {
+        preview = tool.preview ? await tool.preview(p.args, ctx) : undefined;
+      } catch (err) {
+        preview = `(no preview: ${toToolError(err).message})`;
+      }
+      let response;
+      try {
+        response = await this.#approver(
+          { toolCallId: p.id, tool: p.name, args: p.args, effect: decision.effect, reason: decision.reason, description: tool.description, ...(preview ? { preview } : {}) },
+          ctx.signal,
+        );
+      } catch (err) {
+        if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
+        response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };
+      }
+      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: response.approved, approvedBy: response.automatic ? "policy" : "user", ...(response.message ? { message: response.message } : {}) });
+      if (!response.approved) {
+        const said = !response.message ? "" : response.automatic ? ` It was rejected because ${response.message}.` : ` The user said: "${response.message}".`;
+        const outcome = rejected(p, response.automatic ? "policy" : "user", "REJECTED", `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`);
+        if (response.message && !response.automatic) outcome.userMessage = response.message;
+        return this.#finish(outcome, p.args, options);
+      }
+      if (response.modifiedArgs) {
+        const checked = tool.validate(response.modifiedArgs);
+        if (!checked.valid) {
+          return this.#finish(errorOutcome(p.id, p.name, p.started, new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`)), response.modifiedArgs, options);
+        }
+        p = { ...p, args: checked.value as Record<string, unknown> };
+        // An edit must not smuggle in what policy denies.
+        const again = await decide({ tool, names: this.registry.namesOf(p.name), args: p.args, ctx, mode: "all", rules: this.#rules, sessionAllows: [] });
+        if (again.action === "deny") {
+          return this.#finish(rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), p.args, options);
+        }
+      }
+      if (response.always) this.#sessionAllows.push(...(await rememberedRules(tool, p.args, ctx, p.name)));
+      approvedBy = "user";
+    } else {
+      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy });
+    }
+
+    return this.#execute(p, options, approvedBy);
+  }
+
+  async #execute(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {
+    const { tool } = p;
+    const cacheable = this.#cache && (tool.cacheable ?? (tool.effect === "read" && (tool.idempotent ?? true)));
+    const key = cacheable ? cacheKey(this.registry.canonicalName(p.name) ?? p.name, p.args) : undefined;
+    if (key) {
+      const hit = await this.#cache!.get(key);
+      if (hit) {
+        return this.#finish(
+          { ...hit, toolCallId: p.id, toolName: p.name, approvedBy, executionTimeMs: performance.now() - p.started, metadata: { ...hit.metadata, cached: true } },
+          p.args,
+          options,
+        );
+      }
+    }
+    if (this.#active++ === 0) this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
+    try {
+      const access = await this.#accessOf(p);
+      const outcome = await this.#attempts(p, options, approvedBy);
+      if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
+      if (this.#cache && tool.effect !== "read") {
+        const written = [...(access.writes ?? []), ...changedPaths(outcome)];
+        if (written.length) this.#cache.invalidate(written);
+        else if (tool.effect !== "network") this.#cache.clear();
+      }
+      return this.#finish(outcome, p.args, options);
+    } finally {
+      if (--this.#active === 0) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
+    }
+  }
+
+  async #attempts(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {
+    const { tool } = p;
+    const retry = this.#retry && (tool.idempotent ?? tool.effect === "read") ? this.#retry : undefined;
+    const limit = tool.timeoutMs?.(p.args) ?? this.#timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(options.signal!.reason);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
+      }, limit);
+      const partial = { text: "" };
+      const ctx = this.#context(p, controller.signal, options, partial);
+      try {
+        const result = await raceAbort(tool.execute(p.args, ctx), controller.signal);
+        if (result.isError) throw new ToolError(result.errorCode ?? "EXECUTION_ERROR", result.content, { details: { result } });
+        return this.#success(p, result, approvedBy);
+      } catch (err) {
+        if (options.signal?.aborted) return cancelled(p, approvedBy);
+        let error = toToolError(err);
+        if (timedOut) {
+          const tail = partial.text ? `\nOutput before the time limit:\n${partial.text.slice(-PARTIAL_OUTPUT_CHARS)}` : "";
+          error = new ToolError("TIMEOUT", `${p.name} timed out after ${formatMs(limit)}.${tail}`);
+        }
+        if (retry && error.recoverable && attempt < retry.retries) {
+          this.#logger.debug(`retrying ${p.name}`, { attempt: attempt + 1, code: error.code });
+          try {
+            await sleep(backoffDelay(retry, attempt, error.retryAfterMs), options.signal ?? new AbortController().signal);
+          } catch {
+            return cancelled(p, approvedBy);
+          }
+          continue;
+        }
+        const outcome = errorOutcome(p.id, p.name, p.started, error, approvedBy);
+        const result = error.details?.result as ToolExecutionResult | undefined;
+        if (result) Object.assign(outcome, pickExtras(result));
+        return this.#capped(outcome, tool);
+      } finally {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+      }
+    }
+  }
+
+  #success(p: Prepared, result: ToolExecutionResult, approvedBy: ApprovedBy): ToolOutcome {
+    const outcome: ToolOutcome = {
+      status: "success",
+      toolCallId: p.id,
+      toolName: p.name,
+      content: result.content,
+      executionTimeMs: performance.now() - p.started,
+      approvedBy,
+      ...pickExtras(result),
+    };
+    if (result.changedPaths?.length) outcome.metadata = { ...outcome.metadata, changedPaths: result.changedPaths };
+    const capped = this.#capped(outcome, p.tool);
+    if (result.untrusted) capped.content = markUntrusted(capped.content, result.untrusted.source);
+    return capped;
+  }
+
+  #capped(outcome: ToolOutcome, tool: AnyTool): ToolOutcome {
+    const max = tool.maxOutputChars ?? this.#maxOutput;
+    const cut = capOutput(outcome.content, max, () => this.#spill.save(outcome.toolCallId, outcome.content));
+    if (!cut.truncated) return outcome;
+    return { ...outcome, content: cut.text, metadata: { ...outcome.metadata, truncated: true, fullOutputPath: cut.fullPath } };
+  }
+
+  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
+    this.metrics.record(outcome);
+    this.#log?.record(args, outcome);
+    for (const change of changedList(outcome)) {
+      this.events.emit({ type: "file.changed", toolCallId: outcome.toolCallId, tool: outcome.toolName, path: change.path, operation: change.operation }, options.onEvent);
+    }
+    this.events.emit({ type: "tool.result", toolCallId: outcome.toolCallId, tool: outcome.toolName, outcome }, options.onEvent);
+    return outcome;
+  }
+}
+
+function errorOutcome(id: string, name: string, started: number, error: ToolError, approvedBy?: ApprovedBy): ToolOutcome {
+  return {
+    status: error.code === "CANCELLED" ? "cancelled" : "error",
+    toolCallId: id,
+    toolName: name,
+    content: `Error [${error.code}]: ${error.message}`,
+    error: { code: error.code, message: error.message, recoverable: error.recoverable },
+    executionTimeMs: performance.now() - started,
+    ...(approvedBy ? { approvedBy } : {}),
+  };
+}
+
+function rejected(p: Prepared, by: ApprovedBy, code: ErrorCode, message: string): ToolOutcome {
+  return {
+    status: "rejected",
+    toolCallId: p.id,
+    toolName: p.name,
+    content: message,
+    error: { code, message, recoverable: false },
+    executionTimeMs: performance.now() - p.started,
+    approvedBy: by,
+  };
+}
+
+function cancelled(p: Prepared, approvedBy?: ApprovedBy): ToolOutcome {
+  return errorOutcome(p.id, p.name, p.started, new ToolError("CANCELLED", `The call to ${p.name} was cancelled before it finished.`), approvedBy);
+}
+
+function pickExtras(result: ToolExecutionResult): Partial<ToolOutcome> {
+  const out: Partial<ToolOutcome> = {};
+  if (result.displayContent !== undefined) out.displayContent = result.displayContent;
+  if (result.structured !== undefined) out.structured = result.structured;
+  if (result.blocks?.length) out.blocks = result.blocks;
+  if (result.metadata) out.metadata = { ...result.metadata };
+  return out;
+}
+
+function changedList(outcome: ToolOutcome): Array<{ path: string; operation: string }> {
+  const list = outcome.metadata?.changedPaths;
+  return Array.isArray(list) ? (list as Array<{ path: string; operation: string }>) : [];
+}
+
+function changedPaths(outcome: ToolOutcome): string[] {
+  return changedList(outcome).map((c) => c.path);
+}
+
+function conflicts(a: ToolAccess, b: ToolAccess): boolean {
+  const aw = a.writes ?? [];
+  const bw = b.writes ?? [];
+  if (aw.length === 0 && bw.length === 0) return false;
+  return anyOverlap(aw, [...bw, ...(b.reads ?? [])]) || anyOverlap(bw, a.reads ?? []);
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Rejects keys that could pollute prototypes and arguments too big to be sensible. */
+function checkArgs(args: object, maxBytes: number): string | undefined {
+  let bad: string | undefined;
+  let json: string;
+  try {
+    json = JSON.stringify(args, (key, value: unknown) => {
+      if (key === "__proto__" || key === "constructor" && typeof value === "object" && value !== null) bad ??= key;
+      return value;
+    });
+  } catch (err) {
+    return `The arguments cannot be serialised as JSON (${(err as Error).message}).`;
+  }
+  if (bad) return `The key "${bad}" is not allowed in arguments.`;
+  if (json.length > maxBytes) return tooLarge(json.length, maxBytes);
+  return undefined;
+}
+
+function tooLarge(size: number, max: number): string {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `The arguments are ${mb(size)}; the limit is ${mb(max)}. Send large content in parts (write_file, then append_file).`;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

@@ -1,0 +1,52 @@
+import { ToolRegistry } from "../core/registry.js";
+import type { AnyTool } from "../core/tool.js";
+import { createLogger, type Logger } from "../core/logger.js";
+import { loadConfig, type LoadedConfig } from "../config/config.js";
+import type { GroupContext, ToolGroup } from "./group.js";
+import { ALIASES, VARIANTS } from "./names.js";
+import { TOOLSETS, type Toolset } from "./toolsets.js";
+import { BUILTIN_GROUPS } from "./groups.js";
+
+export interface CreateRegistryOptions {
+  /** Overrides the configuration's toolset. */
+  toolset?: Toolset;
+  logger?: Logger;
+  /** Groups to assemble instead of the built-in ones (tests, embedders). */
+  groups?: readonly ToolGroup[];
+}
+
+/** Every built-in tool whose group is switched on, by name. */
+export async function builtinTools(ctx: GroupContext, groups: readonly ToolGroup[] = BUILTIN_GROUPS): Promise<Map<string, AnyTool>> {
+  const tools = new Map<string, AnyTool>();
+  for (const group of groups) {
+    for (const tool of await group(ctx)) {
+      if (tools.has(tool.name)) throw new Error(`Two built-in tools are named "${tool.name}".`);
+      tools.set(tool.name, tool);
+    }
+  }
+  return tools;
+}
+
+/**
+ * Assembles a registry from configuration: the built-in groups whose credentials are present,
+ * arranged as the chosen toolset. The default lists each tool once under its canonical name;
+ * the specs' other names (`edit`, `bash`, `shell_exec`, `search_files`) still resolve.
+ */
+export async function createRegistry(loaded: LoadedConfig = loadConfig(), options: CreateRegistryOptions = {}): Promise<ToolRegistry> {
+  const logger = options.logger ?? createLogger("warn");
+  const ctx: GroupContext = { config: loaded.config, env: loaded.env, workspace: loaded.workspace, logger };
+  const tools = await builtinTools(ctx, options.groups);
+  const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
+  const registry = new ToolRegistry();
+  const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);
+  const isListed = (name: string) => (listedNames ? listedNames.has(name) : !VARIANTS.has(name) && !(name in ALIASES));
+  for (const [name, tool] of tools) {
+    const aliases = Object.entries(ALIASES).filter(([, target]) => target === name).map(([alias]) => alias);
+    const wanted = [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
+    // A preset holds exactly its spec's tools; variants resolve everywhere but are listed only where named.
+    if (!wanted && !VARIANTS.has(name)) continue;
+    registry.register(tool, { listed: isListed(name) });
+    for (const alias of aliases) registry.alias(alias, name, { listed: isListed(alias) });
+  }
+  return registry;
+}

@@ -1,0 +1,17 @@
+import type { AnyTool } from "../core/tool.js";
+import type { Logger } from "../core/logger.js";
+import type { TackleConfig } from "../config/config.js";
+
+/** What a tool group's factory gets: configuration, secrets, where the workspace is. */
+export interface GroupContext {
+  config: TackleConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  workspace: string;
+  logger: Logger;
+}
+
+/**
+ * A group of built-in tools. Returns no tools when the group's credentials are absent
+ * (spec 000's conditional registration).
+ */
+export type ToolGroup = (ctx: GroupContext) => AnyTool[] | Promise<AnyTool[]>;

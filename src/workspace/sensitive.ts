@@ -1,0 +1,46 @@
+import picomatch from "picomatch";
+
+/**
+ * Files that hold secrets. Tools are denied them unless a rule allows the path explicitly
+ * (spec 002's is_sensitive_path, widened to what agents are known to leak).
+ */
+export const SENSITIVE_PATTERNS: readonly string[] = [
+  "**/.env",
+  "**/.env.*",
+  "**/*.env",
+  "**/.envrc",
+  "**/credentials.json",
+  "**/credentials",
+  "**/client_secret*.json",
+  "**/service-account*.json",
+  "**/.aws/**",
+  "**/.ssh/**",
+  "**/.gnupg/**",
+  "**/.kube/config",
+  "**/.docker/config.json",
+  "**/.netrc",
+  "**/.npmrc",
+  "**/.pypirc",
+  "**/.git-credentials",
+  "**/id_rsa*",
+  "**/id_dsa*",
+  "**/id_ecdsa*",
+  "**/id_ed25519*",
+  "**/*.pem",
+  "**/*.key",
+  "**/*.p12",
+  "**/*.pfx",
+  "**/.gmail-tokens/**",
+  "**/.calendar-tokens/**",
+  "**/secrets.*",
+];
+
+const ALLOWED_TEMPLATES = picomatch(["**/.env.example", "**/.env.sample", "**/.env.template"], { dot: true });
+const matcher = picomatch(SENSITIVE_PATTERNS as string[], { dot: true, nocase: true });
+
+/** True for a workspace-relative path that names a secret-bearing file or lies inside such a folder. */
+export function isSensitivePath(relative: string): boolean {
+  const p = relative.replace(/^\.\//, "");
+  if (ALLOWED_TEMPLATES(p)) return false;
+  return matcher(p) || matcher(`${p}/`) || p.split("/").some((part) => part === ".ssh" || part === ".aws" || part === ".gnupg");
+}

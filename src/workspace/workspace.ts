@@ -1,0 +1,141 @@
+import { realpathSync } from "node:fs";
+import { lstat, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../core/errors.js";
+import { isProtectedPath } from "./protected.js";
+
+/** An extra place tools may reach besides the root; only configuration adds these. */
+export interface ExtraRoot {
+  path: string;
+  writable: boolean;
+}
+
+export interface ResolveOptions {
+  /** The path will be written: protected files (tackle's config, .git/hooks) are refused. */
+  write?: boolean;
+}
+
+/** A path inside the workspace, resolved through every symlink. */
+export interface ResolvedPath {
+  /** Absolute real path (symlinks followed; the missing tail appended as given). */
+  absolute: string;
+  /** Relative to the root that contains it, "/"-separated; "." for the root itself. */
+  relative: string;
+  /** The root it lies in. */
+  root: string;
+}
+
+const MAX_LINK_DEPTH = 40;
+
+/**
+ * The boundary every tool works within. A path resolves against the root, follows symlinks and
+ * must land inside the root or an extra root from configuration; a sibling directory that only
+ * shares a prefix (`ws` vs `ws-evil`) is outside.
+ */
+export class Workspace {
+  readonly root: string;
+  readonly extraRoots: readonly ExtraRoot[];
+
+  private constructor(root: string, extraRoots: readonly ExtraRoot[]) {
+    this.root = root;
+    this.extraRoots = extraRoots;
+  }
+
+  /** Opens a workspace at `root` (which must exist), with optional extra roots. */
+  static open(root: string, extraRoots: readonly ExtraRoot[] = []): Workspace {
+    const real = realpathSync(path.resolve(root));
+    const extras = extraRoots.map((r) => ({ path: realpathSync(path.resolve(real, r.path)), writable: r.writable }));
+    return new Workspace(real, extras);
+  }
+
+  /** A workspace with one more extra root (the runner adds its spill directory this way). */
+  withExtraRoot(extra: ExtraRoot): Workspace {
+    return Workspace.open(this.root, [...this.extraRoots, extra]);
+  }
+
+  /** True when the absolute path is the root or below it (not merely sharing a prefix). */
+  static isInside(root: string, absolute: string): boolean {
+    const rel = path.relative(root, absolute);
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  }
+
+  /** The root containing an absolute (already real) path, if any. */
+  rootOf(absolute: string, write = false): string | undefined {
+    if (Workspace.isInside(this.root, absolute)) return this.root;
+    return this.extraRoots.find((r) => (!write || r.writable) && Workspace.isInside(r.path, absolute))?.path;
+  }
+
+  /** Relative display form of an absolute path inside the workspace. */
+  relative(absolute: string): string {
+    const root = this.rootOf(absolute);
+    if (!root) return absolute;
+    if (root !== this.root) return absolute;
+    return path.relative(root, absolute).split(path.sep).join("/") || ".";
+  }
+
+  /**
+   * Resolves `input` to a real path inside the workspace, or throws INVALID_PATH saying why.
+   * Missing files are fine (a write may create them) as long as where they would be is inside.
+   */
+  async resolve(input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+    if (typeof input !== "string" || input.length === 0) throw invalid("The path is empty.");
+    if (input.includes("\0")) throw invalid("The path contains a null byte.");
+    if (input.startsWith("~")) {
+      throw invalid(`"${input}" uses "~"; paths are relative to the workspace root (${this.root}).`);
+    }
+    const lexical = path.resolve(this.root, input);
+    const absolute = await realOf(lexical, 0);
+    const root = this.rootOf(absolute, options.write);
+    if (!root) {
+      const lexicalInside = this.rootOf(lexical) !== undefined;
+      throw invalid(
+        lexicalInside
+          ? `"${input}" leads outside the workspace through a symbolic link; only paths inside ${this.root} are allowed.`
+          : `"${input}" is outside the workspace; use a path inside ${this.root}.`,
+      );
+    }
+    const relative = path.relative(root, absolute).split(path.sep).join("/") || ".";
+    if (options.write && root === this.root && isProtectedPath(relative)) {
+      throw new ToolError(
+        "PERMISSION_DENIED",
+        `"${relative}" is protected: tools may not change tackle's configuration or git's hooks and config.`,
+      );
+    }
+    return { absolute, relative, root };
+  }
+}
+
+function invalid(message: string): ToolError {
+  return new ToolError("INVALID_PATH", message);
+}
+
+/**
+ * The real path of `p`: symlinks followed, including a dangling one at the end (its target is
+ * what a write would create), and a missing tail appended to the real path of what exists.
+ */
+async function realOf(p: string, depth: number): Promise<string> {
+  if (depth > MAX_LINK_DEPTH) throw invalid("Too many levels of symbolic links.");
+  try {
+    return await realpath(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      if (code === "ELOOP") throw invalid("Too many levels of symbolic links.");
+      throw err;
+    }
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return p;
+  const realParent = await realOf(parent, depth + 1);
+  const here = path.join(realParent, path.basename(p));
+  try {
+    const st = await lstat(here);
+    if (st.isSymbolicLink()) {
+      const target = await readlink(here);
+      return await realOf(path.resolve(realParent, target), depth + 1);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR") throw err;
+  }
+  return here;
+}
