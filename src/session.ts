@@ -1,0 +1,58 @@
+import type { ToolRegistry } from "./core/registry.js";
+import { createLogger, type Logger } from "./core/logger.js";
+import { loadConfig, type LoadedConfig } from "./config/config.js";
+import { createRegistry } from "./tools/builtin.js";
+import type { Toolset } from "./tools/toolsets.js";
+import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
+import type { ApprovalMode } from "./runtime/policy.js";
+
+export interface SessionOptions {
+  /** Workspace root; default from configuration, else the current directory. */
+  workspace?: string;
+  /** Configuration file; default tackle.config.json or config.json in the workspace. */
+  configFile?: string;
+  approval?: ApprovalMode;
+  toolset?: Toolset;
+  logger?: Logger;
+  /** Connect to configured MCP servers. Default true. */
+  mcp?: boolean;
+  runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
+}
+
+/** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
+export interface Session {
+  loaded: LoadedConfig;
+  registry: ToolRegistry;
+  runner: ToolRunner;
+  /** Stops MCP servers and flushes the audit log. */
+  close(): Promise<void>;
+}
+
+/** Opens a session from configuration, the way the `tackle` command does. */
+export async function openSession(options: SessionOptions = {}): Promise<Session> {
+  const logger = options.logger ?? createLogger("warn");
+  const loaded = loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) });
+  const registry = await createRegistry(loaded, { logger, ...(options.toolset ? { toolset: options.toolset } : {}) });
+  const closers: Array<() => Promise<void>> = [];
+  // MCP servers from configuration are connected here (src/mcp).
+  const runner = new ToolRunner({
+    registry,
+    workspace: loaded.workspace,
+    approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
+    ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
+    ...(loaded.config.log ? { log: loaded.config.log } : {}),
+    ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),
+    ...(loaded.config.maxOutputChars ? { maxOutputChars: loaded.config.maxOutputChars } : {}),
+    logger,
+    ...options.runner,
+  });
+  return {
+    loaded,
+    registry,
+    runner,
+    async close() {
+      await Promise.allSettled(closers.map((c) => c()));
+      await runner.close();
+    },
+  };
+}
