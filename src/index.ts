@@ -41,3 +41,5 @@ export { createRegistry, builtinTools, type CreateRegistryOptions } from "./tool
 export type { GroupContext, ToolGroup } from "./tools/group.js";
 export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
 export { TOOL } from "./tools/names.js";
+export * from "./adapters/index.js";
+export { openSession, type Session, type SessionOptions } from "./session.js";
