@@ -163,7 +163,9 @@ export class ToolRunner {
       const near = this.registry.suggest(name);
       const hint = near.length
         ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?`
-        : ` Available tools: ${this.registry.names().slice(0, 40).join(", ")}.`;
+        : this.registry.size
+          ? ` Available tools: ${this.registry.names().slice(0, 40).join(", ")}.`
+          : " No tools are registered.";
       return fail("UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
     }
     let args: unknown = call.args ?? {};

@@ -1,0 +1,7 @@
+/** The command line's exit codes: a contract that scripts and tests outside the project rely on. */
+export const EXIT = {
+  ok: 0,
+  toolError: 1,
+  usage: 2,
+  rejected: 3,
+} as const;

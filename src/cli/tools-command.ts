@@ -1,0 +1,37 @@
+import { Command } from "commander";
+import { openSession } from "../session.js";
+import type { Toolset } from "../tools/toolsets.js";
+import { configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
+
+/** `tackle tools [--json]`: every registered tool. */
+export function toolsCommand(): Command {
+  return new Command("tools")
+    .description("list every registered tool")
+    .option("--json", "print an array of { name, description, inputSchema, effect }")
+    .addOption(workspaceOption())
+    .addOption(configOption())
+    .addOption(toolsetOption())
+    .action(async (flags: SessionFlags & { json?: boolean }) => {
+      const session = await openSession({
+        ...(flags.workspace ? { workspace: flags.workspace } : {}),
+        ...(flags.config ? { configFile: flags.config } : {}),
+        ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
+      });
+      try {
+        const tools = session.registry.list();
+        if (flags.json) {
+          const list = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, effect: t.effect }));
+          process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          return;
+        }
+        const width = Math.max(...tools.map((t) => t.name.length), 4);
+        for (const t of tools) {
+          const summary = t.description.split("\n")[0]!.slice(0, 100);
+          process.stdout.write(`${t.name.padEnd(width)}  ${t.effect.padEnd(11)}  ${summary}\n`);
+        }
+        if (tools.length === 0) process.stdout.write("No tools are registered.\n");
+      } finally {
+        await session.close();
+      }
+    });
+}
