@@ -396,10 +396,11 @@ export class ToolRunner {
   #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
     this.metrics.record(outcome);
     this.#log?.record(args, outcome);
+    // Spec 002's order: the result, then the files it changed.
+    this.events.emit({ type: "tool.result", toolCallId: outcome.toolCallId, tool: outcome.toolName, outcome }, options.onEvent);
     for (const change of changedList(outcome)) {
       this.events.emit({ type: "file.changed", toolCallId: outcome.toolCallId, tool: outcome.toolName, path: change.path, operation: change.operation }, options.onEvent);
     }
-    this.events.emit({ type: "tool.result", toolCallId: outcome.toolCallId, tool: outcome.toolName, outcome }, options.onEvent);
     return outcome;
   }
 }
