@@ -1,0 +1,74 @@
+import { Command, Option } from "commander";
+import type { ApprovalMode } from "../runtime/policy.js";
+import type { Toolset } from "../tools/toolsets.js";
+import { createLogger } from "../core/logger.js";
+import { runMcpServer } from "../mcp/server.js";
+import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
+import { EXIT } from "./exit-codes.js";
+
+interface McpFlags extends SessionFlags {
+  http?: string;
+  host?: string;
+  token?: string;
+  verbose?: boolean;
+}
+
+/**
+ * `tackle mcp`: serves every registered tool to MCP clients, on stdio (until stdin closes) or
+ * Streamable HTTP at http://127.0.0.1:PORT/mcp. Only protocol goes to stdout; logs go to stderr.
+ */
+export function mcpCommand(): Command {
+  return new Command("mcp")
+    .description("serve tackle's tools as an MCP server (stdio, or Streamable HTTP with --http)")
+    .addOption(workspaceOption())
+    .addOption(configOption())
+    .addOption(toolsetOption())
+    .addOption(approvalOption())
+    .option("--http <port>", "serve Streamable HTTP on this port (0 picks a free one) instead of stdio")
+    .option("--host <address>", "address to bind with --http (default 127.0.0.1; any other needs --token)")
+    .addOption(new Option("--token <token>", "bearer token every HTTP request must carry").env("TACKLE_MCP_TOKEN"))
+    .option("--verbose", "log diagnostics to stderr")
+    .action(async (flags: McpFlags) => {
+      const logger = createLogger(flags.verbose ? "debug" : "warn");
+      let port: number | undefined;
+      if (flags.http !== undefined) {
+        port = Number(flags.http);
+        if (!/^\d+$/.test(flags.http) || port > 65535) {
+          process.stderr.write(`tackle: --http needs a port number, not "${flags.http}"\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+      } else if (flags.host || flags.token) {
+        process.stderr.write("tackle: --host and --token apply only with --http\n");
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      let handle;
+      try {
+        handle = await runMcpServer({
+          ...(flags.workspace ? { workspace: flags.workspace } : {}),
+          ...(flags.config ? { configFile: flags.config } : {}),
+          ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
+          ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
+          ...(port !== undefined
+            ? { http: { port, ...(flags.host ? { host: flags.host } : {}), ...(flags.token ? { token: flags.token } : {}) } }
+            : {}),
+          logger,
+        });
+      } catch (err) {
+        process.stderr.write(`tackle: ${(err as Error).message}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      // Scripts read the address from stderr (stdout may be the protocol channel on stdio).
+      if (handle.url) process.stderr.write(`tackle: MCP server listening on ${handle.url}\n`);
+      const stop = () => void handle.close();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      await handle.closed;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      // Whatever else still holds the event loop (a stuck child's pipe) must not keep us alive.
+      setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), 2000).unref();
+    });
+}

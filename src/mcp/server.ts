@@ -1,0 +1,146 @@
+import type { Readable, Writable } from "node:stream";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { ToolRegistry } from "../core/registry.js";
+import { createLogger, type Logger } from "../core/logger.js";
+import { ToolRunner, type ToolRunnerOptions } from "../runtime/runner.js";
+import type { ApprovalMode } from "../runtime/policy.js";
+import { openSession } from "../session.js";
+import type { Toolset } from "../tools/toolsets.js";
+import { ElicitationRouter } from "./elicitation-approver.js";
+import { ToolCallService } from "./server-calls.js";
+import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
+
+export { assertHttpOptions, isLoopbackHost, type HttpServeOptions } from "./server-http.js";
+
+export interface McpServeOptions {
+  /** Workspace root; default from configuration, else the current directory. */
+  workspace?: string;
+  /** What is auto-approved; anything else asks the client's person (elicitation) or is rejected. */
+  approval?: ApprovalMode;
+  /** Configuration file; default tackle.config.json or config.json in the workspace. */
+  configFile?: string;
+  toolset?: Toolset;
+  /** Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. */
+  http?: HttpServeOptions;
+  /**
+   * Serve this registry instead of opening a session from configuration (library use, tests,
+   * benchmarks). The runner is built here, with `runner` options.
+   */
+  registry?: ToolRegistry;
+  runner?: Omit<ToolRunnerOptions, "registry" | "approver" | "approval">;
+  /** Streams for stdio serving; default the process's stdin and stdout. */
+  stdio?: { input: Readable; output: Writable };
+  logger?: Logger;
+  /** How long a call waits for the person's answer. Default 10 minutes. */
+  approvalTimeoutMs?: number;
+}
+
+export interface McpServerHandle {
+  /** Stops serving and closes the session (MCP servers it started, the audit log). Idempotent. */
+  close(): Promise<void>;
+  /** Where the HTTP server listens (`http://127.0.0.1:PORT/mcp`); absent on stdio. */
+  url?: string;
+  /** Settles once serving has ended: stdin closed (stdio) or close() was called. */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Serves tackle's registry over MCP to clients of both protocol eras (2025 and 2026-07-28): on
+ * stdio by default, over Streamable HTTP with `http`. Every call runs through the session's
+ * runner; approval asks the calling client's person through elicitation, or is rejected when
+ * the client cannot ask. Nothing but protocol is written to stdout.
+ */
+export async function runMcpServer(options: McpServeOptions = {}): Promise<McpServerHandle> {
+  const logger = options.logger ?? createLogger("warn");
+  if (options.http) assertHttpOptions(options.http);
+  const router = new ElicitationRouter();
+
+  let registry: ToolRegistry;
+  let runner: ToolRunner;
+  let closeSession: () => Promise<void>;
+  if (options.registry) {
+    registry = options.registry;
+    runner = new ToolRunner({
+      logger,
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...options.runner,
+      registry,
+      approval: options.approval ?? "safe",
+      approver: router.approver,
+    });
+    closeSession = () => runner.close();
+  } else {
+    const session = await openSession({
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
+      ...(options.toolset ? { toolset: options.toolset } : {}),
+      logger,
+      runner: { ...options.runner, approver: router.approver },
+    });
+    registry = session.registry;
+    runner = session.runner;
+    closeSession = () => session.close();
+  }
+
+  const service = new ToolCallService({
+    registry,
+    runner,
+    router,
+    logger,
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+  });
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let closing: Promise<void> | undefined;
+  let stopTransport: () => Promise<void> = async () => {};
+  let notifyTransport: () => void = () => {};
+  const close = () =>
+    (closing ??= (async () => {
+      unsubscribe();
+      clearTimeout(pending);
+      service.close();
+      await stopTransport().catch(() => {});
+      await closeSession().catch((err: unknown) => logger.warn("closing the session failed", { error: String(err) }));
+      resolveClosed();
+    })());
+
+  // A burst of registrations (an MCP server reconnecting) becomes one notification.
+  let pending: NodeJS.Timeout | undefined;
+  const unsubscribe = registry.onChange(() => {
+    if (pending) return;
+    pending = setTimeout(() => {
+      pending = undefined;
+      service.notifyToolsChanged();
+      notifyTransport();
+    }, 20);
+    pending.unref();
+  });
+
+  try {
+    if (options.http) {
+      const http = await serveHttp(service, options.http, logger);
+      stopTransport = http.close;
+      notifyTransport = http.notifyToolsChanged;
+      logger.info(`tackle MCP server listening on ${http.url}`);
+      return { url: http.url, close, closed };
+    }
+    const input = options.stdio?.input ?? process.stdin;
+    const output = options.stdio?.output ?? process.stdout;
+    const transport = new StdioServerTransport(input, output);
+    const handle = serveStdio(() => service.createServer({ track: true }), {
+      transport,
+      onerror: (error) => logger.debug("mcp stdio", { error: error.message }),
+    });
+    stopTransport = () => handle.close();
+    // The MCP stdio binding: when the client closes our stdin, we are done.
+    const onEnd = () => void close();
+    input.once("end", onEnd);
+    input.once("close", onEnd);
+    return { close, closed };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
