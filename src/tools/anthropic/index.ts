@@ -1,4 +1,15 @@
 import type { ToolGroup } from "../group.js";
+import { AnthropicAdminClient } from "./admin-client.js";
+import { anthropicServiceConfig } from "./config.js";
+import { anthropicUsageTool } from "./usage-tool.js";
 
-/** Placeholder until the group's tools land; the group's owner replaces this file. */
-export const anthropicTools: ToolGroup = () => [];
+/**
+ * spec 000's Anthropic tools: `anthropic_usage`, registered only when ANTHROPIC_ADMIN_API_KEY is
+ * set. `services.anthropic.baseUrl` in tackle.config.json replaces https://api.anthropic.com.
+ */
+export const anthropicTools: ToolGroup = (ctx) => {
+  const apiKey = ctx.env["ANTHROPIC_ADMIN_API_KEY"]?.trim();
+  if (!apiKey) return [];
+  const service = anthropicServiceConfig(ctx.config);
+  return [anthropicUsageTool(new AnthropicAdminClient({ apiKey, baseUrl: service.baseUrl, timeoutMs: service.timeoutMs }))];
+};
