@@ -5,6 +5,7 @@ import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
+import { McpManager } from "./mcp/manager.js";
 
 export interface SessionOptions {
   /** Workspace root; default from configuration, else the current directory. */
@@ -24,6 +25,8 @@ export interface Session {
   loaded: LoadedConfig;
   registry: ToolRegistry;
   runner: ToolRunner;
+  /** The MCP servers from configuration, when any were configured and `mcp` was not false. */
+  mcp?: McpManager;
   /** Stops MCP servers and flushes the audit log. */
   close(): Promise<void>;
 }
@@ -35,6 +38,15 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   const registry = await createRegistry(loaded, { logger, ...(options.toolset ? { toolset: options.toolset } : {}) });
   const closers: Array<() => Promise<void>> = [];
   // MCP servers from configuration are connected here (src/mcp).
+  let mcp: McpManager | undefined;
+  const servers = loaded.config.mcpServers;
+  if (options.mcp !== false && servers && Object.keys(servers).length > 0) {
+    mcp = new McpManager(servers, { logger, registry, baseDir: loaded.workspace, vars: loaded.env });
+    const manager = mcp;
+    closers.push(() => manager.close());
+    // Each server is isolated inside connectAll; nothing here may stop the session opening.
+    await manager.connectAll().catch((err: unknown) => logger.error(`Connecting MCP servers failed: ${(err as Error).message}`));
+  }
   const runner = new ToolRunner({
     registry,
     workspace: loaded.workspace,
@@ -50,6 +62,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     loaded,
     registry,
     runner,
+    ...(mcp ? { mcp } : {}),
     async close() {
       await Promise.allSettled(closers.map((c) => c()));
       await runner.close();

@@ -1,0 +1,116 @@
+import path from "node:path";
+import { z } from "zod";
+import { formatIssues, describeIssues } from "../core/schema.js";
+
+/** Default time limit for connecting to one server (spawn or HTTP, plus initialize and tools/list). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Default time a call may go without an answer or a progress notification. */
+export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+
+/**
+ * One entry of `mcpServers`, the shape Claude Desktop, Cursor and other MCP clients use. The
+ * general config schema (src/config/config.ts) lets unknown keys through; this is where the
+ * entry is checked, with `connectTimeoutMs` / `callTimeoutMs` as finer controls than `timeoutMs`.
+ */
+export const McpServerEntrySchema = z.looseObject({
+  transport: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
+  type: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Time limit for connecting, and for a call without progress, unless the two below say otherwise. */
+  timeoutMs: z.number().int().positive().optional(),
+  connectTimeoutMs: z.number().int().positive().optional(),
+  callTimeoutMs: z.number().int().positive().optional(),
+  /** Trust the server's tool annotations (readOnlyHint...) to decide approval. Default false. */
+  trusted: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+});
+
+export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
+
+/** A server entry checked and resolved: one transport, absolute cwd, variables expanded. */
+export type ResolvedServer =
+  | (CommonResolved & { transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string })
+  | (CommonResolved & { transport: "http" | "sse"; url: URL; headers: Record<string, string> });
+
+interface CommonResolved {
+  name: string;
+  trusted: boolean;
+  connectTimeoutMs: number;
+  callTimeoutMs: number;
+}
+
+export interface ResolveOptions {
+  /** Relative `cwd` values resolve against this; also the default cwd. */
+  baseDir: string;
+  /** Values for `${VAR}` in env, args, url and headers (`.env` plus the environment). */
+  vars?: Record<string, string | undefined>;
+  /** Told about variables that are referenced but not set. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Expands `${NAME}` and `${NAME:-default}` from `vars`, so secrets stay in `.env` rather than in
+ * tackle.config.json. An unset variable without a default becomes "" and is reported.
+ */
+export function expandVars(text: string, vars: Record<string, string | undefined>, missing?: (name: string) => void): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
+    const value = vars[name];
+    if (value !== undefined && value !== "") return value;
+    if (fallback !== undefined) return fallback;
+    missing?.(name);
+    return "";
+  });
+}
+
+/** Checks and resolves one `mcpServers` entry. Throws with a message naming the server and the field. */
+export function resolveServer(name: string, raw: unknown, options: ResolveOptions): ResolvedServer {
+  const parsed = McpServerEntrySchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`MCP server "${name}" is misconfigured: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+  const entry = parsed.data;
+  const vars = options.vars ?? {};
+  const missing = new Set<string>();
+  const x = (s: string) => expandVars(s, vars, (v) => missing.add(v));
+  const kind = entry.transport ?? entry.type ?? (entry.command ? "stdio" : entry.url ? "http" : undefined);
+  const common: CommonResolved = {
+    name,
+    trusted: entry.trusted ?? false,
+    connectTimeoutMs: entry.connectTimeoutMs ?? entry.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    callTimeoutMs: entry.callTimeoutMs ?? entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+  };
+  let resolved: ResolvedServer;
+  if (kind === "stdio") {
+    if (!entry.command) throw new Error(`MCP server "${name}" uses the stdio transport but has no "command".`);
+    resolved = {
+      ...common,
+      transport: "stdio",
+      command: x(entry.command),
+      args: (entry.args ?? []).map(x),
+      env: Object.fromEntries(Object.entries(entry.env ?? {}).map(([k, v]) => [k, x(v)])),
+      cwd: entry.cwd ? path.resolve(options.baseDir, x(entry.cwd)) : options.baseDir,
+    };
+  } else if (kind === "http" || kind === "streamable-http" || kind === "sse") {
+    if (!entry.url) throw new Error(`MCP server "${name}" uses the ${kind} transport but has no "url".`);
+    let url: URL;
+    try {
+      url = new URL(x(entry.url));
+    } catch {
+      throw new Error(`MCP server "${name}" has an invalid url ${JSON.stringify(entry.url)}.`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`MCP server "${name}": the url must be http or https, not ${url.protocol}`);
+    resolved = {
+      ...common,
+      transport: kind === "sse" ? "sse" : "http",
+      url,
+      headers: Object.fromEntries(Object.entries(entry.headers ?? {}).map(([k, v]) => [k, x(v)])),
+    };
+  } else {
+    throw new Error(`MCP server "${name}" needs either "command" (stdio) or "url" (http).`);
+  }
+  if (missing.size) options.warn?.(`MCP server "${name}" refers to unset variables: ${[...missing].join(", ")}.`);
+  return resolved;
+}

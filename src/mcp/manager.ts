@@ -1,0 +1,157 @@
+import type { ToolRegistry } from "../core/registry.js";
+import type { AnyTool } from "../core/tool.js";
+import { JsonSchemaTool } from "../core/json-schema-tool.js";
+import { silentLogger, type Logger } from "../core/logger.js";
+import { resolveServer, type ResolvedServer } from "./client-config.js";
+import { McpConnection, type BackoffOptions, type ConnectionState } from "./connection.js";
+import { proxyToolName } from "./naming.js";
+import { McpToolProxy } from "./proxy.js";
+
+export interface McpManagerOptions {
+  logger?: Logger;
+  /** Relative `cwd` values resolve against this; also the servers' default cwd. Default: the current directory. */
+  baseDir?: string;
+  /** Values for `${VAR}` in server entries (`.env` plus the environment). */
+  vars?: Record<string, string | undefined>;
+  /** Where proxies are registered, and kept in step with each server's tool list. */
+  registry?: ToolRegistry;
+  backoff?: Partial<BackoffOptions>;
+}
+
+/** One server's state, for `tackle tools`, dashboards and tests. */
+export interface McpServerStatus {
+  name: string;
+  state: ConnectionState;
+  transport?: "stdio" | "http" | "sse";
+  tools: string[];
+  error?: string;
+}
+
+/**
+ * Spec 000's McpManager: connects to every server in `mcpServers` in parallel, each with its own
+ * time limit, and proxies their tools as `{server}__{tool}`. A server that fails, crashes or
+ * never answers is logged and skipped; it never blocks the others. Proxies stay in step with
+ * each server's tool list (list_changed, respawns). `close()` stops every server's process tree.
+ */
+export class McpManager {
+  readonly #raw: Record<string, unknown>;
+  readonly #options: McpManagerOptions;
+  readonly #logger: Logger;
+  readonly #connections = new Map<string, McpConnection>();
+  /** Registry name → proxy, per server. */
+  readonly #proxies = new Map<string, Map<string, AnyTool>>();
+  #closed = false;
+
+  constructor(servers: Record<string, unknown> | undefined, options: McpManagerOptions = {}) {
+    this.#raw = servers ?? {};
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * Connects to every enabled server (all at once, settled, not all-or-nothing) and returns the
+   * proxies of those that answered. With a registry, registers them there too.
+   */
+  async connectAll(): Promise<AnyTool[]> {
+    const resolved: ResolvedServer[] = [];
+    for (const [name, raw] of Object.entries(this.#raw)) {
+      if (typeof raw === "object" && raw !== null && (raw as { disabled?: unknown }).disabled === true) continue;
+      try {
+        resolved.push(
+          resolveServer(name, raw, {
+            baseDir: this.#options.baseDir ?? process.cwd(),
+            vars: this.#options.vars ?? process.env,
+            warn: (m) => this.#logger.warn(m),
+          }),
+        );
+      } catch (err) {
+        this.#logger.error(`${(err as Error).message} Skipping it.`);
+      }
+    }
+    const connections = resolved.map((config) => {
+      const connection = new McpConnection(config, {
+        logger: this.#logger,
+        ...(this.#options.backoff ? { backoff: this.#options.backoff } : {}),
+        onToolsChanged: (c) => this.#sync(c),
+      });
+      this.#connections.set(config.name, connection);
+      return connection;
+    });
+    const settled = await Promise.allSettled(connections.map((c) => c.connect()));
+    // Registered in configuration order, whatever order the servers answered in, so that
+    // names chosen on a collision are the same from run to run.
+    settled.forEach((s, i) => {
+      const c = connections[i]!;
+      if (s.status === "fulfilled") this.#sync(c);
+      else this.#logger.warn(`MCP server "${c.name}" is skipped: ${(s.reason as Error).message ?? String(s.reason)}`);
+    });
+    if (this.#closed) await this.close();
+    return this.tools();
+  }
+
+  /** Every proxy, all servers. */
+  tools(): AnyTool[] {
+    return [...this.#proxies.values()].flatMap((m) => [...m.values()]);
+  }
+
+  connection(name: string): McpConnection | undefined {
+    return this.#connections.get(name);
+  }
+
+  status(): McpServerStatus[] {
+    return [...this.#connections.values()].map((c) => ({
+      name: c.name,
+      state: c.state,
+      ...(c.transportKind ? { transport: c.transportKind } : {}),
+      tools: [...(this.#proxies.get(c.name)?.keys() ?? [])],
+      ...(c.lastError ? { error: c.lastError } : {}),
+    }));
+  }
+
+  /** Stops every server and removes the proxies from the registry. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#connections.values()].map((c) => c.close()));
+    for (const [server] of this.#proxies) this.#unregister(server);
+  }
+
+  /** Replaces a server's proxies with ones for its current tool list. */
+  #sync(connection: McpConnection): void {
+    if (this.#closed) return;
+    const registry = this.#options.registry;
+    this.#unregister(connection.name);
+    const mine = new Map<string, AnyTool>();
+    const isTaken = (name: string) => mine.has(name) || (registry?.has(name) ?? false) || this.#owner(name) !== undefined;
+    for (const tool of connection.tools) {
+      const name = proxyToolName(connection.name, tool.name, isTaken);
+      if (!name) {
+        this.#logger.error(`MCP server "${connection.name}": the tool "${tool.name}" collides with another tool's name; it is not registered.`);
+        continue;
+      }
+      let proxy: AnyTool;
+      try {
+        proxy = new JsonSchemaTool(new McpToolProxy(connection, tool, name, { trusted: connection.config.trusted }));
+        registry?.register(proxy);
+      } catch (err) {
+        this.#logger.error(`MCP server "${connection.name}": cannot register the tool "${tool.name}": ${(err as Error).message}`);
+        continue;
+      }
+      mine.set(name, proxy);
+    }
+    this.#proxies.set(connection.name, mine);
+  }
+
+  #owner(name: string): string | undefined {
+    for (const [server, map] of this.#proxies) if (map.has(name)) return server;
+    return undefined;
+  }
+
+  #unregister(server: string): void {
+    const old = this.#proxies.get(server);
+    if (!old) return;
+    const registry = this.#options.registry;
+    // Only what is still ours: never remove a tool someone else registered under the name since.
+    for (const [name, tool] of old) if (registry && registry.get(name) === tool) registry.unregister(name);
+    this.#proxies.delete(server);
+  }
+}
