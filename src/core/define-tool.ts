@@ -3,7 +3,7 @@ import { BaseTool } from "./base-tool.js";
 import type { Effect } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
-import type { Assessment, ToolAccess, ToolContext, ToolScope } from "./tool.js";
+import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 
@@ -95,8 +95,6 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
  *   execute: async ({ text }) => text,
  * });
  */
-export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: ToolSpec<S>): BaseTool<z.output<S>> & {
-  readonly schema: z.ZodType<z.output<S>>;
-} {
+export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: ToolSpec<S>): BaseTool<z.output<S>> & Tool<z.output<S>> {
   return new DefinedTool(spec);
 }
