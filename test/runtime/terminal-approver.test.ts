@@ -1,0 +1,75 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { terminalApprover } from "../../src/runtime/terminal-approver.js";
+import type { ApprovalRequest } from "../../src/runtime/approver.js";
+
+const request: ApprovalRequest = {
+  toolCallId: "c1",
+  tool: "write_file",
+  args: { path: "a.txt", content: "x".repeat(500) },
+  effect: "write",
+  reason: "changes to files need approval",
+  preview: "--- a.txt\n+++ a.txt\n+x",
+  description: "Writes a file.",
+};
+
+function setup(...lines: string[]) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (d) => (shown += String(d)));
+  const approver = terminalApprover({ input, output });
+  input.write(lines.map((l) => `${l}\n`).join(""));
+  return { approver, shown: () => shown, input };
+}
+
+const signal = () => new AbortController().signal;
+
+describe("terminal approver", () => {
+  it("approves with y and shows the call and its preview", async () => {
+    const t = setup("y");
+    expect(await t.approver(request, signal())).toEqual({ approved: true });
+    expect(t.shown()).toMatch(/write_file wants to run \(write\): changes to files need approval/);
+    expect(t.shown()).toMatch(/content: x{200}… \(500 characters\)/);
+    expect(t.shown()).toContain("+++ a.txt");
+    t.approver.close();
+  });
+
+  it("rejects with n and passes on the person's message", async () => {
+    const t = setup("n", "wrong file");
+    expect(await t.approver(request, signal())).toEqual({ approved: false, message: "wrong file" });
+    t.approver.close();
+  });
+
+  it("approves always with a, edits arguments with e, and explains with ?", async () => {
+    const t = setup("?", "a", "e", "not json", "e", '{"path":"b.txt","content":"y"}', "what", "y");
+    expect(await t.approver(request, signal())).toEqual({ approved: true, always: true });
+    expect(t.shown()).toContain('"path": "a.txt"');
+    expect(t.shown()).toContain("Writes a file.");
+    expect(await t.approver(request, signal())).toEqual({ approved: true, modifiedArgs: { path: "b.txt", content: "y" } });
+    expect(t.shown()).toMatch(/not valid JSON/);
+    expect(await t.approver(request, signal())).toEqual({ approved: true });
+    expect(t.shown()).toMatch(/Answer y, n, a, e or \?/);
+    t.approver.close();
+  });
+
+  it("asks one question at a time when calls run in parallel", async () => {
+    const t = setup("y", "n", "");
+    const [a, b] = await Promise.all([t.approver(request, signal()), t.approver({ ...request, toolCallId: "c2" }, signal())]);
+    expect(a).toEqual({ approved: true });
+    expect(b).toEqual({ approved: false });
+    t.approver.close();
+  });
+
+  it("rejects when the terminal closes or the call is cancelled", async () => {
+    const t = setup();
+    t.input.end();
+    expect(await t.approver(request, signal())).toMatchObject({ approved: false, automatic: true });
+    const u = setup();
+    const controller = new AbortController();
+    const pending = u.approver(request, controller.signal);
+    controller.abort();
+    expect(await pending).toMatchObject({ approved: false });
+    u.approver.close();
+  });
+});
