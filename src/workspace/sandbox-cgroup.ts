@@ -1,0 +1,113 @@
+import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * A pids cgroup per sandboxed run: the kernel's own bound on how many tasks the run may have.
+ *
+ * Why: RLIMIT_NPROC is ignored for real root (the kernel lets uid 0 in the initial namespace
+ * past it), so a fork bomb run by tackle-as-root is only bounded by a cgroup. Where tackle can
+ * create a cgroup (root with cgroup v1's pids hierarchy writable, or a delegated cgroup v2
+ * subtree with the pids controller enabled) it does; elsewhere the caller falls back to
+ * RLIMIT_NPROC (which holds for non-root users, counted per user namespace) and a watcher.
+ */
+export interface PidsCgroup {
+  /** The cgroup folder; write a pid to its cgroup.procs to put the process in it. */
+  readonly dir: string;
+  /** Removes the cgroup once its tasks are gone (retries briefly while they exit). */
+  remove(): Promise<void>;
+}
+
+let base: string | null | undefined;
+let counter = 0;
+
+/** The folder under which per-run pids cgroups can be created, found once; null when none. */
+export function pidsCgroupBase(): string | null {
+  if (base !== undefined) return base;
+  base = findBase();
+  return base;
+}
+
+function findBase(): string | null {
+  let lines: string[];
+  try {
+    lines = readFileSync("/proc/self/cgroup", "utf8").split("\n");
+  } catch {
+    return null;
+  }
+  const candidates: string[] = [];
+  for (const line of lines) {
+    const [, controllers, rel] = line.split(":");
+    if (rel === undefined || controllers === undefined) continue;
+    if (controllers.split(",").includes("pids")) {
+      candidates.push(path.join("/sys/fs/cgroup/pids", rel), path.join("/sys/fs/cgroup", rel));
+    } else if (controllers === "") {
+      // cgroup v2: usable only where the pids controller is already delegated to children.
+      for (const root of ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]) {
+        const dir = path.join(root, rel);
+        try {
+          if (readFileSync(path.join(dir, "cgroup.subtree_control"), "utf8").split(/\s+/).includes("pids")) candidates.push(dir);
+        } catch {
+          // not there
+        }
+      }
+    }
+  }
+  for (const dir of candidates) {
+    try {
+      accessSync(path.join(dir, "cgroup.procs"), constants.W_OK);
+      // A real probe: permissions on cgroupfs say little until you try.
+      const probe = path.join(dir, `tackle-probe-${process.pid}`);
+      mkdirSync(probe);
+      const ok = hasPidsMax(probe);
+      rmdirSync(probe);
+      if (ok) return dir;
+    } catch {
+      // not usable
+    }
+  }
+  return null;
+}
+
+function hasPidsMax(dir: string): boolean {
+  try {
+    readFileSync(path.join(dir, "pids.max"), "utf8");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates a pids cgroup allowing `maxTasks` tasks, or returns undefined where none can be made. */
+export function createPidsCgroup(maxTasks: number): PidsCgroup | undefined {
+  const root = pidsCgroupBase();
+  if (!root) return undefined;
+  const dir = path.join(root, `tackle-sandbox-${process.pid}-${++counter}`);
+  try {
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, "pids.max"), String(maxTasks));
+  } catch {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // never created
+    }
+    return undefined;
+  }
+  return {
+    dir,
+    async remove() {
+      for (let i = 0; i < 50; i++) {
+        try {
+          await rmdir(dir);
+          return;
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") return;
+          // EBUSY: killed tasks are still being reaped.
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    },
+  };
+}

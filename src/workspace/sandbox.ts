@@ -1,0 +1,567 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { StringDecoder } from "node:string_decoder";
+import { ToolError } from "../core/errors.js";
+import { BoundedOutput } from "./bounded-output.js";
+import { descendantsOf, killProcessTree } from "./process-tree.js";
+import { createPidsCgroup, type PidsCgroup } from "./sandbox-cgroup.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-config.js";
+import { Workspace } from "./workspace.js";
+
+/*
+ * The bubblewrap sandbox. What holds, and why:
+ *
+ * - Namespaces: `--unshare-all` (user, mount, pid, net, ipc, uts, cgroup) plus an explicit user
+ *   namespace with `--disable-userns`, so code cannot build further namespaces; `--cap-drop ALL`
+ *   so even tackle-as-root leaves the code with no capabilities; `--die-with-parent` and
+ *   `--new-session` (no TIOCSTI into our terminal). The pid namespace means the code sees only its
+ *   own processes in /proc, and when the sandbox's init dies the kernel kills everything in it.
+ * - Files: the root is an empty tmpfs remounted read-only at the end. /usr (and /bin, /lib*,
+ *   /sbin, as symlinks or read-only binds) and a short list of /etc files are read-only; passwd
+ *   and group are synthesised. /tmp and /dev/shm are fresh, size-limited tmpfs. The workspace is
+ *   the only host folder bound read-write; its .git and tackle's configuration are re-bound
+ *   read-only on top, so sandboxed code cannot plant a git hook or grant itself permissions.
+ *   Nothing else (home, /root, /work, /var, /run) exists inside, so a symlink that points there
+ *   dangles.
+ * - Network: a fresh network namespace with only a loopback of its own: not even the host's
+ *   127.0.0.1 is reachable. `network: true` shares the host's instead.
+ * - Environment: `--clearenv`, then PATH, HOME=/tmp, LANG, TMPDIR, and the caller's variables.
+ * - Limits: `prlimit` (util-linux) sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_NPROC, RLIMIT_FSIZE,
+ *   RLIMIT_NOFILE and RLIMIT_CORE inside the sandbox before exec; without prlimit, bash's ulimit
+ *   does the same. RLIMIT_NPROC is counted per user namespace on Linux >= 5.14, so it bounds the
+ *   sandbox for non-root users, but the kernel ignores it for real root; there a pids cgroup
+ *   (./sandbox-cgroup.ts) bounds the run, and where no cgroup can be made a watcher counts the
+ *   run's processes every 50 ms and kills the run above the limit (a bound, not a hard cap).
+ *   Memory is bounded per process (address space); the whole run's memory is at most
+ *   processes x memory plus the tmpfs sizes.
+ *
+ * The code never passes through a shell string: argv goes to bwrap as separate arguments, and
+ * the one `sh -c` (joining a cgroup) takes everything after it as "$@".
+ */
+
+/** A host path mounted read-only inside the sandbox (at the same place unless `target` says). */
+export interface SandboxBind {
+  source: string;
+  target?: string;
+}
+
+/** Where and how a command runs inside the sandbox. */
+export interface SandboxOptions {
+  /** The workspace root (absolute, real path): mounted read-write at the same path. */
+  workspace: string;
+  /** Working directory inside the sandbox; must be inside the workspace. Default the workspace. */
+  cwd?: string;
+  /** Share the host's network. Default false: a private network namespace with nothing in it. */
+  network?: boolean;
+  /** Variables added to the minimal environment (PATH, HOME=/tmp, LANG, TMPDIR). */
+  env?: Readonly<Record<string, string>>;
+  /** Resource limits; missing fields take {@link DEFAULT_SANDBOX_LIMITS}. */
+  limits?: Partial<SandboxLimits>;
+  /** Extra host paths mounted read-only (an interpreter outside /usr, the code file). */
+  readOnly?: ReadonlyArray<string | SandboxBind>;
+  /** The bubblewrap binary: a path, or a name looked up on PATH. Default `bwrap`. */
+  bwrap?: string;
+}
+
+/** Whether the sandbox can run here, found once per bwrap path. */
+export type SandboxStatus =
+  | { available: true; bwrap: string; version: string; userns: boolean }
+  | { available: false; bwrap?: string; reason: string };
+
+/** What to do when bubblewrap is missing. */
+export const SANDBOX_INSTALL_HINT =
+  "Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), " +
+  "`sudo pacman -S bubblewrap` (Arch), or `apk add bubblewrap` (Alpine).";
+
+const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Tasks besides the code's own: bwrap outside, bwrap as init inside, and slack for the limiter's exec. */
+const SANDBOX_OVERHEAD_TASKS = 3;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** /etc files most programs need, none of them secret. */
+const ETC_FILES = [
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/nsswitch.conf",
+  "/etc/hosts",
+  "/etc/host.conf",
+  "/etc/gai.conf",
+  "/etc/protocols",
+  "/etc/services",
+  "/etc/mime.types",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+  "/etc/crypto-policies",
+  "/etc/debian_version",
+  "/etc/os-release",
+  "/etc/lsb-release",
+  "/etc/inputrc",
+  "/etc/magic",
+];
+/** Only with network access: where names resolve. */
+const ETC_NETWORK_FILES = ["/etc/resolv.conf"];
+/** The top-level system folders; on merged-/usr systems they are symlinks into /usr. */
+const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
+const PROTECTED_IN_WORKSPACE = [".git", ".tackle", "tackle.config.json", "config.json"];
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+const probes = new Map<string, Promise<SandboxStatus>>();
+
+/**
+ * Whether bubblewrap is installed and can create the namespaces the sandbox uses, tried once per
+ * bwrap path and cached: a real sandbox is started (running `true`) with the same flags and
+ * limiter as every run.
+ */
+export function sandboxAvailable(options: { bwrap?: string } = {}): Promise<SandboxStatus> {
+  const key = options.bwrap ?? "bwrap";
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = probeSandbox(key);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+/** Forgets cached detection results (for tests, or after installing bubblewrap). */
+export function resetSandboxDetection(): void {
+  probes.clear();
+}
+
+/** The error every sandboxed tool returns when the sandbox cannot run: never a silent fallback. */
+export function sandboxUnavailableError(status: Extract<SandboxStatus, { available: false }>, what = "This tool"): ToolError {
+  return new ToolError(
+    "UNAVAILABLE",
+    `${what} runs code only inside a bubblewrap sandbox, and the sandbox is not available: ${status.reason} ` +
+      `Nothing was run (tackle never runs it unsandboxed). Tell the user so they can fix it.`,
+    { recoverable: false, details: { reason: status.reason } },
+  );
+}
+
+function findExecutable(name: string): string | undefined {
+  if (name.includes("/")) return isExecutableFile(name) ? path.resolve(name) : undefined;
+  const dirs = [...(process.env.PATH ?? "").split(":").filter(Boolean), "/usr/bin", "/usr/local/bin", "/bin"];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    const st = statSync(p);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+async function probeSandbox(name: string): Promise<SandboxStatus> {
+  const bwrap = findExecutable(name);
+  if (!bwrap) {
+    return {
+      available: false,
+      reason: `bubblewrap (\`${name}\`) is not installed or not executable. ${SANDBOX_INSTALL_HINT}`,
+    };
+  }
+  const version = await capture(bwrap, ["--version"]);
+  if (version.code !== 0) {
+    return { available: false, bwrap, reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}` };
+  }
+  const trueCmd = ["/usr/bin/true", "/bin/true"].find(isExecutableFile) ?? "true";
+  const failures: string[] = [];
+  // First with a user namespace of our own (needed for --disable-userns); setuid builds of
+  // bwrap on systems without unprivileged user namespaces may only manage the rest.
+  for (const userns of [true, false]) {
+    const args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns);
+    const run = await capture(bwrap, args);
+    if (run.code === 0) return { available: true, bwrap, version: version.out.trim(), userns };
+    failures.push(run.err.trim() || `exit code ${run.code}`);
+  }
+  return {
+    available: false,
+    bwrap,
+    reason:
+      `bubblewrap is installed (${bwrap}) but cannot create a sandbox here: ${failures[0]}. ` +
+      "It needs unprivileged user namespaces (check `sysctl kernel.unprivileged_userns_clone` and, on Ubuntu 24.04+, " +
+      "`kernel.apparmor_restrict_unprivileged_userns`), or a container started with permission to create namespaces.",
+  };
+}
+
+function capture(file: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    let out = "";
+    let err = "";
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { PATH: SANDBOX_PATH } });
+    } catch (e) {
+      resolve({ code: -1, out, err: (e as Error).message });
+      return;
+    }
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.on("error", (e) => resolve({ code: -1, out, err: e.message }));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), out, err }));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+let systemArgsCache: string[] | undefined;
+let supportDir: string | undefined;
+let limiterCache: { kind: "prlimit"; path: string } | { kind: "bash"; path: string } | null | undefined;
+
+/** /usr, the top-level system folders and the chosen /etc files, found once. */
+function systemArgs(): string[] {
+  if (systemArgsCache) return systemArgsCache;
+  const args = ["--ro-bind", "/usr", "/usr"];
+  for (const dir of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(dir);
+      if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+      else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
+    } catch {
+      // not on this system
+    }
+  }
+  for (const file of ETC_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
+  const support = sandboxSupportDir();
+  args.push("--ro-bind", path.join(support, "passwd"), "/etc/passwd", "--ro-bind", path.join(support, "group"), "/etc/group");
+  systemArgsCache = args;
+  return args;
+}
+
+/** A private folder with the synthesised /etc/passwd and /etc/group, made once per process. */
+function sandboxSupportDir(): string {
+  if (supportDir) return supportDir;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-sandbox-"));
+  const uid = process.getuid?.() ?? 1000;
+  const gid = process.getgid?.() ?? 1000;
+  // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
+  const users = uid === 0 ? [`root:x:0:0:root:/tmp:/bin/sh`] : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
+  users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
+  const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
+  groups.push("nogroup:x:65534:");
+  writeFileSync(path.join(dir, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
+  writeFileSync(path.join(dir, "group"), groups.join("\n") + "\n", { mode: 0o644 });
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  supportDir = dir;
+  return dir;
+}
+
+/** prlimit where util-linux has it (reachable inside because /usr and /bin are), else bash's ulimit. */
+function limiter(): { kind: "prlimit" | "bash"; path: string } | null {
+  if (limiterCache !== undefined) return limiterCache;
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/sbin/prlimit"].find(isExecutableFile);
+  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
+  limiterCache = prlimit ? { kind: "prlimit", path: prlimit } : bash ? { kind: "bash", path: bash } : null;
+  return limiterCache;
+}
+
+/** Limits with defaults filled in. */
+export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimits {
+  const out = { ...DEFAULT_SANDBOX_LIMITS };
+  for (const [key, value] of Object.entries(partial) as Array<[keyof SandboxLimits, number | undefined]>) {
+    if (value !== undefined) {
+      if (!Number.isFinite(value) || value <= 0) throw new Error(`Sandbox limit ${key} must be a positive number, not ${value}.`);
+      out[key] = Math.floor(value);
+    }
+  }
+  return out;
+}
+
+/** argv wrapped so the limits are set inside the sandbox right before the command runs. */
+function limitedArgv(argv: readonly string[], limits: SandboxLimits): string[] {
+  const lim = limiter();
+  if (!lim) throw new Error("Neither prlimit (util-linux) nor bash is installed, so the sandbox cannot set resource limits.");
+  const nproc = limits.processes + SANDBOX_OVERHEAD_TASKS;
+  if (lim.kind === "prlimit") {
+    return [
+      lim.path,
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+      `--as=${limits.memoryBytes}`,
+      `--nproc=${nproc}`,
+      `--fsize=${limits.fileSizeBytes}`,
+      `--nofile=${limits.openFiles}`,
+      "--core=0",
+      "--",
+      ...argv,
+    ];
+  }
+  // bash (not sh) so the units are bash's: -v and -f in KiB; limits are numbers we computed.
+  const kib = (n: number) => Math.max(1, Math.floor(n / 1024));
+  const script =
+    `ulimit -S -t ${limits.cpuSeconds} && ulimit -H -t ${limits.cpuSeconds + 1} && ulimit -v ${kib(limits.memoryBytes)} && ` +
+    `ulimit -u ${nproc} && ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
+  return [lim.path, "-c", script, "tackle-limits", ...argv];
+}
+
+interface BuildInput {
+  workspace: string | undefined;
+  cwd?: string;
+  network?: boolean;
+  env?: Readonly<Record<string, string>>;
+  limits?: Partial<SandboxLimits>;
+  readOnly?: ReadonlyArray<string | SandboxBind>;
+}
+
+function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean): string[] {
+  if (argv.length === 0) throw new Error("Nothing to run: the command is empty.");
+  const limits = sandboxLimits(o.limits);
+  const args = ["--unshare-all"];
+  if (o.network) args.push("--share-net");
+  if (userns) args.push("--unshare-user", "--disable-userns");
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox");
+
+  args.push("--clearenv");
+  const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", USER: "sandbox", ...o.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (!ENV_NAME.test(name)) throw new Error(`"${name}" is not a valid environment variable name.`);
+    if (value.includes("\0")) throw new Error(`The value of ${name} contains a null byte.`);
+    args.push("--setenv", name, value);
+  }
+
+  args.push(...systemArgs());
+  if (o.network) for (const file of ETC_NETWORK_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
+  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--size", String(limits.tmpBytes), "--tmpfs", "/dev/shm");
+  args.push("--size", String(limits.tmpBytes), "--tmpfs", "/tmp");
+
+  for (const entry of o.readOnly ?? []) {
+    const bind = typeof entry === "string" ? { source: entry } : entry;
+    const target = bind.target ?? bind.source;
+    if (!path.isAbsolute(bind.source) || !path.isAbsolute(target)) throw new Error(`Sandbox binds need absolute paths: ${bind.source}.`);
+    args.push("--ro-bind", bind.source, target);
+  }
+
+  let cwd = "/tmp";
+  if (o.workspace !== undefined) {
+    const ws = o.workspace;
+    if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
+    args.push("--bind", ws, ws);
+    for (const name of PROTECTED_IN_WORKSPACE) {
+      const p = path.join(ws, name);
+      if (existsSync(p)) args.push("--ro-bind", p, p);
+    }
+    cwd = o.cwd ?? ws;
+    if (!Workspace.isInside(ws, cwd)) throw new Error(`The working directory ${cwd} is outside the workspace ${ws}.`);
+  }
+  // Read-only last, after every mount point has been made on them.
+  args.push("--remount-ro", "/dev", "--remount-ro", "/");
+  args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits));
+  return args;
+}
+
+/**
+ * The bubblewrap arguments (everything after the `bwrap` binary) that run `argv` in the
+ * sandbox with its limits. Pure apart from cached system lookups; spawn `bwrap` with them
+ * yourself, or use {@link spawnSandboxed}, which also applies the process guard.
+ */
+export function buildSandboxArgs(argv: readonly string[], options: SandboxOptions, profile: { userns?: boolean } = {}): string[] {
+  return buildArgs(argv, options, profile.userns ?? true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+/** A started sandbox. */
+export interface SandboxedProcess {
+  /** The bwrap process (own process group); stdout and stderr are pipes. */
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** How the task limit is enforced for this run. */
+  readonly processGuard: "cgroup" | "rlimit" | "watcher";
+  /** Settles when bwrap has exited and its output pipes have closed. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Set when the watcher killed the run for having too many processes. */
+  readonly limitHit: "processes" | undefined;
+  /** Kills the whole sandbox: bwrap, its init, and every process inside. */
+  kill(): Promise<void>;
+}
+
+export interface SpawnSandboxedOptions extends SandboxOptions {
+  /** Text written to the command's stdin; without it stdin is /dev/null. */
+  input?: string | Buffer;
+}
+
+/**
+ * Starts `argv` inside the sandbox. Throws UNAVAILABLE (saying how to install bubblewrap) when
+ * the sandbox cannot run; it never falls back to running unsandboxed.
+ */
+export async function spawnSandboxed(argv: readonly string[], options: SpawnSandboxedOptions): Promise<SandboxedProcess> {
+  const status = await sandboxAvailable(options.bwrap === undefined ? {} : { bwrap: options.bwrap });
+  if (!status.available) throw sandboxUnavailableError(status);
+  const limits = sandboxLimits(options.limits);
+  const args = buildArgs(argv, { ...options, limits }, status.userns);
+
+  const maxTasks = limits.processes + SANDBOX_OVERHEAD_TASKS;
+  const cgroup: PidsCgroup | undefined = createPidsCgroup(maxTasks);
+  const isRoot = process.getuid?.() === 0;
+  const processGuard = cgroup ? "cgroup" : isRoot ? "watcher" : "rlimit";
+
+  // Joining the cgroup before exec leaves no moment in which the sandbox runs outside it.
+  const [file, fileArgs] = cgroup
+    ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', path.join(cgroup.dir, "cgroup.procs"), status.bwrap, ...args]]
+    : [status.bwrap, args];
+
+  const child = spawn(file, fileArgs, {
+    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    detached: true,
+    env: { PATH: SANDBOX_PATH },
+  });
+  if (options.input !== undefined) {
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(options.input);
+  }
+
+  let limitHit: "processes" | undefined;
+  let watcher: NodeJS.Timeout | undefined;
+  const kill = async () => {
+    if (child.pid !== undefined) await killProcessTree(child.pid);
+  };
+
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    let settled = false;
+    const done = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      if (watcher) clearInterval(watcher);
+      // The cgroup empties a moment after exit; removing it need not delay the result.
+      if (cgroup) void cgroup.remove();
+      resolve({ code, signal });
+    };
+    child.on("error", (err) => {
+      child.stderr?.emit("data", Buffer.from(`tackle: cannot start bubblewrap: ${err.message}\n`));
+      done(127, null);
+    });
+    child.on("close", done);
+  });
+
+  if (processGuard === "watcher" && child.pid !== undefined) {
+    const pid = child.pid;
+    watcher = setInterval(() => {
+      void descendantsOf(pid).then((list) => {
+        if (list.length > maxTasks && !limitHit) {
+          limitHit = "processes";
+          void kill();
+        }
+      });
+    }, 50);
+    watcher.unref();
+  }
+
+  return {
+    child,
+    pid: child.pid ?? -1,
+    processGuard,
+    exited,
+    get limitHit() {
+      return limitHit;
+    },
+    kill,
+  };
+}
+
+/** How a sandboxed run ended. */
+export interface SandboxRunResult {
+  stdout: string;
+  stderr: string;
+  /** The command's exit code; 128 + n when signal n killed it; -1 when tackle killed the sandbox. */
+  exitCode: number;
+  /** Milliseconds from start to exit. */
+  durationMs: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** A limit that ended the run, when one can be told from how it ended. */
+  limit?: "cpu" | "fileSize" | "processes";
+  /** Output bytes dropped from the middle of stdout / stderr to stay in bounded memory. */
+  droppedBytes: { stdout: number; stderr: number };
+  processGuard: SandboxedProcess["processGuard"];
+}
+
+export interface RunSandboxedOptions extends SpawnSandboxedOptions {
+  /** Wall-clock limit; the whole sandbox is killed when it passes. */
+  timeoutMs?: number;
+  /** Aborting kills the whole sandbox. */
+  signal?: AbortSignal;
+  /** Output as it arrives, decoded as UTF-8 without splitting characters. */
+  onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Bytes kept per stream (head and tail); default 1 MiB. */
+  maxOutputBytes?: number;
+}
+
+const SIGXCPU_EXIT = 128 + (os.constants.signals.SIGXCPU ?? 24);
+const SIGXFSZ_EXIT = 128 + (os.constants.signals.SIGXFSZ ?? 25);
+
+/** Runs `argv` in the sandbox to the end, streaming its output and keeping a bounded copy. */
+export async function runSandboxed(argv: readonly string[], options: RunSandboxedOptions): Promise<SandboxRunResult> {
+  if (options.signal?.aborted) throw new ToolError("CANCELLED", "The run was cancelled before it started.");
+  const started = performance.now();
+  const proc = await spawnSandboxed(argv, options);
+  const max = options.maxOutputBytes ?? 1024 * 1024;
+  const out = { stdout: new BoundedOutput(max), stderr: new BoundedOutput(max) };
+  for (const stream of ["stdout", "stderr"] as const) {
+    const decoder = new StringDecoder("utf8");
+    const pipe = proc.child[stream]!;
+    pipe.on("data", (chunk: Buffer) => {
+      out[stream].push(chunk);
+      if (options.onOutput) {
+        const text = decoder.write(chunk);
+        if (text) options.onOutput(text, stream);
+      }
+    });
+    pipe.on("end", () => {
+      const rest = decoder.end();
+      if (rest && options.onOutput) options.onOutput(rest, stream);
+    });
+  }
+
+  let timedOut = false;
+  let cancelled = false;
+  const timer =
+    options.timeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          void proc.kill();
+        }, options.timeoutMs)
+      : undefined;
+  const onAbort = () => {
+    cancelled = true;
+    void proc.kill();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let ended: { code: number | null; signal: NodeJS.Signals | null };
+  try {
+    ended = await proc.exited;
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    // Nothing outlives bwrap: its init dies with it (--die-with-parent) and takes the pid namespace along.
+  }
+  const exitCode = ended.code ?? -1;
+  const limit = proc.limitHit ?? (exitCode === SIGXCPU_EXIT ? "cpu" : exitCode === SIGXFSZ_EXIT ? "fileSize" : undefined);
+  return {
+    stdout: out.stdout.text(),
+    stderr: out.stderr.text(),
+    exitCode,
+    durationMs: performance.now() - started,
+    timedOut,
+    cancelled,
+    ...(limit ? { limit } : {}),
+    droppedBytes: { stdout: out.stdout.droppedBytes, stderr: out.stderr.droppedBytes },
+    processGuard: proc.processGuard,
+  };
+}
