@@ -1,0 +1,220 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRunner } from "../../../src/runtime/runner.js";
+import { createLogger, type Logger } from "../../../src/core/logger.js";
+import { McpManager } from "../../../src/mcp/manager.js";
+import { fixtureServer, killLeftovers, leftoverProcesses, processesWith, uniqueMarker, until } from "./helpers.js";
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const push = (lvl: string) => (m: string) => void lines.push(`${lvl}: ${m}`);
+  return { lines, debug: push("debug"), info: push("info"), warn: push("warn"), error: push("error") };
+}
+
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+function setup(servers: Record<string, unknown>, options: { backoff?: Record<string, number> } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-client-"));
+  const registry = new ToolRegistry();
+  const logger = recordingLogger();
+  const manager = new McpManager(servers, { registry, logger, baseDir: dir, ...(options.backoff ? { backoff: options.backoff } : {}) });
+  const runner = new ToolRunner({ registry, workspace: dir, approval: "all", cache: false, retry: false });
+  cleanup.push(async () => {
+    await manager.close();
+    await runner.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, registry, logger, manager, runner };
+}
+
+describe("McpManager over stdio with the fixture server", () => {
+  it("lists the tools as {server}__{tool} and calls them through the runner", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, registry, runner } = setup({ fx: fixtureServer(marker) });
+    const tools = await manager.connectAll();
+    expect(tools.map((t) => t.name)).toContain("fx__echo");
+    expect(registry.has("fx__add")).toBe(true);
+    const echo = await runner.run({ name: "fx__echo", args: { text: "hello" } });
+    expect(echo.status).toBe("success");
+    expect(echo.content).toContain("hello");
+    expect(echo.content).toContain('<untrusted-content source="MCP server fx">');
+    const add = await runner.run({ name: "fx__add", args: { a: 2, b: 3 } });
+    expect(add.structured).toEqual({ sum: 5 });
+    // Arguments are checked against the server's schema before anything is sent.
+    const bad = await runner.run({ name: "fx__add", args: { a: "two", b: 3 } });
+    expect(bad.status).toBe("error");
+    expect(bad.error?.code).toBe("INVALID_ARGS");
+  });
+
+  it("keeps images, audio and resources, and turns isError into an error outcome", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner } = setup({ fx: fixtureServer(marker) });
+    await manager.connectAll();
+    const media = await runner.run({ name: "fx__media" });
+    expect(media.status).toBe("success");
+    expect(media.blocks?.map((b) => b.type)).toEqual(["image", "audio", "resource", "resource_link"]);
+    expect(media.content).toContain("embedded notes");
+    expect(media.content).toContain("[image image/png");
+    const fail = await runner.run({ name: "fx__fail", args: { why: "bad input" } });
+    expect(fail.status).toBe("error");
+    expect(fail.error?.code).toBe("EXECUTION_ERROR");
+    expect(fail.content).toContain("failed: bad input");
+    expect(fail.content).toContain("untrusted-content");
+  });
+
+  it("treats annotations as untrusted unless the server is trusted", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, registry } = setup({ plain: fixtureServer(marker), trusted: fixtureServer(marker, { trusted: true }) });
+    await manager.connectAll();
+    expect(registry.get("plain__echo")!.effect).toBe("execute");
+    expect(registry.get("trusted__echo")!.effect).toBe("read");
+    expect(registry.get("trusted__slow")!.effect).toBe("destructive");
+    // Untrusted servers' tools are asked about in safe mode.
+    const runner = new ToolRunner({ registry, approval: "safe", cache: false });
+    cleanup.push(() => runner.close());
+    expect((await runner.run({ name: "plain__echo", args: { text: "x" } })).status).toBe("rejected");
+    expect((await runner.run({ name: "trusted__echo", args: { text: "x" } })).status).toBe("success");
+  });
+
+  it("reports progress, resets the call timeout on progress, and cancels through the signal", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    // A 600 ms inactivity limit, a call of 5 x 300 ms: it only finishes because progress resets it.
+    const { manager, runner } = setup({ fx: fixtureServer(marker, { callTimeoutMs: 600 }) });
+    await manager.connectAll();
+    const progress: number[] = [];
+    runner.on("tool.progress", (e) => void progress.push((e as { progress: number }).progress));
+    const slow = await runner.run({ name: "fx__slow", args: { steps: 5, ms: 300 } });
+    expect(slow.status).toBe("success");
+    // The last notification may race the answer (the SDK drops progress after the response).
+    expect(progress.slice(0, 4)).toEqual([1, 2, 3, 4]);
+
+    const silent = await runner.run({ name: "fx__slow", args: { steps: 1, ms: 5_000 } });
+    expect(silent.status).toBe("error");
+    expect(silent.error?.code).toBe("TIMEOUT");
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const cancelled = await runner.run({ name: "fx__slow", args: { steps: 1, ms: 5_000 } }, { signal: controller.signal });
+    expect(cancelled.status).toBe("cancelled");
+    // The server heard about it (notifications/cancelled) and is still fine.
+    const conn = manager.connection("fx")!;
+    expect((await runner.run({ name: "fx__echo", args: { text: "still here" } })).status).toBe("success");
+    expect(conn.state).toBe("ready");
+  });
+
+  it("skips a server whose command does not exist, and one that never answers, without blocking the others", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, registry, logger } = setup({
+      missing: { command: `/nonexistent/${marker}` },
+      silent: fixtureServer(marker, { connectTimeoutMs: 1_500 }, ["--mode", "hang"]),
+      quitter: fixtureServer(marker, {}, ["--mode", "exit-at-start"]),
+      good: fixtureServer(marker),
+      broken: { transport: "stdio" },
+      off: fixtureServer(marker, { disabled: true }),
+    });
+    await manager.connectAll();
+    expect(registry.has("good__echo")).toBe(true);
+    const status = Object.fromEntries(manager.status().map((s) => [s.name, s]));
+    expect(status.good!.state).toBe("ready");
+    expect(status.missing!.state).toBe("failed");
+    expect(status.missing!.error).toMatch(/command not found|Cannot start/);
+    expect(status.silent!.state).toBe("failed");
+    expect(status.silent!.error).toMatch(/did not finish connecting within 1.5 s/);
+    expect(status.silent!.error).toContain("hanging forever");
+    expect(status.quitter!.error).toContain("refusing to start");
+    expect(status.off).toBeUndefined();
+    expect(logger.lines.some((l) => l.includes('"broken"') && l.includes("command"))).toBe(true);
+    // The server that never answered was killed at its time limit, not left behind.
+    const goodPid = manager.connection("good")!.pid!;
+    expect(processesWith(marker)).toEqual([goodPid]);
+    await manager.close();
+    expect(await leftoverProcesses(marker)).toEqual([]);
+  });
+
+  it("drains a server that floods stderr (megabytes) and keeps only a tail", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner } = setup({ flood: fixtureServer(marker, {}, ["--mode", "flood"]) });
+    await manager.connectAll();
+    for (let i = 0; i < 3; i++) {
+      const out = await runner.run({ name: "flood__echo", args: { text: `round ${i}` } });
+      expect(out.status).toBe("success");
+      expect(out.content).toContain(`round ${i}`);
+    }
+    expect(manager.connection("flood")!.state).toBe("ready");
+  });
+
+  it("answers UNAVAILABLE when the server crashes mid-call, then respawns it", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner, registry } = setup({ fx: fixtureServer(marker) }, { backoff: { initialMs: 300 } });
+    await manager.connectAll();
+    const before = manager.connection("fx")!.pid!;
+    const crash = await runner.run({ name: "fx__crash" });
+    expect(crash.status).toBe("error");
+    expect(crash.error?.code).toBe("UNAVAILABLE");
+    expect(crash.content).toMatch(/went away during the call/);
+    expect(crash.content).toContain("about to crash");
+    // Meanwhile its tools say so clearly.
+    const during = await runner.run({ name: "fx__echo", args: { text: "x" } });
+    if (during.status === "error") expect(during.error?.code).toBe("UNAVAILABLE");
+    await until(() => manager.connection("fx")!.state === "ready");
+    const after = manager.connection("fx")!.pid!;
+    expect(after).not.toBe(before);
+    expect(registry.has("fx__echo")).toBe(true);
+    expect((await runner.run({ name: "fx__echo", args: { text: "back" } })).content).toContain("back");
+  });
+
+  it("respawns a server killed from outside", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner } = setup({ fx: fixtureServer(marker) }, { backoff: { initialMs: 200 } });
+    await manager.connectAll();
+    const pid = manager.connection("fx")!.pid!;
+    process.kill(pid, "SIGKILL");
+    await until(() => manager.connection("fx")!.state === "reconnecting" || manager.connection("fx")!.pid !== pid);
+    await until(() => manager.connection("fx")!.state === "ready" && manager.connection("fx")!.pid !== pid);
+    const out = await runner.run({ name: "fx__pid" });
+    expect(out.content).toContain(String(manager.connection("fx")!.pid));
+  });
+
+  it("refreshes the proxies on notifications/tools/list_changed", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner, registry } = setup({ fx: fixtureServer(marker) });
+    await manager.connectAll();
+    expect(registry.has("fx__late")).toBe(false);
+    await runner.run({ name: "fx__add_tool", args: { tool_name: "late" } });
+    await until(() => registry.has("fx__late"));
+    expect((await runner.run({ name: "fx__late" })).content).toContain("I am late");
+    await runner.run({ name: "fx__remove_tool" });
+    await until(() => !registry.has("fx__echo"));
+    expect(manager.status()[0]!.tools).not.toContain("fx__echo");
+  });
+
+  it("gives a colliding tool a distinct stable name instead of replacing a built-in", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, registry } = setup({ fx: fixtureServer(marker) });
+    registry.register({ name: "fx__echo", description: "a built-in that happens to have this name", inputSchema: {}, execute: async () => "builtin" });
+    await manager.connectAll();
+    expect(registry.get("fx__echo")!.description).toContain("built-in");
+    const proxied = manager.status()[0]!.tools.find((n) => n.startsWith("fx__echo_"));
+    expect(proxied).toMatch(/^fx__echo_[0-9a-f]{10}$/);
+    await manager.close();
+    // Closing removes only the manager's own tools.
+    expect(registry.has("fx__echo")).toBe(true);
+    expect(registry.has(proxied!)).toBe(false);
+  });
+});
