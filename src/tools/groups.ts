@@ -7,6 +7,7 @@ import { webTools } from "./web/index.js";
 import { linkedinTools } from "./linkedin/index.js";
 import { googleTools } from "./google/index.js";
 import { anthropicTools } from "./anthropic/index.js";
+import { gitTools } from "./git/index.js";
 
 /** The built-in groups, in listing order. */
 export const BUILTIN_GROUPS: readonly ToolGroup[] = [
@@ -18,4 +19,5 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
   linkedinTools,
   googleTools,
   anthropicTools,
+  gitTools,
 ];

@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import { ToolError } from "../../core/errors.js";
+import type { ToolContext } from "../../core/tool.js";
+import { killProcessTree } from "../../workspace/process-tree.js";
+
+const MAX_CAPTURE = 8 * 1024 * 1024;
+
+/**
+ * Runs git without a shell, in the workspace, never waiting on a terminal or pager. Settings a
+ * repository could use to run programs (fsmonitor, pager, external diff) are switched off.
+ */
+export function runGit(args: readonly string[], ctx: ToolContext, options: { timeoutMs?: number; okCodes?: number[] } = {}): Promise<string> {
+  const argv = ["-c", "core.pager=cat", "-c", "core.fsmonitor=false", "-c", "color.ui=never", "-c", "diff.external=", ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", argv, {
+      cwd: ctx.workspace.root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", PAGER: "cat", GIT_ASKPASS: "", SSH_ASKPASS: "", GIT_EDITOR: "true", LC_ALL: "C" },
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      if (out.length < MAX_CAPTURE) out += d.toString("utf8");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (err.length < 64 * 1024) err += d.toString("utf8");
+    });
+    const kill = () => void killProcessTree(child.pid!);
+    const timer = setTimeout(() => {
+      kill();
+      reject(new ToolError("TIMEOUT", `git ${args[0]} took longer than ${(options.timeoutMs ?? 60_000) / 1000} s and was stopped.`));
+    }, options.timeoutMs ?? 60_000);
+    ctx.signal.addEventListener("abort", kill, { once: true });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(
+        (e as NodeJS.ErrnoException).code === "ENOENT"
+          ? new ToolError("UNAVAILABLE", "git is not installed on this machine (apt-get install git).", { recoverable: false })
+          : e,
+      );
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", kill);
+      if (code === 0 || options.okCodes?.includes(code ?? -1)) return resolve(out);
+      const message = err.trim() || out.trim() || `git exited with code ${code}`;
+      if (/not a git repository/i.test(message)) {
+        return reject(new ToolError("EXECUTION_ERROR", `The workspace is not a git repository (${ctx.workspace.root}). Run git init first, or use file tools.`));
+      }
+      reject(new ToolError("EXECUTION_ERROR", `git ${args[0]} failed: ${message}`));
+    });
+  });
+}
+
+/** Workspace-relative paths for git, each resolved inside the workspace first. */
+export async function gitPaths(paths: readonly string[] | undefined, ctx: ToolContext): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths ?? []) out.push((await ctx.workspace.resolve(p)).relative);
+  return out;
+}
+
+/** Refuses revisions and names that git would read as options; git checks the rest itself. */
+export function assertNotOption(value: string | undefined, what: string): void {
+  if (value !== undefined && (value.startsWith("-") || /[\s\0]/.test(value))) {
+    throw new ToolError("INVALID_ARGS", `${what} "${value}" is not valid: it must not start with "-" or contain whitespace.`);
+  }
+}

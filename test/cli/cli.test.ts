@@ -1,0 +1,128 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli, runCliInTerminal } from "./run-cli.js";
+import { tempDir } from "../support/tools.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  ws = tempDir();
+  writeFileSync(path.join(ws.dir, "a.txt"), "alpha\nbeta\n");
+});
+afterEach(() => ws.cleanup());
+
+const call = (tool: string, args: unknown, ...extra: string[]) =>
+  runCli(["call", tool, "--args", JSON.stringify(args), "--workspace", ws.dir, ...extra]);
+
+describe("tackle tools", () => {
+  it("lists tools as JSON with name, description, inputSchema and effect", async () => {
+    const r = await runCli(["tools", "--json", "--workspace", ws.dir]);
+    expect(r.code).toBe(0);
+    const tools = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    const read = tools.find((t) => t.name === "read_file");
+    expect(read).toMatchObject({ effect: "read", inputSchema: { type: "object" } });
+    expect(Object.keys(read!).sort()).toEqual(["description", "effect", "inputSchema", "name"]);
+    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+  });
+
+  it("lists tools as text, and a spec's toolset on request", async () => {
+    const r = await runCli(["tools", "--workspace", ws.dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^read_file\s+read\s+/m);
+    const coding = await runCli(["tools", "--json", "--toolset", "coding", "--workspace", ws.dir]);
+    const names = (JSON.parse(coding.stdout) as Array<{ name: string }>).map((t) => t.name);
+    expect(names).toContain("edit");
+    expect(names).not.toContain("edit_file");
+  });
+});
+
+describe("tackle call", () => {
+  it("prints the result and exits 0", async () => {
+    const r = await call("read_file", { path: "a.txt" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/alpha/);
+  });
+
+  it("prints the whole outcome with --json", async () => {
+    const r = await call("read_file", { path: "a.txt" }, "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "success", toolName: "read_file", approvedBy: "auto" });
+  });
+
+  it("exits 2 for an unknown tool or invalid arguments", async () => {
+    const unknown = await call("read_fil", {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Did you mean "read_file"/);
+    const badJson = await runCli(["call", "read_file", "--args", "{nope", "--workspace", ws.dir]);
+    expect(badJson.code).toBe(2);
+    const wrongType = await call("read_file", { path: 7 });
+    expect(wrongType.code).toBe(2);
+    expect(wrongType.stderr).toMatch(/path/);
+    const badFlag = await runCli(["call", "read_file", "--bogus"]);
+    expect(badFlag.code).toBe(2);
+  });
+
+  it("exits 1 when the tool fails", async () => {
+    const r = await call("read_file", { path: "missing.txt" }, "--json");
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error.code).toBe("FILE_NOT_FOUND");
+  });
+
+  it("rejects (exit 3) what needs approval when no terminal is attached, and changes nothing", async () => {
+    const r = await call("write_file", { path: "a.txt", content: "overwritten" }, "--json");
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "rejected" });
+    expect(JSON.parse(r.stdout).content).toMatch(/--approval all/);
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\n");
+  });
+
+  it("runs it with --approval all", async () => {
+    const r = await call("write_file", { path: "a.txt", content: "overwritten" }, "--approval", "all");
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("overwritten");
+  });
+
+  it("reads arguments from standard input with --args -", async () => {
+    const r = await runCli(["call", "read_file", "--args", "-", "--workspace", ws.dir], { input: '{"path":"a.txt"}' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/beta/);
+  });
+
+  it("applies configuration rules: a deny holds even with --approval all", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ permissions: { deny: ["read_file(a.txt)"] } }));
+    const r = await call("read_file", { path: "a.txt" }, "--approval", "all");
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/denied by the rule "read_file\(a\.txt\)"/);
+  });
+
+  it("reports a broken configuration file", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), "{");
+    const r = await call("read_file", { path: "a.txt" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not valid JSON/);
+  });
+
+  it("has --help everywhere", async () => {
+    for (const args of [["--help"], ["call", "--help"], ["tools", "--help"]]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(" ")).toBe(0);
+      expect(r.stdout).toMatch(/Usage: tackle/);
+    }
+  });
+});
+
+describe("approval in a terminal", () => {
+  it("asks, and y runs the call", async () => {
+    const r = await runCliInTerminal(["call", "write_file", "--args", '{"path":"a.txt","content":"yes"}', "--workspace", ws.dir], "y\n");
+    expect(r.stdout).toMatch(/write_file wants to run/);
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("yes");
+  });
+
+  it("n rejects with the person's message (exit 3)", async () => {
+    const r = await runCliInTerminal(["call", "write_file", "--args", '{"path":"a.txt","content":"no"}', "--workspace", ws.dir], "n\nwrong file\n");
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/wrong file/);
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\n");
+  });
+});
