@@ -1,4 +1,28 @@
 import type { ToolGroup } from "../group.js";
+import { appendFileTool } from "./append-file.js";
+import { copyFileTool } from "./copy-file.js";
+import { createDirectoryTool } from "./create-directory.js";
+import { deleteFileTool } from "./delete-file.js";
+import { editFileTool } from "./edit-file.js";
+import { listDirectoryTool } from "./list-directory.js";
+import { moveFileTool } from "./move-file.js";
+import { readFileTool } from "./read-file.js";
+import { writeFileTool } from "./write-file.js";
 
-/** Placeholder until the group's tools land; the group's owner replaces this file. */
-export const fileTools: ToolGroup = () => [];
+export { appendFileTool, copyFileTool, createDirectoryTool, deleteFileTool, editFileTool, listDirectoryTool, moveFileTool, readFileTool, writeFileTool };
+
+/** Every workspace file tool, in listing order. */
+export const FILE_TOOLS = [
+  readFileTool,
+  writeFileTool,
+  appendFileTool,
+  editFileTool,
+  deleteFileTool,
+  moveFileTool,
+  copyFileTool,
+  createDirectoryTool,
+  listDirectoryTool,
+] as const;
+
+/** The workspace file tools: always available (they need no credentials). */
+export const fileTools: ToolGroup = () => [...FILE_TOOLS];

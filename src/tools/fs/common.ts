@@ -1,0 +1,148 @@
+import { lstat, readdir, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import path from "node:path";
+import { ToolError } from "../../core/errors.js";
+import type { ToolContext } from "../../core/tool.js";
+import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
+
+/** How a path is shown to the model: relative to the workspace root, absolute in an extra root. */
+export function shown(ws: Workspace, resolved: ResolvedPath): string {
+  return resolved.root === ws.root ? resolved.relative : resolved.absolute;
+}
+
+/** Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise). */
+export function resolveArg(ctx: ToolContext, input: string, write = false): Promise<ResolvedPath> {
+  return ctx.workspace.resolve(input, { write });
+}
+
+/**
+ * The path as written, relative to the root, without following symlinks; undefined when it
+ * lies outside (then resolution fails anyway).
+ */
+export function lexicalRelative(ws: Workspace, input: string): string | undefined {
+  if (input.includes("\0")) return undefined;
+  const rel = path.relative(ws.root, path.resolve(ws.root, input));
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join("/") || ".";
+}
+
+/**
+ * What permission rules and the sensitive-file check see: the resolved (real) path of each
+ * argument, and also the path as written when a symlink makes them differ, so a link named
+ * `notes.txt` that points at `.env` is judged as `.env`, and a link named `.env` stays denied.
+ */
+export async function pathSubjects(ctx: ToolContext, inputs: readonly string[], write = false): Promise<string[]> {
+  const out = new Set<string>();
+  for (const input of inputs) {
+    const resolved = await resolveArg(ctx, input, write);
+    out.add(shown(ctx.workspace, resolved));
+    const lexical = lexicalRelative(ctx.workspace, input);
+    if (lexical !== undefined) out.add(lexical);
+  }
+  return [...out];
+}
+
+/** Workspace-relative paths for the scheduler and the cache; best effort, never throws. */
+export async function accessPaths(ctx: ToolContext, inputs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const input of inputs) {
+    try {
+      out.push(shown(ctx.workspace, await resolveArg(ctx, input)));
+    } catch {
+      const lexical = lexicalRelative(ctx.workspace, input);
+      if (lexical !== undefined) out.push(lexical);
+    }
+  }
+  return out;
+}
+
+/** lstat that returns undefined for a missing path. */
+export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
+/** stat (following links) that returns undefined for a missing path. */
+export async function statOrUndefined(p: string): Promise<Stats | undefined> {
+  try {
+    return await stat(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return 99;
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const here = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = here;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Names in the same folder that look like what was asked for (a typo, another extension). */
+async function similarNames(absolute: string): Promise<string[]> {
+  const dir = path.dirname(absolute);
+  const wanted = path.basename(absolute).toLowerCase();
+  const stem = wanted.replace(/\.[^.]*$/, "");
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => {
+      const lower = n.toLowerCase();
+      return lower === wanted || lower.replace(/\.[^.]*$/, "") === stem || editDistance(lower, wanted) <= 2;
+    })
+    .slice(0, 3);
+}
+
+/** FILE_NOT_FOUND with the nearest names in the folder and what to do next. */
+export async function notFound(ctx: ToolContext, resolved: ResolvedPath, what = "file"): Promise<ToolError> {
+  const name = shown(ctx.workspace, resolved);
+  const similar = await similarNames(resolved.absolute);
+  const parentRel = path.posix.dirname(name);
+  const hint = similar.length
+    ? ` Did you mean ${similar.map((s) => `"${parentRel === "." ? s : `${parentRel}/${s}`}"`).join(" or ")}?`
+    : (await statOrUndefined(path.dirname(resolved.absolute)))
+      ? ` Use list_directory on "${parentRel}" to see what is there.`
+      : ` Its folder "${parentRel}" does not exist either.`;
+  return new ToolError("FILE_NOT_FOUND", `The ${what} "${name}" does not exist.${hint}`);
+}
+
+/** "1,234 bytes (1.2 KB)". */
+export function formatBytes(n: number): string {
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = n;
+  let unit = "";
+  for (const u of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = u;
+  }
+  const plain = `${n.toLocaleString("en-US")} byte${n === 1 ? "" : "s"}`;
+  return unit ? `${plain} (${value.toFixed(1)} ${unit})` : plain;
+}
+
+/** Refuses to treat the workspace root (or an extra root) as a file to replace or remove. */
+export function assertNotRoot(ctx: ToolContext, resolved: ResolvedPath, verb: string): void {
+  if (resolved.relative === ".") {
+    throw new ToolError("INVALID_PATH", `Refusing to ${verb} the workspace root itself; name a file or folder inside it.`);
+  }
+  void ctx;
+}

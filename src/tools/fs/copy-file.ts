@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { copyFile, cp, rename, unlink } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { ToolContext } from "../../core/tool.js";
+import { ATOMIC_TEMP_PREFIX, syncDirectory } from "../../workspace/atomic-write.js";
+import { Workspace } from "../../workspace/workspace.js";
+import { TOOL } from "../names.js";
+import { accessPaths, assertNotRoot, formatBytes, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { assertWritableFile, ensureParent } from "./write-file.js";
+
+const input = z.object({
+  source: z.string().describe("File (or folder, with recursive) to copy, relative to the workspace root."),
+  dest: z.string().describe("Path of the copy (the full new name)."),
+  overwrite: z.boolean().optional().describe("Replace an existing file at dest (default false)."),
+  recursive: z.boolean().optional().describe("Copy a folder and everything in it (default false)."),
+});
+
+type Args = z.output<typeof input>;
+
+async function plan(args: Args, ctx: ToolContext) {
+  const src = await resolveArg(ctx, args.source);
+  const srcRel = shown(ctx.workspace, src);
+  const srcStat = await statOrUndefined(src.absolute);
+  if (!srcStat) throw await notFound(ctx, src, "file or folder");
+  const dest = await resolveArg(ctx, args.dest, true);
+  assertNotRoot(ctx, dest, "replace");
+  const destRel = shown(ctx.workspace, dest);
+  if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
+  const destStat = await statOrUndefined(dest.absolute);
+  if (srcStat.isDirectory()) {
+    if (!args.recursive) throw new ToolError("INVALID_ARGS", `"${srcRel}" is a folder; set recursive: true to copy it with everything in it.`);
+    if (Workspace.isInside(src.absolute, dest.absolute)) throw new ToolError("INVALID_ARGS", `Cannot copy the folder "${srcRel}" into itself ("${destRel}").`);
+    if (destStat) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists; a folder is copied only to a new path.`);
+  } else if (!srcStat.isFile()) {
+    throw new ToolError("INVALID_PATH", `"${srcRel}" is not a regular file; it cannot be copied.`);
+  } else if (destStat) {
+    if (!args.overwrite) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
+    await assertWritableFile(dest, destRel);
+  }
+  return { src, srcRel, srcStat, dest, destRel, destStat };
+}
+
+async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  const { src, srcRel, srcStat, dest, destRel, destStat } = await plan(args, ctx);
+  await ensureParent(ctx, dest, destRel, true);
+  if (srcStat.isDirectory()) {
+    // Links inside are copied as links (never followed out of the workspace); every later use resolves them again.
+    await cp(src.absolute, dest.absolute, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+  } else {
+    // Copy beside the destination, then rename over it: the copy appears whole or not at all.
+    const temp = path.join(path.dirname(dest.absolute), `${ATOMIC_TEMP_PREFIX}${path.basename(dest.absolute).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+    try {
+      await copyFile(src.absolute, temp, constants.COPYFILE_EXCL);
+      await rename(temp, dest.absolute);
+    } catch (err) {
+      await unlink(temp).catch(() => {});
+      throw err;
+    }
+    await syncDirectory(path.dirname(dest.absolute));
+  }
+  const what = srcStat.isDirectory() ? "folder" : `file (${formatBytes(srcStat.size)})`;
+  return {
+    content: `Copied the ${what} "${srcRel}" to "${destRel}"${destStat ? ", replacing what was there" : ""}.`,
+    structured: { source: srcRel, dest: destRel, size: srcStat.size },
+    metadata: { source: srcRel, dest: destRel },
+    changedPaths: [{ path: destRel, operation: destStat ? "modified" : "created" }],
+  };
+}
+
+/** copy_file (spec 002): copies a file, or a folder with recursive; asks for approval. */
+export const copyFileTool = defineTool({
+  name: TOOL.copyFile,
+  title: "Copy file",
+  description: loadDescription(import.meta.url, "copy-file.txt"),
+  input,
+  effect: "write",
+  scope: {
+    kind: "path",
+    subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.source])), ...(await pathSubjects(ctx, [args.dest], true))])],
+  },
+  access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest]) }),
+  preview: async (args, ctx) => {
+    const { srcRel, destRel, srcStat, destStat } = await plan(args, ctx);
+    return `Copy ${srcRel}${srcStat.isDirectory() ? "/ (folder)" : ` (${formatBytes(srcStat.size)})`} → ${destRel}${destStat ? ` (replacing the existing ${destRel})` : ""}.`;
+  },
+  execute,
+});

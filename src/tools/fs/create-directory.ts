@@ -1,0 +1,45 @@
+import { mkdir } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { ToolContext } from "../../core/tool.js";
+import { TOOL } from "../names.js";
+import { accessPaths, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+
+const input = z.object({
+  path: z.string().describe("Folder to create, relative to the workspace root; missing parents are created too."),
+});
+
+type Args = z.output<typeof input>;
+
+async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  const resolved = await resolveArg(ctx, args.path, true);
+  const rel = shown(ctx.workspace, resolved);
+  const st = await statOrUndefined(resolved.absolute);
+  if (st?.isDirectory()) {
+    return { content: `The folder "${rel}" already exists; nothing to do.`, structured: { path: rel, created: false } };
+  }
+  if (st) throw new ToolError("INVALID_PATH", `"${rel}" already exists and is a file, not a folder.`);
+  // Resolved through every existing symlink: what is created lies inside the workspace.
+  await mkdir(resolved.absolute, { recursive: true });
+  return {
+    content: `Created the folder "${rel}".`,
+    structured: { path: rel, created: true },
+    changedPaths: [{ path: rel, operation: "created" }],
+  };
+}
+
+/** create_directory (spec 002): makes a folder and its missing parents. */
+export const createDirectoryTool = defineTool({
+  name: TOOL.createDirectory,
+  title: "Create directory",
+  description: loadDescription(import.meta.url, "create-directory.txt"),
+  input,
+  effect: "write",
+  scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  preview: async (args, ctx) => `Create the folder ${shown(ctx.workspace, await resolveArg(ctx, args.path, true))} (and any missing parents).`,
+  execute,
+});

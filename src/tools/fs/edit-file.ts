@@ -1,0 +1,260 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { ToolContext } from "../../core/tool.js";
+import { atomicWriteFile } from "../../workspace/atomic-write.js";
+import { isValidUtf8 } from "../../workspace/binary.js";
+import type { ResolvedPath } from "../../workspace/workspace.js";
+import { TOOL } from "../names.js";
+import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { unifiedDiff } from "./preview.js";
+import { assertWritableFile } from "./write-file.js";
+
+/** Largest file edit_file works on. */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+
+const raw = z.object({
+  path: z.string().describe("File to edit, relative to the workspace root."),
+  old: z.string().optional().describe("The exact text to replace, including whitespace and indentation. Must match exactly once unless replace_all or expected_replacements says otherwise."),
+  new: z.string().optional().describe("The text to put in its place."),
+  old_string: z.string().optional().describe("Same as old (another spelling)."),
+  new_string: z.string().optional().describe("Same as new (another spelling)."),
+  replace_all: z.boolean().optional().describe("Replace every occurrence of old (default false)."),
+  expected_replacements: z.number().int().positive().optional().describe("Exactly how many occurrences must be replaced; the edit fails if the count differs."),
+});
+
+const input = raw
+  .superRefine((a, issue) => {
+    if (a.old === undefined && a.old_string === undefined) issue.addIssue({ code: "custom", path: ["old"], message: "required: the exact text to replace (old or old_string)" });
+    if (a.new === undefined && a.new_string === undefined) issue.addIssue({ code: "custom", path: ["new"], message: "required: the replacement text (new or new_string)" });
+    if (a.old !== undefined && a.old_string !== undefined && a.old !== a.old_string) issue.addIssue({ code: "custom", path: ["old_string"], message: "differs from old; send only one of them" });
+    if (a.new !== undefined && a.new_string !== undefined && a.new !== a.new_string) issue.addIssue({ code: "custom", path: ["new_string"], message: "differs from new; send only one of them" });
+  })
+  // Folded under the input's own names, so arguments a person edits validate again unchanged.
+  .transform((a) => ({
+    path: a.path,
+    old: (a.old ?? a.old_string)!,
+    new: (a.new ?? a.new_string)!,
+    replace_all: a.replace_all ?? false,
+    ...(a.expected_replacements !== undefined ? { expected_replacements: a.expected_replacements } : {}),
+  }));
+
+type Args = z.output<typeof input>;
+
+interface Plan {
+  resolved: ResolvedPath;
+  rel: string;
+  before: string;
+  after: string;
+  /** Bytes to write (BOM restored). */
+  bytes: Buffer;
+  replacements: number;
+  /** 1-based line numbers where each replacement starts in the new text. */
+  lines: number[];
+  newLength: number;
+}
+
+function positionsOf(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+function lineAt(text: string, index: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+function bigrams(s: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < s.length - 1; i++) {
+    const g = s.slice(i, i + 2);
+    m.set(g, (m.get(g) ?? 0) + 1);
+  }
+  return m;
+}
+
+/** Dice similarity of two strings' character pairs, 0..1. */
+function similarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if (a.length < 2 || b.length < 2) return 0;
+  const x = bigrams(a);
+  const y = bigrams(b);
+  let common = 0;
+  for (const [g, n] of x) common += Math.min(n, y.get(g) ?? 0);
+  return (2 * common) / (a.length - 1 + b.length - 1);
+}
+
+function showLines(lines: readonly string[], from: number, to: number): string {
+  const out: string[] = [];
+  for (let i = from; i <= to && i < lines.length; i++) out.push(`${String(i + 1).padStart(6)}\t${lines[i]!.slice(0, 500)}`);
+  return out.join("\n");
+}
+
+/**
+ * Why `old` matched nowhere, with the nearest candidates: first a match that differs only in
+ * whitespace, else the most similar lines. Nothing is ever applied from here.
+ */
+export function nearestCandidates(text: string, old: string): string {
+  const lines = text.split(/\r?\n/);
+  const oldLines = old.split(/\r?\n/);
+  while (oldLines.length > 1 && oldLines.at(-1)!.trim() === "") oldLines.pop();
+  while (oldLines.length > 1 && oldLines[0]!.trim() === "") oldLines.shift();
+  const k = oldLines.length;
+  const want = oldLines.map(squash);
+  const loose: number[] = [];
+  if (want.some((w) => w !== "")) {
+    for (let i = 0; i + k <= lines.length && loose.length < 3; i++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) {
+        const have = squash(lines[i + j]!);
+        if (k === 1) ok = have.includes(want[0]!);
+        else if (j === 0) ok = have.endsWith(want[0]!);
+        else if (j === k - 1) ok = have.startsWith(want[j]!);
+        else ok = have === want[j];
+      }
+      if (ok) loose.push(i);
+    }
+  }
+  if (loose.length) {
+    const shownMatches = loose.map((i) => `Lines ${i + 1}–${i + k}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
+    return `old_string was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace (indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact text from the file (read_file shows it) and try again. Nothing was changed.`;
+  }
+  // Anchor on the most distinctive line of old, then score whole windows around the best anchors.
+  const anchorIndex = want.reduce((best, w, i) => (w.length > want[best]!.length ? i : best), 0);
+  const anchor = want[anchorIndex]!;
+  const scored: Array<{ start: number; score: number }> = [];
+  if (anchor.length >= 2) {
+    const anchors = lines
+      .map((l, i) => ({ i, s: similarity(squash(l), anchor) }))
+      .filter((a) => a.s > 0.3)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 8);
+    const target = want.join("\n");
+    for (const a of anchors) {
+      const start = Math.max(0, a.i - anchorIndex);
+      const windowText = lines.slice(start, start + k).map(squash).join("\n");
+      scored.push({ start, score: similarity(windowText, target) });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score);
+  const best = scored.filter((s, i) => s.score >= 0.4 && scored.findIndex((t) => t.start === s.start) === i).slice(0, 2);
+  if (!best.length) {
+    return `old_string was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
+  }
+  const shownBest = best
+    .map((b) => `Lines ${b.start + 1}–${Math.min(lines.length, b.start + k)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`)
+    .join("\n");
+  return `old_string was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old_string. Nothing was changed.`;
+}
+
+async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
+  const resolved = await resolveArg(ctx, args.path, true);
+  const rel = shown(ctx.workspace, resolved);
+  const st = await statOrUndefined(resolved.absolute);
+  if (!st) throw await notFound(ctx, resolved);
+  await assertWritableFile(resolved, rel);
+  if (st.size > MAX_EDIT_BYTES) {
+    throw new ToolError("INVALID_ARGS", `"${rel}" is ${formatBytes(st.size)}; edit_file works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`);
+  }
+  if (args.old === "") throw new ToolError("INVALID_ARGS", `old_string is empty; give the exact text to replace. To replace the whole file use write_file.`);
+  if (args.old === args.new) throw new ToolError("INVALID_ARGS", `old_string and new_string are identical, so the edit would change nothing.`);
+  const bytes = await readFile(resolved.absolute);
+  if (bytes.includes(0) || !isValidUtf8(bytes)) {
+    throw new ToolError("INVALID_ARGS", `"${rel}" is not UTF-8 text (binary, or another encoding); edit_file only edits UTF-8 text. Replace it whole with write_file instead.`);
+  }
+  let text = bytes.toString("utf8");
+  const bom = text.startsWith("\uFEFF");
+  if (bom) text = text.slice(1);
+
+  let oldText = args.old;
+  let newText = args.new;
+  let found = positionsOf(text, oldText);
+  if (found.length === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldText)) {
+    // The model wrote "\n" for a CRLF file: match with the file's line endings, and write them too.
+    const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+    oldText = crlf(oldText);
+    newText = crlf(newText);
+    found = positionsOf(text, oldText);
+  } else if (found.length === 0 && oldText.includes("\r\n") && !text.includes("\r\n")) {
+    const lf = (s: string) => s.replace(/\r\n/g, "\n");
+    oldText = lf(oldText);
+    newText = lf(newText);
+    found = positionsOf(text, oldText);
+  } else if (text.includes("\r\n") && !/(?<!\r)\n/.test(text) && /(?<!\r)\n/.test(newText)) {
+    // A CRLF-only file stays CRLF-only even when the new text was written with "\n".
+    newText = newText.replace(/\r?\n/g, "\r\n");
+  }
+  const count = found.length;
+  if (count === 0) throw new ToolError("INVALID_ARGS", nearestCandidates(text, args.old));
+  const lineList = found.map((i) => lineAt(text, i));
+  const where = `line${lineList.length > 1 ? "s" : ""} ${lineList.slice(0, 10).join(", ")}${lineList.length > 10 ? ", …" : ""}`;
+  if (args.expected_replacements !== undefined) {
+    if (count !== args.expected_replacements) {
+      throw new ToolError("INVALID_ARGS", `old_string matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old_string or expected_replacements.`);
+    }
+  } else if (!args.replace_all && count > 1) {
+    throw new ToolError("INVALID_ARGS", `old_string matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`);
+  }
+  // Replace by position, so "$" sequences in the new text stay literal.
+  let after = "";
+  let last = 0;
+  const newLines: number[] = [];
+  for (const at of found) {
+    after += text.slice(last, at);
+    newLines.push(lineAt(after, after.length) );
+    after += newText;
+    last = at + oldText.length;
+  }
+  after += text.slice(last);
+  const out = Buffer.from(bom ? `\uFEFF${after}` : after, "utf8");
+  return { resolved, rel, before: text, after, bytes: out, replacements: count, lines: newLines, newLength: newText.split("\n").length };
+}
+
+function snippet(p: Plan): string {
+  const lines = p.after.split("\n");
+  const first = p.lines[0]! - 1;
+  const from = Math.max(0, first - 2);
+  const to = Math.min(lines.length - 1, first + p.newLength + 1, from + 30);
+  return lines
+    .slice(from, to + 1)
+    .map((l, i) => `${String(from + i + 1).padStart(6)}\t${l.replace(/\r$/, "").slice(0, 500)}`)
+    .join("\n");
+}
+
+async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  const p = await plan(args, ctx);
+  await atomicWriteFile(p.resolved.absolute, p.bytes);
+  const n = p.replacements;
+  const where = p.lines.length === 1 ? `line ${p.lines[0]}` : `lines ${p.lines.slice(0, 10).join(", ")}${p.lines.length > 10 ? ", …" : ""}`;
+  const content = `Edited "${p.rel}": replaced ${n} occurrence${n === 1 ? "" : "s"} (at ${where}). The result around the ${n === 1 ? "change" : "first change"}:\n${snippet(p)}`;
+  return {
+    content,
+    displayContent: unifiedDiff(p.rel, p.before, p.after),
+    structured: { path: p.rel, replacements: n, lines: p.lines, size: p.bytes.length },
+    metadata: { path: p.rel, replacements: n, lines: p.lines },
+    changedPaths: [{ path: p.rel, operation: "modified" }],
+  };
+}
+
+/** edit_file (alias edit): exact search and replace; never a silent fuzzy match. */
+export const editFileTool = defineTool({
+  name: TOOL.editFile,
+  title: "Edit file",
+  description: loadDescription(import.meta.url, "edit-file.txt"),
+  input,
+  effect: "write",
+  scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  preview: async (args, ctx) => {
+    const p = await plan(args, ctx);
+    return unifiedDiff(p.rel, p.before, p.after);
+  },
+  execute,
+});

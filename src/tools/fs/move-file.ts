@@ -1,0 +1,89 @@
+import { cp, rename, rm } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { ToolContext } from "../../core/tool.js";
+import { Workspace } from "../../workspace/workspace.js";
+import { TOOL } from "../names.js";
+import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { target } from "./delete-file.js";
+import { ensureParent } from "./write-file.js";
+
+const input = z.object({
+  from: z.string().describe("File or folder to move or rename, relative to the workspace root."),
+  to: z.string().describe("Its new path (the full new name, not a folder to move it into)."),
+  overwrite: z.boolean().optional().describe("Replace an existing file at `to` (default false)."),
+});
+
+type Args = z.output<typeof input>;
+
+const output = z.object({ from: z.string(), to: z.string() });
+
+async function plan(args: Args, ctx: ToolContext) {
+  const src = await target(ctx, args.from);
+  const srcStat = await lstatOrUndefined(src.absolute);
+  if (!srcStat) throw await notFound(ctx, await resolveArg(ctx, args.from, true), "file or folder");
+  const dest = await resolveArg(ctx, args.to, true);
+  assertNotRoot(ctx, dest, "replace");
+  const destRel = shown(ctx.workspace, dest);
+  if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `"${src.rel}" and "${destRel}" are the same path; nothing to move.`);
+  if (srcStat.isDirectory() && Workspace.isInside(src.absolute, dest.absolute)) {
+    throw new ToolError("INVALID_ARGS", `Cannot move the folder "${src.rel}" into itself ("${destRel}").`);
+  }
+  const destStat = await statOrUndefined(dest.absolute);
+  if (destStat) {
+    if (!args.overwrite) {
+      throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
+    }
+    if (destStat.isDirectory()) throw new ToolError("INVALID_ARGS", `"${destRel}" is a folder; a folder is never replaced by a move. Delete it first or choose another name.`);
+    if (srcStat.isDirectory()) throw new ToolError("INVALID_ARGS", `Cannot replace the file "${destRel}" with the folder "${src.rel}".`);
+  }
+  return { src, srcStat, dest, destRel, destStat };
+}
+
+async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  const { src, srcStat, dest, destRel, destStat } = await plan(args, ctx);
+  await ensureParent(ctx, dest, destRel, true);
+  try {
+    await rename(src.absolute, dest.absolute);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    // Another file system: copy (links kept as links), then remove the original.
+    await cp(src.absolute, dest.absolute, { recursive: true, force: true, verbatimSymlinks: true, preserveTimestamps: true });
+    await rm(src.absolute, { recursive: true });
+  }
+  const kind = srcStat.isDirectory() ? "folder" : srcStat.isSymbolicLink() ? "symbolic link" : "file";
+  const replaced = destStat ? ` It replaced the previous "${destRel}" (${formatBytes(destStat.size)}).` : "";
+  return {
+    content: `Moved the ${kind} "${src.rel}" to "${destRel}".${replaced}`,
+    structured: { from: src.rel, to: destRel },
+    metadata: { from: src.rel, to: destRel, overwritten: Boolean(destStat) },
+    changedPaths: [
+      { path: src.rel, operation: "moved" },
+      { path: destRel, operation: destStat ? "modified" : "created" },
+    ],
+  };
+}
+
+/** move_file: renames or moves within the workspace; asks only when it would overwrite (spec 003). */
+export const moveFileTool = defineTool({
+  name: TOOL.moveFile,
+  title: "Move file",
+  description: loadDescription(import.meta.url, "move-file.txt"),
+  input,
+  output,
+  effect: "write",
+  scope: {
+    kind: "path",
+    subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.from, args.to], true)), (await target(ctx, args.from)).rel])],
+  },
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to]) }),
+  needsApproval: async (args, ctx) => (await statOrUndefined((await resolveArg(ctx, args.to, true)).absolute)) !== undefined,
+  preview: async (args, ctx) => {
+    const { src, destRel, destStat } = await plan(args, ctx);
+    return `Move ${src.rel} → ${destRel}${destStat ? ` (replacing the existing ${destRel}, ${formatBytes(destStat.size)})` : ""}.`;
+  },
+  execute,
+});

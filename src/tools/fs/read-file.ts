@@ -1,0 +1,338 @@
+import { open, readFile, realpath } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import iconv from "iconv-lite";
+import mammoth from "mammoth";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { ToolContext } from "../../core/tool.js";
+import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "../../workspace/binary.js";
+import { readLineWindow, readTailLines, type WindowLine } from "../../workspace/line-window.js";
+import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
+import { TOOL } from "../names.js";
+import { formatBytes, lexicalRelative, notFound, shown, statOrUndefined } from "./common.js";
+
+/** Lines returned when no limit is given. */
+export const DEFAULT_READ_LINES = 2000;
+/** Longest line shown whole; longer ones are cut with a notice. */
+export const MAX_LINE_CHARS = 2000;
+/** Most characters of file text in one answer (below the runner's cap, so the next offset is always given). */
+export const MAX_READ_CHARS = 60_000;
+/** Largest image returned as an image block (the model APIs' own limit is about 5 MB). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Largest file returned whole as base64. */
+export const MAX_BASE64_BYTES = 5 * 1024 * 1024;
+/** Largest .docx or UTF-16 file converted in memory. */
+const MAX_CONVERTED_BYTES = 50 * 1024 * 1024;
+/** Files up to this size get their total line count (one extra fast scan). */
+const COUNT_TOTAL_BELOW = 32 * 1024 * 1024;
+
+const input = z.object({
+  path: z.string().describe("File to read, relative to the workspace root (absolute paths inside the workspace also work)."),
+  offset: z
+    .number()
+    .int()
+    .optional()
+    .describe("First line to read, 1-based. Negative counts from the end: -100 starts 100 lines before the end (like tail)."),
+  limit: z.number().int().positive().optional().describe(`Most lines to read (default ${DEFAULT_READ_LINES}).`),
+  encoding: z
+    .enum(["utf-8", "utf8", "base64"])
+    .optional()
+    .describe('"utf-8" (default): text with line numbers. "base64": the raw bytes, base64-encoded (files up to 5 MB).'),
+});
+
+type Args = z.output<typeof input>;
+
+const output = z.object({
+  content: z.string().describe("The text read (without line numbers), or the base64 bytes."),
+  size: z.number().describe("File size in bytes."),
+  modified: z.string().describe("Last modification time, ISO 8601."),
+  path: z.string().optional(),
+  encoding: z.string().optional(),
+  kind: z.enum(["text", "image", "binary", "docx"]).optional(),
+  startLine: z.number().optional(),
+  endLine: z.number().optional(),
+  totalLines: z.number().optional(),
+  hasMore: z.boolean().optional(),
+  nextOffset: z.number().optional(),
+});
+
+/**
+ * Spec 000's "walk-up" resolution, kept inside the workspace: a relative path is tried against
+ * the current directory and each parent up to the workspace root, then against the root. The
+ * first that exists wins; when none does, the root's reading is used (and reported missing).
+ */
+export async function resolveForRead(ws: Workspace, given: string): Promise<ResolvedPath> {
+  if (!path.isAbsolute(given) && !given.includes("\0")) {
+    let cwd: string | undefined;
+    try {
+      cwd = await realpath(process.cwd());
+    } catch {
+      cwd = undefined;
+    }
+    if (cwd && cwd !== ws.root && Workspace.isInside(ws.root, cwd)) {
+      for (let dir = cwd; dir !== ws.root && Workspace.isInside(ws.root, dir); dir = path.dirname(dir)) {
+        try {
+          const candidate = await ws.resolve(path.join(dir, given));
+          if (candidate.root === ws.root && (await statOrUndefined(candidate.absolute))) return candidate;
+        } catch {
+          // a candidate that leaves the workspace is simply not a candidate
+        }
+      }
+    }
+  }
+  return ws.resolve(given);
+}
+
+function numbered(lines: readonly WindowLine[]): string {
+  const width = Math.max(6, ...lines.map((l) => String(l.number).length));
+  return lines
+    .map((l) => {
+      const cut = l.cutFrom !== undefined ? ` … [line cut: ${l.cutFrom.toLocaleString("en-US")} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]` : "";
+      return `${String(l.number).padStart(width)}\t${l.text}${cut}`;
+    })
+    .join("\n");
+}
+
+async function sniff(file: string, size: number): Promise<ContentKind> {
+  const handle = await open(file, "r");
+  try {
+    const buf = Buffer.alloc(Math.min(SNIFF_BYTES, size));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return sniffContent(buf.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+interface Meta {
+  rel: string;
+  st: Stats;
+}
+
+function base(meta: Meta) {
+  return { path: meta.rel, size: meta.st.size, modified: meta.st.mtime.toISOString() };
+}
+
+async function readBase64(file: string, meta: Meta): Promise<ToolExecutionResult> {
+  if (meta.st.size > MAX_BASE64_BYTES) {
+    throw new ToolError(
+      "INVALID_ARGS",
+      `"${meta.rel}" is ${formatBytes(meta.st.size)}; base64 reads are limited to ${formatBytes(MAX_BASE64_BYTES)}. Read it as text with offset and limit, or process it with a shell command.`,
+    );
+  }
+  const data = (await readFile(file)).toString("base64");
+  return {
+    content: data,
+    displayContent: `${meta.rel}: ${formatBytes(meta.st.size)} as base64`,
+    structured: { content: data, ...base(meta), encoding: "base64" },
+    metadata: base(meta),
+  };
+}
+
+/** Turns whole text (a .docx, a UTF-16 file) into a window, like the streaming path does. */
+function windowOfText(text: string, offset: number, limit: number) {
+  const all = text.split(/\r?\n/);
+  if (all.length > 0 && all[all.length - 1] === "") all.pop();
+  const total = all.length;
+  const start = offset < 0 ? Math.max(1, total + offset + 1) : offset;
+  const lines: WindowLine[] = [];
+  let chars = 0;
+  let stoppedForSize = false;
+  for (let n = start; n <= total && lines.length < limit; n++) {
+    let t = all[n - 1]!;
+    let cutFrom: number | undefined;
+    if (t.length > MAX_LINE_CHARS) {
+      cutFrom = t.length;
+      t = t.slice(0, MAX_LINE_CHARS);
+    }
+    if (lines.length > 0 && chars + t.length + 8 > MAX_READ_CHARS) {
+      stoppedForSize = true;
+      break;
+    }
+    chars += t.length + 8;
+    lines.push(cutFrom === undefined ? { number: n, text: t } : { number: n, text: t, cutFrom });
+  }
+  const last = lines.at(-1)?.number ?? start - 1;
+  return { lines, totalLines: total, hasMore: last < total, stoppedForSize };
+}
+
+function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExecutionResult {
+  const label = kind.label ?? "binary data";
+  const why = reason ?? "its bytes are not shown as text";
+  const how =
+    meta.st.size <= MAX_BASE64_BYTES
+      ? `Read it with encoding "base64" to get the raw bytes.`
+      : `It is too large for a base64 read (limit ${formatBytes(MAX_BASE64_BYTES)}); inspect it with a shell command instead.`;
+  const content = `"${meta.rel}" is a binary file (${label}, ${formatBytes(meta.st.size)}, modified ${meta.st.mtime.toISOString()}); ${why}. ${how}`;
+  return {
+    content,
+    structured: { content: "", ...base(meta), kind: "binary" },
+    metadata: { ...base(meta), binary: true, ...(kind.mimeType ? { mimeType: kind.mimeType } : {}) },
+  };
+}
+
+async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  const resolved = await resolveForRead(ctx.workspace, args.path);
+  const rel = shown(ctx.workspace, resolved);
+  const st = await statOrUndefined(resolved.absolute);
+  if (!st) throw await notFound(ctx, resolved);
+  if (st.isDirectory()) {
+    throw new ToolError("INVALID_PATH", `"${rel}" is a directory, not a file. Use list_directory to see what it contains.`);
+  }
+  if (!st.isFile()) {
+    throw new ToolError("INVALID_PATH", `"${rel}" is not a regular file (a device, socket or pipe); read_file only reads files.`);
+  }
+  const meta: Meta = { rel, st };
+  if (args.encoding === "base64") return readBase64(resolved.absolute, meta);
+
+  const offset = args.offset === undefined || args.offset === 0 ? 1 : args.offset;
+  const limit = args.limit ?? DEFAULT_READ_LINES;
+
+  if (resolved.absolute.toLowerCase().endsWith(".docx")) {
+    if (st.size > MAX_CONVERTED_BYTES) {
+      throw new ToolError("INVALID_ARGS", `"${rel}" is ${formatBytes(st.size)}; .docx files up to ${formatBytes(MAX_CONVERTED_BYTES)} are converted to text.`);
+    }
+    let text: string;
+    try {
+      text = (await mammoth.extractRawText({ path: resolved.absolute })).value;
+    } catch (err) {
+      return describeBinary(meta, { kind: "binary", label: "a .docx that could not be opened" }, `it could not be converted to text (${(err as Error).message})`);
+    }
+    return textResult(meta, windowOfText(text, offset, limit), offset, "docx", "converted from .docx");
+  }
+
+  const kind = await sniff(resolved.absolute, st.size);
+  if (kind.kind === "image" && kind.mimeType && IMAGE_MIME_TYPES.has(kind.mimeType)) {
+    if (st.size > MAX_IMAGE_BYTES) {
+      return describeBinary(meta, kind, `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}, the most returned as an image`);
+    }
+    const data = (await readFile(resolved.absolute)).toString("base64");
+    return {
+      content: `"${rel}" is a ${kind.label} (${formatBytes(st.size)}, modified ${st.mtime.toISOString()}); the image is attached.`,
+      blocks: [{ type: "image", data, mimeType: kind.mimeType }],
+      structured: { content: "", ...base(meta), kind: "image" },
+      metadata: { ...base(meta), mimeType: kind.mimeType },
+    };
+  }
+  if (kind.kind !== "text") return describeBinary(meta, kind);
+
+  if (kind.encoding === "utf-16le" || kind.encoding === "utf-16be") {
+    if (st.size > MAX_CONVERTED_BYTES) return describeBinary(meta, { kind: "binary", label: "UTF-16 text" }, `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`);
+    const text = iconv.decode(await readFile(resolved.absolute), kind.encoding);
+    return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
+  }
+
+  const common = {
+    maxLineChars: MAX_LINE_CHARS,
+    maxChars: MAX_READ_CHARS,
+    encoding: kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const),
+    startByte: kind.bomLength ?? 0,
+    signal: ctx.signal,
+  };
+  const note = kind.encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
+  if (offset < 0) {
+    const from = -offset;
+    const count = Math.min(limit, from);
+    // Small files are counted so lines keep their ordinary numbers.
+    if (st.size <= COUNT_TOTAL_BELOW) {
+      const counted = await readLineWindow(resolved.absolute, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
+      const total = counted.totalLines ?? 0;
+      const start = Math.max(1, total - from + 1);
+      const window = await readLineWindow(resolved.absolute, { ...common, offset: start, limit: Math.min(count, total - start + 1 || 1), countTotal: true });
+      return textResult(meta, window, start, "text", note);
+    }
+    const tail = await readTailLines(resolved.absolute, from, from - count, common);
+    return textResult(meta, { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize }, offset, "text", note, true);
+  }
+  const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: st.size <= COUNT_TOTAL_BELOW });
+  return textResult(meta, window, offset, "text", note);
+}
+
+interface WindowLike {
+  lines: WindowLine[];
+  hasMore: boolean;
+  stoppedForSize: boolean;
+  totalLines?: number;
+  /** Tail reads: the window reaches the first line of the file. */
+  reachedStart?: boolean;
+}
+
+function textResult(meta: Meta, window: WindowLike, offset: number, kind: "text" | "docx", note: string | undefined, fromEnd = false): ToolExecutionResult {
+  const { lines } = window;
+  const total = window.totalLines;
+  if (lines.length === 0) {
+    if (meta.st.size === 0 || total === 0) {
+      return { content: `"${meta.rel}" is empty (0 lines).`, structured: { content: "", ...base(meta), totalLines: 0 }, metadata: { ...base(meta), totalLines: 0 } };
+    }
+    if (!fromEnd && total !== undefined && offset > total) {
+      throw new ToolError("INVALID_ARGS", `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`);
+    }
+    if (!fromEnd) {
+      throw new ToolError("INVALID_ARGS", `offset ${offset} is past the end of "${meta.rel}". Use a smaller offset, or a negative offset (-100) to read the end of the file.`);
+    }
+  }
+  const first = lines[0]?.number ?? offset;
+  const last = lines.at(-1)?.number ?? offset;
+  const notices: string[] = [];
+  if (note) notices.push(`(${note})`);
+  let nextOffset: number | undefined;
+  if (fromEnd) {
+    const n = lines.length || 100;
+    const parts = [`[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} file (-1 is the last line; the file is too large to number from the start).`];
+    if (window.hasMore) {
+      nextOffset = last + 1;
+      parts.push(`Later lines: offset ${nextOffset}.`);
+    }
+    if (!window.reachedStart) parts.push(`Earlier lines: offset ${first - n}, limit ${n}.`);
+    notices.push(`${parts.join(" ")}]`);
+  } else if (window.hasMore || window.stoppedForSize) {
+    nextOffset = last + 1;
+    const of = total !== undefined ? ` of ${total.toLocaleString("en-US")}` : "";
+    const why = window.stoppedForSize ? ` (stopped at ${MAX_READ_CHARS.toLocaleString("en-US")} characters)` : "";
+    notices.push(`[Showing lines ${first}–${last}${of}${why}. The file continues: read on with offset ${nextOffset}.]`);
+  } else if (first > 1 && total !== undefined) {
+    notices.push(`[Lines ${first}–${last} of ${total.toLocaleString("en-US")}; end of file.]`);
+  }
+  const body = numbered(lines);
+  const content = notices.length ? `${body}\n${notices.join("\n")}` : body;
+  const raw = lines.map((l) => l.text).join("\n");
+  const extra = {
+    kind,
+    startLine: first,
+    endLine: last,
+    hasMore: nextOffset !== undefined,
+    ...(total !== undefined ? { totalLines: total } : {}),
+    ...(nextOffset !== undefined ? { nextOffset } : {}),
+  };
+  return { content, structured: { content: raw, ...base(meta), ...extra }, metadata: { ...base(meta), ...extra } };
+}
+
+/** read_file: text with line numbers, a window of huge files by streaming, images as image blocks. */
+export const readFileTool = defineTool({
+  name: TOOL.readFile,
+  title: "Read file",
+  description: loadDescription(import.meta.url, "read-file.txt"),
+  input,
+  output,
+  effect: "read",
+  scope: {
+    kind: "path",
+    subjects: async (args, ctx) => {
+      const resolved = await resolveForRead(ctx.workspace, args.path);
+      const lexical = lexicalRelative(ctx.workspace, args.path);
+      return [...new Set([shown(ctx.workspace, resolved), ...(lexical !== undefined ? [lexical] : [])])];
+    },
+  },
+  access: async (args, ctx) => {
+    try {
+      return { reads: [shown(ctx.workspace, await resolveForRead(ctx.workspace, args.path))] };
+    } catch {
+      return { reads: [] };
+    }
+  },
+  execute,
+});

@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { open, rename, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+
+/** Prefix of the temporary files an atomic write leaves only if the process dies mid-write. */
+export const ATOMIC_TEMP_PREFIX = ".tackle-tmp-";
+
+export interface AtomicWriteOptions {
+  /** File mode for a new file (default 0o666 before umask). An existing file's mode is always kept. */
+  mode?: number;
+  /** Flush to disk before the rename (default true): a crash then leaves the old or the new content, never a torn file. */
+  fsync?: boolean;
+}
+
+/**
+ * Replaces `target` with `data` atomically: the bytes go to a temporary file in the same
+ * directory, are flushed, and the temporary file is renamed over the target. Readers (and a
+ * process killed at any moment) see either the old content or the new, never a mix.
+ *
+ * Because the directory entry is replaced, a hard link to a file elsewhere is cut rather than
+ * written through: the other name keeps its old content. The existing file's mode is kept.
+ * `target` must already be a resolved real path (no symlink at the end).
+ */
+export async function atomicWriteFile(target: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<number> {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `${ATOMIC_TEMP_PREFIX}${path.basename(target).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+  let mode = options.mode ?? 0o666;
+  let keepMode = false;
+  try {
+    const st = await stat(target);
+    mode = st.mode & 0o7777;
+    keepMode = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  // O_EXCL: never follow or reuse something an attacker placed at the temporary name.
+  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  let renamed = false;
+  try {
+    let offset = 0;
+    while (offset < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, offset, Math.min(bytes.length - offset, 1 << 24));
+      offset += bytesWritten;
+    }
+    // The umask narrowed the mode at creation; an existing file's mode is restored exactly.
+    if (keepMode) await handle.chmod(mode);
+    if (options.fsync !== false) await handle.sync();
+    await handle.close();
+    await rename(temp, target);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+    }
+  }
+  if (options.fsync !== false) await syncDirectory(dir);
+  return bytes.length;
+}
+
+/** Flushes a directory so a rename in it survives a power cut; best effort where unsupported. */
+export async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, constants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // some file systems refuse fsync on directories; the rename itself is still atomic
+  }
+}
