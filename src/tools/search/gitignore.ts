@@ -1,0 +1,144 @@
+import picomatch from "picomatch";
+
+/** One compiled line of an ignore file. */
+interface IgnoreRule {
+  match: (path: string) => boolean;
+  /** `!pattern`: re-includes what an earlier line excluded. */
+  whitelist: boolean;
+  /** `pattern/`: applies to directories only. */
+  onlyDir: boolean;
+}
+
+const GLOB_OPTIONS: picomatch.PicomatchOptions = {
+  dot: true,
+  // gitignore (and ripgrep's globset) know nothing of extglobs or leading-! negation here.
+  noextglob: true,
+  nonegate: true,
+};
+
+/**
+ * The rules of one ignore file (.gitignore, .ignore, .rgignore), compiled the way ripgrep's
+ * `ignore` crate compiles them: a line without an inner slash matches at any depth (`**∕` is
+ * prefixed), a leading or inner slash anchors it to the file's directory, a trailing slash
+ * limits it to directories, `dir/**` matches what is inside, and the last matching line wins.
+ * Globs are picomatch's; paths are tested one at a time, without looking at their parents (a
+ * walker prunes ignored directories itself, and a directory searched explicitly must not be
+ * ignored because an ancestor is).
+ */
+export class IgnoreFile {
+  readonly #rules: IgnoreRule[] = [];
+
+  constructor(text: string) {
+    for (const raw of text.split(/\r?\n/)) {
+      const rule = compileLine(raw);
+      if (rule) this.#rules.push(rule);
+    }
+  }
+
+  get empty(): boolean {
+    return this.#rules.length === 0;
+  }
+
+  /**
+   * `true` ignored, `false` re-included (by a `!` line), `undefined` no line matched.
+   * `relative` is "/"-separated and relative to the ignore file's directory.
+   */
+  decide(relative: string, isDir: boolean): boolean | undefined {
+    for (let i = this.#rules.length - 1; i >= 0; i--) {
+      const rule = this.#rules[i]!;
+      if (rule.onlyDir && !isDir) continue;
+      if (rule.match(relative)) return !rule.whitelist;
+    }
+    return undefined;
+  }
+}
+
+function compileLine(raw: string): IgnoreRule | undefined {
+  let line = raw;
+  if (line.startsWith("#")) return undefined;
+  // Trailing spaces are dropped unless escaped with a backslash.
+  line = line.replace(/(?<!\\) +$/, "");
+  if (line === "") return undefined;
+  let whitelist = false;
+  let anchored = false;
+  if (line.startsWith("\\!") || line.startsWith("\\#")) {
+    line = line.slice(1);
+  } else {
+    if (line.startsWith("!")) {
+      whitelist = true;
+      line = line.slice(1);
+    }
+    if (line.startsWith("/")) {
+      anchored = true;
+      line = line.slice(1);
+    }
+  }
+  let onlyDir = false;
+  if (line.endsWith("/")) {
+    onlyDir = true;
+    line = line.slice(0, -1);
+    if (line.endsWith("\\")) line = line.slice(0, -1);
+  }
+  if (line === "") return undefined;
+  let glob = line;
+  if (!anchored && !line.includes("/") && !line.startsWith("**")) glob = `**/${glob}`;
+  if (glob.endsWith("/**")) glob = `${glob}/*`;
+  let match: (path: string) => boolean;
+  try {
+    match = picomatch(glob, GLOB_OPTIONS);
+  } catch {
+    // ripgrep skips a line it cannot parse; so do we.
+    return undefined;
+  }
+  return { match, whitelist, onlyDir };
+}
+
+/** The ignore files a directory holds, in ripgrep's order of precedence. */
+export interface IgnoreLevel {
+  /** Absolute directory the files are in. */
+  dir: string;
+  /** `dir` with a trailing "/", to cut relative paths quickly. */
+  prefix: string;
+  rgignore?: IgnoreFile;
+  ignore?: IgnoreFile;
+  gitignore?: IgnoreFile;
+  /** The directory holds `.git`: .gitignore files above it do not apply below it. */
+  hasGit: boolean;
+}
+
+export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore"] as const;
+
+/** Builds a level from the texts of the ignore files found in `dir`; `undefined` when it adds nothing. */
+export function makeLevel(dir: string, texts: Partial<Record<(typeof IGNORE_FILE_NAMES)[number], string>>, hasGit: boolean): IgnoreLevel | undefined {
+  const level: IgnoreLevel = { dir, prefix: dir.endsWith("/") ? dir : `${dir}/`, hasGit };
+  const add = (key: "rgignore" | "ignore" | "gitignore", text: string | undefined) => {
+    if (text === undefined) return;
+    const file = new IgnoreFile(text);
+    if (!file.empty) level[key] = file;
+  };
+  add("rgignore", texts[".rgignore"]);
+  add("ignore", texts[".ignore"]);
+  add("gitignore", texts[".gitignore"]);
+  return level.rgignore || level.ignore || level.gitignore || hasGit ? level : undefined;
+}
+
+/**
+ * Whether `absolute` is ignored given the levels that apply to it, deepest first: .rgignore
+ * beats .ignore beats .gitignore, each decided by the deepest file with a matching line;
+ * .gitignore files above the nearest directory holding `.git` are not consulted.
+ */
+export function isIgnored(levels: readonly IgnoreLevel[], absolute: string, isDir: boolean): boolean {
+  let rg: boolean | undefined;
+  let dot: boolean | undefined;
+  let git: boolean | undefined;
+  let sawGit = false;
+  for (const level of levels) {
+    if (!absolute.startsWith(level.prefix)) continue;
+    const rel = absolute.slice(level.prefix.length);
+    if (rg === undefined && level.rgignore) rg = level.rgignore.decide(rel, isDir);
+    if (dot === undefined && level.ignore) dot = level.ignore.decide(rel, isDir);
+    if (!sawGit && git === undefined && level.gitignore) git = level.gitignore.decide(rel, isDir);
+    sawGit ||= level.hasGit;
+  }
+  return rg ?? dot ?? git ?? false;
+}

@@ -1,0 +1,146 @@
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import { TOOL } from "../names.js";
+import { chooseBackend, type SearchBackend } from "./backend.js";
+import { listFiles } from "./file-list.js";
+import { resolveSearchRoot, searchSubject, type SearchRoot } from "./search-root.js";
+
+export const DEFAULT_GLOB_RESULTS = 200;
+export const MAX_GLOB_RESULTS = 5000;
+
+export const GlobInput = z.object({
+  pattern: z.string().min(1).describe('Glob matched against file paths relative to `path`: "**/*.ts", "src/**/test_*.py", "*.{json,yml}".'),
+  path: z.string().optional().describe("Directory to search, relative to the workspace. Default: the whole workspace."),
+  maxResults: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_GLOB_RESULTS)
+    .default(DEFAULT_GLOB_RESULTS)
+    .describe(`Most paths to return (default ${DEFAULT_GLOB_RESULTS}, at most ${MAX_GLOB_RESULTS}).`),
+});
+export type GlobArgs = z.output<typeof GlobInput>;
+
+export interface GlobToolOptions {
+  /** Engine that lists files: `auto` (ripgrep when installed), `ripgrep` or `builtin`. Absent: TACKLE_GREP_BACKEND, then auto. */
+  backend?: SearchBackend;
+}
+
+const PICO: picomatch.PicomatchOptions = { dot: true };
+
+/**
+ * The pattern relative to the search directory: "./" dropped, an absolute pattern inside the
+ * directory made relative, and anything that climbs out (`..`, other absolute paths) refused.
+ */
+function normalisePattern(pattern: string, root: SearchRoot): string {
+  let p = pattern.trim().replace(/\\/g, "/");
+  if (path.isAbsolute(p)) {
+    const prefix = root.absolute.endsWith("/") ? root.absolute : `${root.absolute}/`;
+    if (!p.startsWith(prefix)) {
+      throw new ToolError("INVALID_PATH", `The pattern "${pattern}" is an absolute path outside the search directory; write it relative to "${root.display(root.relative)}".`);
+    }
+    p = p.slice(prefix.length);
+  }
+  while (p.startsWith("./")) p = p.slice(2);
+  if (p.split("/").includes("..")) {
+    throw new ToolError("INVALID_PATH", `The pattern "${pattern}" climbs out of the search directory with ".."; set \`path\` to the directory to search instead.`);
+  }
+  if (p === "") throw new ToolError("INVALID_ARGS", `The pattern "${pattern}" is empty; use "**/*" for every file.`);
+  return p;
+}
+
+/**
+ * The deepest directory the pattern's literal prefix names (`src/lib` for `src/lib/**∕*.ts`),
+ * so only it is walked. Only a real directory reached without symbolic links qualifies: the
+ * walk never follows links, so narrowing through one would change the answer.
+ */
+async function narrowedRoot(root: SearchRoot, pattern: string): Promise<SearchRoot> {
+  const scan = picomatch.scan(pattern);
+  const base = scan.isGlob ? scan.base : path.posix.dirname(pattern);
+  if (!base || base === ".") return root;
+  const lexical = path.join(root.absolute, base);
+  try {
+    if ((await realpath(lexical)) !== lexical || !(await stat(lexical)).isDirectory()) return root;
+  } catch {
+    return root;
+  }
+  return { ...root, absolute: lexical, relative: root.relative === "." ? base : `${root.relative}/${base}`, isFile: false };
+}
+
+/** Creates the glob tool (spec 001; spec 002's `search_files`): files by pattern, newest first. */
+export function createGlobTool(options: GlobToolOptions = {}) {
+  return defineTool({
+    name: TOOL.glob,
+    title: "Find files by pattern",
+    description: loadDescription(import.meta.url, "glob.txt"),
+    input: GlobInput,
+    effect: "read",
+    scope: { kind: "path", subjects: async (args, ctx) => [await searchSubject(ctx, args.path)] },
+    access: async (args, ctx) => ({ reads: [await searchSubject(ctx, args.path)] }),
+    timeoutMs: () => 120_000,
+    async execute(args, ctx): Promise<ToolExecutionResult> {
+      const root = await resolveSearchRoot(ctx, args.path);
+      if (root.isFile) {
+        throw new ToolError("INVALID_ARGS", `"${args.path}" is a file; glob's path must be a directory (use read_file to read a file).`);
+      }
+      const pattern = normalisePattern(args.pattern, root);
+      let isMatch: (p: string) => boolean;
+      try {
+        isMatch = picomatch(pattern, PICO);
+      } catch (err) {
+        throw new ToolError("INVALID_ARGS", `The glob "${args.pattern}" is not valid (${(err as Error).message}).`);
+      }
+      const walkRoot = await narrowedRoot(root, pattern);
+      const backend = chooseBackend(options.backend === "auto" ? undefined : options.backend);
+      const files = await listFiles(walkRoot, backend, ctx.signal);
+      const cut = root.relative === "." ? 0 : root.relative.length + 1;
+      const matched = files.filter((f) => isMatch(cut ? f.slice(cut) : f));
+      const withTimes = await modifiedTimes(root.root, matched, ctx.signal);
+      withTimes.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const shown = withTimes.slice(0, args.maxResults);
+      const where = root.display(root.relative);
+      const structured = { files: shown.map((f) => root.display(f.path)), total: withTimes.length, truncated: withTimes.length > shown.length };
+      if (shown.length === 0) {
+        const hint =
+          !pattern.includes("/") && !pattern.includes("**")
+            ? ` The pattern is matched against whole paths relative to ${where}, so "${pattern}" only finds files directly in it; use "**/${pattern}" to look in every folder.`
+            : "";
+        return { content: `No files match "${args.pattern}" in ${where}.${hint}`, structured, metadata: { total: 0 } };
+      }
+      const lines = [...structured.files];
+      if (structured.truncated) {
+        lines.push(
+          "",
+          `[Showing the ${shown.length} most recently modified of ${withTimes.length} matching files. Use a more specific pattern or path` +
+            (args.maxResults < MAX_GLOB_RESULTS ? `, or raise maxResults (up to ${MAX_GLOB_RESULTS}).]` : ".]"),
+        );
+      }
+      return { content: lines.join("\n"), structured, metadata: { total: withTimes.length, truncated: structured.truncated } };
+    },
+  });
+}
+
+/** Modification times of files (relative to `cwd`); files that vanished meanwhile are dropped. */
+async function modifiedTimes(cwd: string, files: readonly string[], signal: AbortSignal): Promise<Array<{ path: string; mtime: number }>> {
+  const out: Array<{ path: string; mtime: number }> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      if (signal.aborted) throw new ToolError("CANCELLED", "The search was cancelled.");
+      const rel = files[next++]!;
+      try {
+        out.push({ path: rel, mtime: (await stat(path.join(cwd, rel))).mtimeMs });
+      } catch {
+        // removed while we looked
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(32, files.length) }, worker));
+  return out;
+}

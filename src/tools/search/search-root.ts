@@ -1,0 +1,57 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../../core/errors.js";
+import type { ToolContext } from "../../core/tool.js";
+
+/** Where a search runs, resolved inside the workspace. */
+export interface SearchRoot {
+  /** Absolute real path of the file or directory searched. */
+  absolute: string;
+  /** The workspace root (or extra root) that holds it: the working directory of ripgrep. */
+  root: string;
+  /** `absolute` relative to `root`, "/"-separated; "." for the root itself. */
+  relative: string;
+  isFile: boolean;
+  /** What the model sees for a path given relative to `root`. */
+  display: (relativeToRoot: string) => string;
+}
+
+/**
+ * Resolves the `path` argument of glob and grep: it must lie inside the workspace after every
+ * symbolic link is followed (INVALID_PATH otherwise, from the workspace) and exist.
+ */
+export async function resolveSearchRoot(ctx: ToolContext, input: string | undefined): Promise<SearchRoot> {
+  const given = input === undefined || input.trim() === "" ? "." : input;
+  const resolved = await ctx.workspace.resolve(given);
+  let isFile: boolean;
+  try {
+    const st = await stat(resolved.absolute);
+    if (!st.isFile() && !st.isDirectory()) {
+      throw new ToolError("INVALID_ARGS", `"${given}" is neither a file nor a directory; give a file or a folder to search.`);
+    }
+    isFile = st.isFile();
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new ToolError("FILE_NOT_FOUND", `"${given}" does not exist in the workspace. Check the path, or search from "." to find it.`);
+    }
+    throw err;
+  }
+  const main = resolved.root === ctx.workspace.root;
+  return {
+    absolute: resolved.absolute,
+    root: resolved.root,
+    relative: resolved.relative,
+    isFile,
+    // Paths in an extra root are shown absolute: relative ones would read as workspace paths.
+    display: main ? (rel) => rel : (rel) => path.join(resolved.root, rel),
+  };
+}
+
+/** The scope subject and access path of a search: the resolved search root, relative. */
+export async function searchSubject(ctx: ToolContext, input: string | undefined): Promise<string> {
+  const given = input === undefined || input.trim() === "" ? "." : input;
+  const resolved = await ctx.workspace.resolve(given);
+  return resolved.root === ctx.workspace.root ? resolved.relative : resolved.absolute;
+}
