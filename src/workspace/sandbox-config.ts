@@ -69,8 +69,8 @@ export interface SandboxSettings {
  * Reads `config.sandbox` (loose configuration from tackle.config.json). Throws an Error that
  * names the field when the section is invalid, so a typo never silently weakens the sandbox.
  */
-export function sandboxSettingsFrom(config: { sandbox?: unknown } | undefined): SandboxSettings {
-  const parsed = SandboxConfigSchema.safeParse(config?.sandbox ?? {});
+export function sandboxSettingsFrom(config: Readonly<Record<string, unknown>> | undefined): SandboxSettings {
+  const parsed = SandboxConfigSchema.safeParse(config?.["sandbox"] ?? {});
   if (!parsed.success) {
     throw new Error(`The "sandbox" section of the configuration is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
   }

@@ -1,4 +1,12 @@
 import type { ToolGroup } from "../group.js";
+import { sandboxSettingsFrom } from "../../workspace/sandbox-config.js";
+import { createRunCodeTool } from "./run-code.js";
 
-/** Placeholder until the group's tools land; the group's owner replaces this file. */
-export const codeTools: ToolGroup = () => [];
+export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
+
+/**
+ * The code group: `run_code` (spec 003). Always registered: where bubblewrap is missing the tool
+ * still exists and says how to install it, rather than vanishing without a word. The `sandbox`
+ * section of tackle.config.json sets network access, limits, the bwrap and python paths.
+ */
+export const codeTools: ToolGroup = ({ config }) => [createRunCodeTool({ sandbox: sandboxSettingsFrom(config) })];

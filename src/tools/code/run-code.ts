@@ -1,0 +1,201 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import { runSandboxed, sandboxAvailable, sandboxUnavailableError, type SandboxRunResult } from "../../workspace/sandbox.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxSettings } from "../../workspace/sandbox-config.js";
+import { TOOL } from "../names.js";
+import { missingInterpreterMessage, resolveInterpreter, type Language } from "./interpreters.js";
+
+/** How run_code is set up: the validated `sandbox` section of the configuration, and overrides for tests. */
+export interface RunCodeOptions {
+  sandbox?: Partial<SandboxSettings>;
+  /** Bytes of stdout and of stderr kept in memory (head and tail). Default 256 KiB each. */
+  maxOutputBytes?: number;
+}
+
+const DEFAULT_TIMEOUT_S = 60;
+const MAX_TIMEOUT_S = 3600;
+const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
+/** Where the program file appears inside the sandbox (a read-only bind of a private host file). */
+const CODE_DIR_IN_SANDBOX = "/run/tackle";
+/**
+ * Names in the workspace root that, if sandboxed code could create them, would run code or grant
+ * permissions outside the sandbox later (a git hook, core.fsmonitor, tackle's configuration).
+ * Existing ones are mounted read-only; new ones are removed after the run.
+ */
+const MUST_NOT_APPEAR = [".git", ".tackle", "tackle.config.json", "config.json"];
+
+const noNul = (s: string) => !s.includes("\0");
+
+const Input = z.object({
+  language: z.enum(["python", "bash"]).describe('The language of `code`: "python" (Python 3) or "bash".'),
+  code: z.string().min(1, "code is empty").max(1_000_000).refine(noNul, "code contains a null byte").describe("The program to run."),
+  args: z
+    .array(z.string().max(100_000).refine(noNul, "an argument contains a null byte"))
+    .max(1000)
+    .default([])
+    .describe("Command-line arguments passed to the program."),
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "environment variable names are letters, digits and _"),
+      z.string().max(100_000).refine(noNul, "an environment value contains a null byte"),
+    )
+    .default({})
+    .describe("Environment variables added to the program's minimal environment."),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_S)
+    .default(DEFAULT_TIMEOUT_S)
+    .describe(`Time limit in SECONDS (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}); the program and everything it started is killed after it.`),
+});
+
+const Output = z.object({
+  stdout: z.string(),
+  stderr: z.string(),
+  exitCode: z.number().int().describe("The program's exit code; 128+N when signal N killed it; -1 when it was killed for the time limit."),
+  duration: z.number().describe("Milliseconds."),
+  timedOut: z.boolean().optional(),
+  limit: z.enum(["cpu", "fileSize", "processes"]).optional(),
+  truncated: z.boolean().optional(),
+});
+
+/**
+ * run_code (spec 003): Python or bash in the bubblewrap sandbox.
+ *
+ * Approval: the effect is `execute` (MCP clients see an open-world, non-read-only tool), but in
+ * `safe` mode a call needs no approval while the sandbox contains it: no network, the workspace
+ * the only writable place, limits on everything (spec 003 says "Approval: Auto"). When the
+ * configuration gives the sandbox network access, code could send the workspace anywhere, so
+ * each call asks. `none` mode asks regardless; deny rules apply as to any tool. When the sandbox
+ * is unavailable no approval is asked: the call refuses without running anything.
+ */
+export function createRunCodeTool(options: RunCodeOptions = {}) {
+  const settings = options.sandbox ?? {};
+  const bwrap = settings.bwrap === undefined ? {} : { bwrap: settings.bwrap };
+  const network = settings.network ?? false;
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...settings.limits };
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+
+  return defineTool({
+    name: TOOL.runCode,
+    title: "Run code (sandboxed)",
+    description: loadDescription(import.meta.url, "run-code.txt"),
+    input: Input,
+    output: Output,
+    effect: "execute",
+    needsApproval: async () => network && (await sandboxAvailable(bwrap)).available,
+    // The tool stops the program itself at `timeout` and returns the partial output; the runner's
+    // limit is a backstop a little later.
+    timeoutMs: (args) => Math.ceil(args.timeout * 1000) + 10_000,
+    async execute(args, ctx) {
+      const status = await sandboxAvailable(bwrap);
+      if (!status.available) throw sandboxUnavailableError(status, "run_code");
+      const language = args.language as Language;
+      const interpreter = await resolveInterpreter(language, language === "python" ? settings.python : undefined);
+      if (!interpreter) throw new ToolError("UNAVAILABLE", missingInterpreterMessage(language), { recoverable: false });
+
+      const root = ctx.workspace.root;
+      const absentBefore = MUST_NOT_APPEAR.filter((name) => !existsSync(path.join(root, name)));
+      const privateDir = await mkdtemp(path.join(os.tmpdir(), "tackle-code-"));
+      try {
+        const fileName = language === "python" ? "main.py" : "main.sh";
+        const hostFile = path.join(privateDir, fileName);
+        await writeFile(hostFile, args.code, { mode: 0o600 });
+        const inSandbox = `${CODE_DIR_IN_SANDBOX}/${fileName}`;
+        const env: Record<string, string> =
+          language === "python" ? { PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: root, ...args.env } : { ...args.env };
+        let run: SandboxRunResult;
+        try {
+          run = await runSandboxed([interpreter.path, inSandbox, ...args.args], {
+            workspace: root,
+            network,
+            env,
+            limits,
+            readOnly: [...interpreter.binds, ...(settings.readOnlyPaths ?? []), { source: hostFile, target: inSandbox }],
+            ...bwrap,
+            timeoutMs: Math.ceil(args.timeout * 1000),
+            signal: ctx.signal,
+            onOutput: (chunk) => ctx.onOutput(chunk),
+            maxOutputBytes,
+          });
+        } catch (err) {
+          if (err instanceof ToolError) throw err;
+          throw new ToolError("EXECUTION_ERROR", `The sandbox could not start: ${(err as Error).message}`);
+        }
+        if (run.cancelled) throw new ToolError("CANCELLED", "run_code was cancelled; the program and every process it started were killed.");
+        const removed = await removeAppeared(root, absentBefore);
+        return present(run, args.timeout, limits, network, removed);
+      } finally {
+        await rm(privateDir, { recursive: true, force: true });
+      }
+    },
+  });
+}
+
+/** Deletes what sandboxed code created among {@link MUST_NOT_APPEAR}; returns the names removed. */
+async function removeAppeared(root: string, absentBefore: readonly string[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of absentBefore) {
+    const p = path.join(root, name);
+    if (existsSync(p)) {
+      await rm(p, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
+}
+
+function present(
+  run: SandboxRunResult,
+  timeoutS: number,
+  limits: typeof DEFAULT_SANDBOX_LIMITS,
+  network: boolean,
+  removed: string[],
+): ToolExecutionResult {
+  const duration = Math.round(run.durationMs);
+  const truncated = run.droppedBytes.stdout > 0 || run.droppedBytes.stderr > 0;
+  const structured = {
+    stdout: run.stdout,
+    stderr: run.stderr,
+    exitCode: run.exitCode,
+    duration,
+    ...(run.timedOut ? { timedOut: true } : {}),
+    ...(run.limit ? { limit: run.limit } : {}),
+    ...(truncated ? { truncated: true } : {}),
+  };
+  const notes: string[] = [];
+  if (run.limit === "cpu") notes.push(`Killed: the CPU time limit (${limits.cpuSeconds} s) was reached.`);
+  if (run.limit === "fileSize") notes.push(`Killed: a file grew past the file size limit (${mb(limits.fileSizeBytes)}).`);
+  if (run.limit === "processes") notes.push(`Killed: the program started more than ${limits.processes} processes.`);
+  if (removed.length) {
+    notes.push(
+      `Removed ${removed.join(", ")} from the workspace root: sandboxed code may not create them (they could run code or change permissions outside the sandbox).`,
+    );
+  }
+  const sections: string[] = [];
+  const head = run.timedOut
+    ? `Timed out after ${timeoutS} s: the program and every process it started were killed. Output so far:`
+    : `Exit code: ${run.exitCode} (${formatDuration(duration)}, sandboxed${network ? "" : ", no network"})`;
+  sections.push(head, ...notes);
+  if (run.stdout) sections.push(`--- stdout ---\n${run.stdout.replace(/\n$/, "")}`);
+  if (run.stderr) sections.push(`--- stderr ---\n${run.stderr.replace(/\n$/, "")}`);
+  if (!run.stdout && !run.stderr) sections.push("(no output)");
+  const content = sections.join("\n");
+  if (run.timedOut) return { content, isError: true, errorCode: "TIMEOUT", structured };
+  return { content, structured, metadata: { exitCode: run.exitCode, durationMs: duration, processGuard: run.processGuard } };
+}
+
+function mb(bytes: number): string {
+  return `${Math.round(bytes / 1024 / 1024)} MB`;
+}
+
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+}

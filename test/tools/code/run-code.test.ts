@@ -1,0 +1,482 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolError } from "../../../src/core/errors.js";
+import type { ToolExecutionResult } from "../../../src/core/result.js";
+import { ToolRunner } from "../../../src/runtime/runner.js";
+import { Workspace } from "../../../src/workspace/workspace.js";
+import { sandboxAvailable } from "../../../src/workspace/sandbox.js";
+import type { SandboxSettings } from "../../../src/workspace/sandbox-config.js";
+import { codeTools, createRunCodeTool } from "../../../src/tools/code/index.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import { tempDir } from "../../support/tools.js";
+
+const status = await sandboxAvailable();
+if (!status.available) console.warn(`run_code sandbox tests skipped: ${status.reason}`);
+/** Tests that need a working bubblewrap; where it cannot run, only the refusal tests run. */
+const sandboxed = describe.skipIf(!status.available);
+
+type Structured = { stdout: string; stderr: string; exitCode: number; duration: number; timedOut?: boolean; limit?: string; truncated?: boolean };
+
+let ws: ReturnType<typeof tempDir>;
+let outside: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  ws = tempDir("tackle-code-ws-");
+  outside = tempDir("tackle-code-outside-");
+});
+afterEach(() => {
+  ws.cleanup();
+  outside.cleanup();
+});
+
+interface CallOptions {
+  sandbox?: Partial<SandboxSettings>;
+  onOutput?: (chunk: string) => void;
+  signal?: AbortSignal;
+  maxOutputBytes?: number;
+}
+
+async function call(args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolExecutionResult & { s: Structured }> {
+  const tool = createRunCodeTool({
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}),
+  });
+  const result = await tool.execute(args as never, {
+    workspace: Workspace.open(ws.dir),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return Object.assign(result, { s: result.structured as Structured });
+}
+
+const limits = (l: Partial<SandboxSettings["limits"]>) => ({ limits: { cpuSeconds: 30, memoryBytes: 512 * 1024 * 1024, processes: 64, fileSizeBytes: 50 * 1024 * 1024, openFiles: 256, tmpBytes: 64 * 1024 * 1024, ...l } });
+
+/** Host processes whose command line contains `marker`. */
+function hostProcessesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+describe("when the sandbox cannot run", () => {
+  it("refuses with how to install bubblewrap, and runs nothing", async () => {
+    const tool = createRunCodeTool({ sandbox: { bwrap: "/nonexistent/bin/bwrap" } });
+    const marker = path.join(ws.dir, "ran");
+    const err = await tool
+      .execute({ language: "bash", code: `touch ${marker}`, args: [], env: {}, timeout: 5 }, { workspace: Workspace.open(ws.dir) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    expect((err as ToolError).code).toBe("UNAVAILABLE");
+    expect((err as ToolError).message).toContain("apt-get install bubblewrap");
+    expect((err as ToolError).message).toMatch(/never runs it unsandboxed/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("comes back from the runner as an error outcome, without asking for approval", async () => {
+    const registry = new ToolRegistry();
+    registry.register(createRunCodeTool({ sandbox: { bwrap: "/nonexistent/bin/bwrap", network: true } }));
+    let asked = 0;
+    const runner = new ToolRunner({
+      registry,
+      workspace: ws.dir,
+      approver: async () => {
+        asked++;
+        return { approved: true };
+      },
+    });
+    const out = await runner.run({ name: "run_code", args: { language: "python", code: "print(1)" } });
+    await runner.close();
+    expect(out.status).toBe("error");
+    expect(out.error?.code).toBe("UNAVAILABLE");
+    expect(out.content).toContain("bubblewrap");
+    expect(asked).toBe(0);
+  });
+});
+
+describe("arguments and registration", () => {
+  it("validates arguments: language, timeout in seconds, env names", async () => {
+    const tool = createRunCodeTool();
+    expect(tool.validate({ language: "ruby", code: "1" }).valid).toBe(false);
+    expect(tool.validate({ language: "bash", code: "" }).valid).toBe(false);
+    expect(tool.validate({ language: "bash", code: "true", timeout: 0 }).valid).toBe(false);
+    expect(tool.validate({ language: "bash", code: "true", timeout: 99_999 }).valid).toBe(false);
+    expect(tool.validate({ language: "bash", code: "true", env: { "A=B": "x" } }).valid).toBe(false);
+    expect(tool.validate({ language: "bash", code: "true", args: ["a\0b"] }).valid).toBe(false);
+    const ok = tool.validate({ language: "bash", code: "true" });
+    expect(ok.valid && ok.value).toMatchObject({ args: [], env: {}, timeout: 60 });
+    expect(tool.effect).toBe("execute");
+    expect(tool.description).toMatch(/sandbox/);
+  });
+
+  it("is registered by the code group, configured from the sandbox section", async () => {
+    const ctx = { env: {}, workspace: ws.dir, logger: silentLogger };
+    const tools = await codeTools({ ...ctx, config: { sandbox: { network: false, limits: { memoryMb: 256 } } } });
+    expect(tools.map((t) => t.name)).toEqual(["run_code"]);
+    expect(() => codeTools({ ...ctx, config: { sandbox: { network: "yes" } } })).toThrow(/sandbox/);
+    expect(() => codeTools({ ...ctx, config: { sandbox: { limits: { memoryMB: 1 } } } })).toThrow(/sandbox/);
+  });
+});
+
+sandboxed("run_code", () => {
+  it("runs python and returns stdout, stderr, exitCode and duration", async () => {
+    const r = await call({ language: "python", code: "import sys\nprint('hello', 6*7)\nprint('warn', file=sys.stderr)" });
+    expect(r.isError).toBeFalsy();
+    expect(r.s).toMatchObject({ stdout: "hello 42\n", stderr: "warn\n", exitCode: 0 });
+    expect(typeof r.s.duration).toBe("number");
+    expect(r.content).toContain("Exit code: 0");
+    expect(r.content).toContain("hello 42");
+    expect(r.content).toContain("--- stderr ---\nwarn");
+  });
+
+  it("runs bash with arguments passed verbatim, never through a shell string", async () => {
+    const args = ["two words", "$(touch pwned)", "'; touch pwned2; '", "`id`", "*", ""];
+    const r = await call({ language: "bash", code: 'for a in "$@"; do printf "<%s>\\n" "$a"; done', args });
+    expect(r.s.stdout).toBe(args.map((a) => `<${a}>\n`).join(""));
+    expect(existsSync(path.join(ws.dir, "pwned"))).toBe(false);
+    expect(existsSync(path.join(ws.dir, "pwned2"))).toBe(false);
+  });
+
+  it("passes sys.argv to python", async () => {
+    const r = await call({ language: "python", code: "import sys, json\nprint(json.dumps(sys.argv[1:]))", args: ["a", "b c"] });
+    expect(JSON.parse(r.s.stdout)).toEqual(["a", "b c"]);
+  });
+
+  it("gives a minimal environment plus the call's env, and nothing of tackle's", async () => {
+    process.env.TACKLE_TEST_SECRET = "do-not-leak";
+    try {
+      const r = await call({ language: "bash", code: "env | sort", env: { GREETING: "hi there", PATH: "/usr/bin:/bin" } });
+      const env = Object.fromEntries(r.s.stdout.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      expect(env).toMatchObject({ GREETING: "hi there", HOME: "/tmp", LANG: "C.UTF-8", PATH: "/usr/bin:/bin" });
+      expect(r.s.stdout).not.toContain("do-not-leak");
+      expect(env.TACKLE_TEST_SECRET).toBeUndefined();
+    } finally {
+      delete process.env.TACKLE_TEST_SECRET;
+    }
+  });
+
+  it("reports exit codes and stderr as a normal result", async () => {
+    const py = await call({ language: "python", code: "import sys\nsys.stderr.write('bad thing\\n')\nsys.exit(3)" });
+    expect(py.isError).toBeFalsy();
+    expect(py.s).toMatchObject({ exitCode: 3, stderr: "bad thing\n" });
+    const sh = await call({ language: "bash", code: "echo out; echo err >&2; exit 7" });
+    expect(sh.s).toMatchObject({ exitCode: 7, stdout: "out\n", stderr: "err\n" });
+    expect(sh.content).toContain("Exit code: 7");
+    const crash = await call({ language: "python", code: "raise ValueError('boom')" });
+    expect(crash.s.exitCode).toBe(1);
+    expect(crash.s.stderr).toContain("ValueError: boom");
+  });
+
+  it("works in the workspace: cwd is the root, files it writes appear there, workspace modules import", async () => {
+    writeFileSync(path.join(ws.dir, "helper.py"), "def f():\n    return 'from helper'\n");
+    const r = await call({ language: "python", code: "import os, helper\nprint(os.getcwd())\nprint(helper.f())\nopen('out.txt','w').write('written')" });
+    expect(r.s.stdout).toBe(`${ws.dir}\nfrom helper\n`);
+    expect(readFileSync(path.join(ws.dir, "out.txt"), "utf8")).toBe("written");
+  });
+
+  it("has a private /tmp that is gone afterwards", async () => {
+    const name = `tackle-private-${process.pid}-${Date.now()}`;
+    const r = await call({ language: "bash", code: `echo x > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` });
+    // Only the file and the folder holding the workspace's mount point (tests' workspaces live in /tmp).
+    const wsTop = ws.dir.startsWith("/tmp/") ? [ws.dir.split("/")[2]!] : [];
+    expect(r.s.stdout.split("\n").slice(0, 1)).toEqual(["x"]);
+    expect(r.s.stdout.trim().split("\n").slice(1).sort()).toEqual([name, ...wsTop].sort());
+    expect(existsSync(path.join("/tmp", name))).toBe(false);
+  });
+
+  it("streams output before the program ends", async () => {
+    // The program waits for a file that the test writes only after it has seen streamed output:
+    // without streaming it would wait until its time limit.
+    const go = path.join(ws.dir, "go");
+    let seen = "";
+    const r = await call(
+      {
+        language: "python",
+        code: "import os, time\nprint('ready')\nwhile not os.path.exists('go'):\n    time.sleep(0.02)\nprint('done')",
+        timeout: 20,
+      },
+      {
+        onOutput: (chunk) => {
+          seen += chunk;
+          if (seen.includes("ready") && !existsSync(go)) writeFileSync(go, "");
+        },
+      },
+    );
+    expect(r.s).toMatchObject({ stdout: "ready\ndone\n", exitCode: 0 });
+    expect(seen).toBe("ready\ndone\n");
+  });
+
+  it("kills the whole tree at the timeout (in seconds) and keeps the partial output", async () => {
+    const marker = `987.${process.pid}${Date.now() % 1000}`;
+    const r = await call({ language: "bash", code: `echo started; sleep ${marker} & sleep ${marker} & echo spawned; wait`, timeout: 1 });
+    expect(r.isError).toBe(true);
+    expect(r.errorCode).toBe("TIMEOUT");
+    expect(r.s).toMatchObject({ timedOut: true, exitCode: -1, stdout: "started\nspawned\n" });
+    expect(r.content).toMatch(/Timed out after 1 s/);
+    expect(r.content).toContain("started");
+    expect(hostProcessesWith(marker)).toEqual([]);
+  });
+
+  it("is cancelled with its process tree when the call is aborted", async () => {
+    const marker = `876.${process.pid}${Date.now() % 1000}`;
+    const controller = new AbortController();
+    const pending = call(
+      { language: "bash", code: `sleep ${marker} & echo up; wait`, timeout: 60 },
+      { signal: controller.signal, onOutput: (c) => c.includes("up") && controller.abort() },
+    ).catch((e: unknown) => e);
+    const err = await pending;
+    expect((err as ToolError).code).toBe("CANCELLED");
+    expect(hostProcessesWith(marker)).toEqual([]);
+  });
+
+  it("keeps output in bounded memory and says what was cut", async () => {
+    const r = await call({ language: "bash", code: "head -c 20000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END" }, { maxOutputBytes: 64 * 1024 });
+    expect(r.s.truncated).toBe(true);
+    expect(r.s.stdout.length).toBeLessThan(70 * 1024);
+    expect(r.s.stdout).toMatch(/bytes of output cut/);
+    expect(r.s.stdout.endsWith("THE-END\n")).toBe(true);
+  });
+
+  it("survives output that is not UTF-8", async () => {
+    const r = await call({ language: "bash", code: "printf 'ok \\377\\376 \\xc3\\x28 end\\n'" });
+    expect(r.s.exitCode).toBe(0);
+    expect(r.s.stdout).toMatch(/^ok .* end\n$/);
+    expect(r.s.stdout).toContain("\uFFFD");
+  });
+
+  it("through the runner: auto-approved in safe mode, structured output kept", async () => {
+    const registry = new ToolRegistry();
+    registry.register(createRunCodeTool());
+    const runner = new ToolRunner({ registry, workspace: ws.dir });
+    const chunks: string[] = [];
+    const out = await runner.run({ name: "run_code", args: { language: "bash", code: "echo via-runner" } }, { onOutput: (c) => chunks.push(c) });
+    await runner.close();
+    expect(out).toMatchObject({ status: "success", approvedBy: "auto" });
+    expect(out.structured).toMatchObject({ stdout: "via-runner\n", exitCode: 0 });
+    expect(chunks.join("")).toBe("via-runner\n");
+  });
+
+  it("through the runner: asks for approval when configuration gives the sandbox network access", async () => {
+    const registry = new ToolRegistry();
+    registry.register(createRunCodeTool({ sandbox: { network: true } }));
+    const runner = new ToolRunner({ registry, workspace: ws.dir });
+    const out = await runner.run({ name: "run_code", args: { language: "bash", code: "touch ran" } });
+    await runner.close();
+    expect(out.status).toBe("rejected");
+    expect(existsSync(path.join(ws.dir, "ran"))).toBe(false);
+  });
+
+  it("through the runner: a timeout is a TIMEOUT error with the partial output", async () => {
+    const registry = new ToolRegistry();
+    registry.register(createRunCodeTool());
+    const runner = new ToolRunner({ registry, workspace: ws.dir });
+    const out = await runner.run({ name: "run_code", args: { language: "python", code: "print('partial')\nimport time\ntime.sleep(60)", timeout: 1 } });
+    await runner.close();
+    expect(out.status).toBe("error");
+    expect(out.error?.code).toBe("TIMEOUT");
+    expect(out.content).toContain("partial");
+    expect(out.structured).toMatchObject({ timedOut: true, stdout: "partial\n" });
+  });
+});
+
+sandboxed("run_code escape attempts (each must fail)", () => {
+  it("cannot write outside the workspace: /etc, the real home, /work, a sibling folder, /usr, /", async () => {
+    const home = os.homedir();
+    const targets = ["/etc/tackle-escape", `${home}/tackle-escape`, "/work/tackle-escape", `${outside.dir}/tackle-escape`, "/usr/tackle-escape", "/tackle-escape", "/root/tackle-escape", "/var/tmp/tackle-escape", "/dev/shm/../tackle-escape"];
+    const code = targets.map((t) => `if echo pwned > '${t}' 2>/dev/null; then echo "WROTE ${t}"; else echo "DENIED ${t}"; fi`).join("\n");
+    const r = await call({ language: "bash", code });
+    expect(r.s.stdout).not.toContain("WROTE");
+    expect(r.s.stdout.match(/DENIED/g)).toHaveLength(targets.length);
+    for (const t of targets) expect(existsSync(t)).toBe(false);
+  });
+
+  it("cannot read a file outside the workspace (a home-like folder with a secret)", async () => {
+    const fakeHome = path.join(outside.dir, "home");
+    mkdirSync(path.join(fakeHome, ".ssh"), { recursive: true });
+    writeFileSync(path.join(fakeHome, ".ssh", "id_rsa"), "SECRET-KEY-MATERIAL");
+    const r = await call({
+      language: "bash",
+      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir()}'; ls /work; echo end`,
+    });
+    expect(r.s.stdout).not.toContain("SECRET-KEY-MATERIAL");
+    expect(r.s.stdout).toBe("end\n");
+    expect(r.s.stderr).toMatch(/No such file or directory/);
+  });
+
+  it("cannot follow a symlink in the workspace that points outside", async () => {
+    writeFileSync(path.join(outside.dir, "secret.txt"), "OUTSIDE-SECRET");
+    symlinkSync(outside.dir, path.join(ws.dir, "link-dir"));
+    symlinkSync(path.join(outside.dir, "secret.txt"), path.join(ws.dir, "link-file"));
+    symlinkSync(path.join(outside.dir, "new.txt"), path.join(ws.dir, "link-new"));
+    const r = await call({
+      language: "python",
+      code: [
+        "import os",
+        "for p in ['link-dir/secret.txt', 'link-file']:",
+        "    try: print('READ', open(p).read())",
+        "    except OSError as e: print('DENIED', p, e.errno)",
+        "try:",
+        "    open('link-new', 'w').write('x'); print('WROTE')",
+        "except OSError as e: print('DENIED write', e.errno)",
+      ].join("\n"),
+    });
+    expect(r.s.stdout).not.toContain("OUTSIDE-SECRET");
+    expect(r.s.stdout).not.toContain("WROTE");
+    expect(r.s.stdout.match(/DENIED/g)).toHaveLength(3);
+    expect(existsSync(path.join(outside.dir, "new.txt"))).toBe(false);
+  });
+
+  describe("network", () => {
+    let server: net.Server;
+    let port: number;
+    let connections = 0;
+    beforeAll(async () => {
+      server = net.createServer((socket) => {
+        connections++;
+        socket.end("HELLO-FROM-HOST\n");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      port = (server.address() as net.AddressInfo).port;
+    });
+    afterAll(async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const client = (p: () => number) =>
+      [
+        "import socket",
+        "try:",
+        `    s = socket.create_connection(('127.0.0.1', ${p()}), timeout=3)`,
+        "    print('CONNECTED', s.recv(100).decode().strip())",
+        "except OSError as e:",
+        "    print('BLOCKED', type(e).__name__)",
+      ].join("\n");
+
+    it("cannot reach a server on the host's 127.0.0.1", async () => {
+      const before = connections;
+      const r = await call({ language: "python", code: client(() => port) });
+      expect(r.s.stdout).toMatch(/^BLOCKED/);
+      expect(connections).toBe(before);
+      const dns = await call({ language: "bash", code: "exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo CONNECTED || echo BLOCKED" });
+      expect(dns.s.stdout).toContain("BLOCKED");
+      expect(connections).toBe(before);
+    });
+
+    it("reaches it when configuration allows the network (the test can tell the difference)", async () => {
+      const before = connections;
+      const r = await call({ language: "python", code: client(() => port) }, { sandbox: { network: true } });
+      expect(r.s.stdout).toBe("CONNECTED HELLO-FROM-HOST\n");
+      expect(connections).toBe(before + 1);
+    });
+  });
+
+  it("a fork bomb is bounded by the process limit and leaves nothing behind", async () => {
+    const r = await call({ language: "bash", code: ":(){ :|:& };:; echo bombed", timeout: 3 }, { sandbox: limits({ processes: 16 }) });
+    // It ends (by itself or at the time limit) and the machine is still usable.
+    expect(r.s.exitCode === -1 ? r.s.timedOut : true).toBe(true);
+    const counted = await call(
+      {
+        language: "python",
+        code: [
+          "import os, time",
+          "n = 0",
+          "for i in range(200):",
+          "    try:",
+          "        pid = os.fork()",
+          "    except OSError:",
+          "        break",
+          "    if pid == 0:",
+          "        time.sleep(30); os._exit(0)",
+          "    n += 1",
+          "print(n)",
+        ].join("\n"),
+        timeout: 10,
+      },
+      { sandbox: limits({ processes: 16 }) },
+    );
+    expect(Number(counted.s.stdout.trim())).toBeGreaterThan(0);
+    expect(Number(counted.s.stdout.trim())).toBeLessThanOrEqual(16 + 3);
+  });
+
+  it("a memory hog is stopped by the memory limit", async () => {
+    const r = await call(
+      { language: "python", code: "chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))" },
+      { sandbox: limits({ memoryBytes: 256 * 1024 * 1024 }) },
+    );
+    expect(r.s.exitCode).not.toBe(0);
+    expect(r.s.stderr).toContain("MemoryError");
+  });
+
+  it("a CPU loop is killed by the CPU limit", async () => {
+    const r = await call({ language: "bash", code: "while :; do :; done", timeout: 30 }, { sandbox: limits({ cpuSeconds: 1 }) });
+    expect(r.s.timedOut).toBeUndefined();
+    expect(r.s.limit).toBe("cpu");
+    expect(r.content).toContain("CPU time limit");
+  });
+
+  it("a huge file write is stopped by the file size limit", async () => {
+    const bash = await call({ language: "bash", code: "head -c 10000000 /dev/zero > big.bin; echo exit=$?" }, { sandbox: limits({ fileSizeBytes: 1024 * 1024 }) });
+    expect(bash.s.stdout).not.toContain("exit=0");
+    expect(statSync(path.join(ws.dir, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
+    const py = await call(
+      { language: "python", code: "try:\n    open('big2.bin','wb').write(b'0' * 10_000_000)\nexcept OSError as e:\n    print('STOPPED', e.errno)" },
+      { sandbox: limits({ fileSizeBytes: 1024 * 1024 }) },
+    );
+    expect(py.s.stdout).toBe("STOPPED 27\n"); // EFBIG
+  });
+
+  it("the private /tmp is size-limited", async () => {
+    const r = await call({ language: "bash", code: "head -c 10000000 /dev/zero > /tmp/fill; echo exit=$?" }, { sandbox: limits({ tmpBytes: 1024 * 1024 }) });
+    expect(r.s.stdout).not.toContain("exit=0");
+    expect(r.s.stderr).toMatch(/No space left/);
+  });
+
+  it("sees only its own processes in /proc (pid namespace)", async () => {
+    const marker = `765.${process.pid}${Date.now() % 1000}`;
+    const host: ChildProcess = spawn("sleep", [marker], { stdio: "ignore" });
+    try {
+      const r = await call({ language: "bash", code: "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; ls -d /proc/[0-9]* | wc -l" });
+      expect(r.s.stdout).not.toContain(marker);
+      expect(r.s.stdout).not.toMatch(/vitest|node /);
+      expect(Number(r.s.stdout.trim().split("\n").pop())).toBeLessThan(10);
+    } finally {
+      host.kill("SIGKILL");
+    }
+  });
+
+  it("has no capabilities and cannot make new namespaces", async () => {
+    const r = await call({ language: "bash", code: "grep CapEff /proc/self/status; unshare -U true && echo UNSHARED || echo NO-USERNS; mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED || echo NO-MOUNT" });
+    expect(r.s.stdout).toContain("CapEff:\t0000000000000000");
+    expect(r.s.stdout).toContain("NO-USERNS");
+    expect(r.s.stdout).toContain("NO-MOUNT");
+  });
+
+  it("cannot plant git hooks or tackle configuration in the workspace", async () => {
+    mkdirSync(path.join(ws.dir, ".git", "hooks"), { recursive: true });
+    writeFileSync(path.join(ws.dir, ".git", "config"), "[core]\n");
+    const r = await call({
+      language: "bash",
+      code: [
+        "echo 'curl evil' > .git/hooks/pre-commit && echo WROTE-HOOK",
+        "printf '[core]\\nfsmonitor = evil\\n' >> .git/config && echo WROTE-CONFIG",
+        `echo '{"approval":"all"}' > tackle.config.json && echo CREATED-CONFIG`,
+        "true",
+      ].join("\n"),
+    });
+    expect(r.s.stdout).not.toContain("WROTE");
+    expect(existsSync(path.join(ws.dir, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(readFileSync(path.join(ws.dir, ".git", "config"), "utf8")).toBe("[core]\n");
+    // Created inside (the file did not exist, so nothing could be mounted over it), removed after.
+    expect(existsSync(path.join(ws.dir, "tackle.config.json"))).toBe(false);
+    expect(r.content).toContain("Removed tackle.config.json");
+  });
+});
