@@ -88,6 +88,7 @@ export function toToolResult(result: McpCallResult, server: string, tool: string
   let content = texts.join("\n");
   const structured = result.structuredContent;
   if (!content && structured !== undefined) content = JSON.stringify(structured, null, 2);
+  if (!content && result.isError !== true) content = blocks.length ? "" : "(the tool returned no content)";
   const out: ToolExecutionResult = { content, metadata, untrusted: { source } };
   if (structured !== undefined) out.structured = structured;
   if (blocks.length) out.blocks = blocks;

@@ -168,10 +168,11 @@ export class McpConnection implements McpToolTarget {
         : this.state === "closed"
           ? "the session is shutting down."
           : "it could not be restarted; check its configuration and logs, then restart tackle.";
+    const reconnecting = this.state === "reconnecting";
     throw new ToolError("UNAVAILABLE", `The MCP server "${this.name}" is not available${why}; ${next}`, {
-      recoverable: this.state === "reconnecting",
-      retryAfterMs: this.state === "reconnecting" ? 2_000 : undefined,
-    } as { recoverable: boolean; retryAfterMs?: number });
+      recoverable: reconnecting,
+      ...(reconnecting ? { retryAfterMs: 2_000 } : {}),
+    });
   }
 
   async #call(live: Live, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolExecutionResult> {

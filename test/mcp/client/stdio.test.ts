@@ -155,6 +155,19 @@ describe("McpManager over stdio with the fixture server", () => {
     expect(manager.connection("flood")!.state).toBe("ready");
   });
 
+  it("caps what reaches the model like any tool's output", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, registry } = setup({ fx: fixtureServer(marker) });
+    await manager.connectAll();
+    const runner = new ToolRunner({ registry, approval: "all", maxOutputChars: 2_000, cache: false });
+    cleanup.push(() => runner.close());
+    const out = await runner.run({ name: "fx__echo", args: { text: "0123456789\n".repeat(5_000) } });
+    expect(out.status).toBe("success");
+    expect(out.content.length).toBeLessThan(3_000);
+    expect(out.metadata?.truncated).toBe(true);
+  });
+
   it("answers UNAVAILABLE when the server crashes mid-call, then respawns it", async () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));
