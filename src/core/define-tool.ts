@@ -69,7 +69,9 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
       timeoutMs: spec.timeoutMs,
     };
     for (const [key, value] of Object.entries(optional)) {
-      if (value !== undefined) Object.defineProperty(this, key, { value, enumerable: true });
+      // Configurable: the registry's alias view (a Proxy) returns bound functions, which a
+      // non-configurable, read-only property would forbid (TypeError on `edit`'s preview).
+      if (value !== undefined) Object.defineProperty(this, key, { value, enumerable: true, configurable: true });
     }
   }
 
