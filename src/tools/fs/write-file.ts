@@ -50,6 +50,8 @@ export async function assertWritableFile(resolved: ResolvedPath, rel: string): P
   if (st.isDirectory()) throw new ToolError("INVALID_PATH", `"${rel}" is a directory; give the path of a file inside it.`);
   if (!st.isFile()) throw new ToolError("INVALID_PATH", `"${rel}" is not a regular file (a device, socket or pipe); it cannot be written.`);
   try {
+    // No write bit at all means "read-only" even to root, who would pass the access() check.
+    if ((st.mode & 0o222) === 0) throw new Error("read-only");
     await access(resolved.absolute, constants.W_OK);
   } catch {
     throw new ToolError("PERMISSION_DENIED", `"${rel}" is read-only (its permissions do not allow writing). Ask the user to change them if it should be edited.`);

@@ -69,10 +69,9 @@ describe("write_file", () => {
     expect((await failure(write({ path: "dir", content: "x" }))).code).toBe("INVALID_PATH");
     writeFileSync(at("ro.txt"), "keep");
     chmodSync(at("ro.txt"), 0o444);
-    if (process.getuid?.() !== 0) {
-      expect((await failure(write({ path: "ro.txt", content: "x" }))).code).toBe("PERMISSION_DENIED");
-      expect(readFileSync(at("ro.txt"), "utf8")).toBe("keep");
-    }
+    expect((await failure(write({ path: "ro.txt", content: "x" }))).code).toBe("PERMISSION_DENIED");
+    expect((await failure(append({ path: "ro.txt", content: "x" }))).code).toBe("PERMISSION_DENIED");
+    expect(readFileSync(at("ro.txt"), "utf8")).toBe("keep");
     expect((await failure(write({ path: ".", content: "x" }))).code).toBe("INVALID_PATH");
   });
 
