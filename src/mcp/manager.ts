@@ -41,6 +41,7 @@ export class McpManager {
   /** Registry name → proxy, per server. */
   readonly #proxies = new Map<string, Map<string, AnyTool>>();
   #closed = false;
+  #started = false;
 
   constructor(servers: Record<string, unknown> | undefined, options: McpManagerOptions = {}) {
     this.#raw = servers ?? {};
@@ -53,6 +54,8 @@ export class McpManager {
    * proxies of those that answered. With a registry, registers them there too.
    */
   async connectAll(): Promise<AnyTool[]> {
+    if (this.#started) return this.tools();
+    this.#started = true;
     const resolved: ResolvedServer[] = [];
     for (const [name, raw] of Object.entries(this.#raw)) {
       if (typeof raw === "object" && raw !== null && (raw as { disabled?: unknown }).disabled === true) continue;

@@ -95,6 +95,10 @@ export class StdioProcessTransport implements Transport {
       windowsHide: true,
     });
     this.#child = child;
+    // Later errors (a failed kill, a broken pipe) are reported, never thrown as an unhandled event.
+    child.on("error", (err) => {
+      if (this.#pid !== undefined) this.onerror?.(err);
+    });
     this.#exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     child.once("exit", (code, signal) => {
       this.#exit = { code, signal };

@@ -5,6 +5,7 @@ import path from "node:path";
 
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/mcp/", import.meta.url));
 export const STDIO_SERVER = path.join(FIXTURES, "client-stdio-server.mjs");
+export const V2_SERVER = path.join(FIXTURES, "client-v2-stdio-server.mjs");
 export const NPX_LIKE_WRAPPER = path.join(FIXTURES, "client-npx-like-wrapper.mjs");
 export const FS_SERVER = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 

@@ -6,7 +6,7 @@ import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { createLogger, type Logger } from "../../../src/core/logger.js";
 import { McpManager } from "../../../src/mcp/manager.js";
-import { fixtureServer, killLeftovers, leftoverProcesses, processesWith, uniqueMarker, until } from "./helpers.js";
+import { fixtureServer, V2_SERVER, killLeftovers, leftoverProcesses, processesWith, uniqueMarker, until } from "./helpers.js";
 
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -51,6 +51,19 @@ describe("McpManager over stdio with the fixture server", () => {
     const bad = await runner.run({ name: "fx__add", args: { a: "two", b: 3 } });
     expect(bad.status).toBe("error");
     expect(bad.error?.code).toBe("INVALID_ARGS");
+  });
+
+  it("works with a server on the 2.x SDK (2026-07-28 revision, serving 2025-era clients)", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner, registry } = setup({ v2: { command: process.execPath, args: [V2_SERVER, "--marker", marker], trusted: true } });
+    await manager.connectAll();
+    expect(manager.connection("v2")!.serverInfo?.name).toBe("v2-fixture");
+    expect(registry.get("v2__shout")!.effect).toBe("read");
+    const out = await runner.run({ name: "v2__shout", args: { text: "quiet" } });
+    expect(out.content).toContain("QUIET");
+    expect(out.structured).toEqual({ shouted: "QUIET" });
+    expect((await runner.run({ name: "v2__shout", args: {} })).error?.code).toBe("INVALID_ARGS");
   });
 
   it("keeps images, audio and resources, and turns isError into an error outcome", async () => {
