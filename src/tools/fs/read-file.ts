@@ -245,7 +245,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       const window = await readLineWindow(resolved.absolute, { ...common, offset: start, limit: Math.min(count, total - start + 1 || 1), countTotal: true });
       return textResult(meta, window, start, "text", note);
     }
-    const tail = await readTailLines(resolved.absolute, from, from - count, common);
+    const tail = await readTailLines(resolved.absolute, count, from - count, common);
     return textResult(meta, { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize }, offset, "text", note, true);
   }
   const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: st.size <= COUNT_TOTAL_BELOW });

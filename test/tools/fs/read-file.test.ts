@@ -94,6 +94,7 @@ describe("read_file", () => {
     expect(r.content).toContain("-1\tthe very last line");
     expect(r.content).toContain("Earlier lines: offset -4, limit 2");
     const earlier = await read({ path: "big.log", offset: -4, limit: 2 });
+    expect(earlier.structured).toMatchObject({ startLine: -4, endLine: -3, nextOffset: -2 });
     expect(earlier.content).toContain("Later lines: offset -2");
     // A window near the start of the same file streams and stops early.
     const head = await read({ path: "big.log", offset: 3, limit: 1 });
