@@ -1,5 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -81,7 +94,7 @@ const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 const SANDBOX_OVERHEAD_TASKS = 3;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** /etc files most programs need, none of them secret. */
+/** /etc files most programs need, none of them secret (only world-readable entries are copied). */
 const ETC_FILES = [
   "/etc/ld.so.cache",
   "/etc/ld.so.conf",
@@ -106,8 +119,6 @@ const ETC_FILES = [
   "/etc/inputrc",
   "/etc/magic",
 ];
-/** Only with network access: where names resolve. */
-const ETC_NETWORK_FILES = ["/etc/resolv.conf"];
 /** The top-level system folders; on merged-/usr systems they are symlinks into /usr. */
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 /** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
@@ -224,7 +235,7 @@ let systemArgsCache: string[] | undefined;
 let supportDir: string | undefined;
 let limiterCache: { kind: "prlimit"; path: string } | { kind: "bash"; path: string } | null | undefined;
 
-/** /usr, the top-level system folders and the chosen /etc files, found once. */
+/** /usr, the top-level system folders and the sandbox's own /etc, found once. */
 function systemArgs(): string[] {
   if (systemArgsCache) return systemArgsCache;
   const args = ["--ro-bind", "/usr", "/usr"];
@@ -237,17 +248,26 @@ function systemArgs(): string[] {
       // not on this system
     }
   }
-  for (const file of ETC_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
-  const support = sandboxSupportDir();
-  args.push("--ro-bind", path.join(support, "passwd"), "/etc/passwd", "--ro-bind", path.join(support, "group"), "/etc/group");
+  // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
+  // process holds exactly the files chosen (world-readable ones only) and nothing else.
+  args.push("--ro-bind", path.join(sandboxSupportDir(), "etc"), "/etc");
   systemArgsCache = args;
   return args;
 }
 
-/** A private folder with the synthesised /etc/passwd and /etc/group, made once per process. */
+/**
+ * A private folder holding the sandbox's /etc, made once per process: copies of {@link ETC_FILES}
+ * that everyone may read (symlinks inside copied folders kept as they are, so certificate links
+ * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
+ * network-enabled runs mount the real one over.
+ */
 function sandboxSupportDir(): string {
   if (supportDir) return supportDir;
   const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-sandbox-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const etc = path.join(dir, "etc");
+  mkdirSync(etc, { mode: 0o755 });
+  for (const source of ETC_FILES) copyPublic(source, path.join(etc, path.basename(source)));
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
   // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
@@ -255,11 +275,31 @@ function sandboxSupportDir(): string {
   users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
   const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
   groups.push("nogroup:x:65534:");
-  writeFileSync(path.join(dir, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
-  writeFileSync(path.join(dir, "group"), groups.join("\n") + "\n", { mode: 0o644 });
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
+  writeFileSync(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
+  writeFileSync(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
   supportDir = dir;
   return dir;
+}
+
+/** Copies a world-readable file, or a folder's world-readable entries, keeping inner symlinks. */
+function copyPublic(source: string, target: string, top = true): void {
+  let st;
+  try {
+    st = top ? statSync(source) : lstatSync(source);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) {
+    symlinkSync(readlinkSync(source), target);
+  } else if (st.isDirectory()) {
+    if ((st.mode & 0o005) !== 0o005) return;
+    mkdirSync(target, { mode: 0o755 });
+    for (const name of readdirSync(source)) copyPublic(path.join(source, name), path.join(target, name), false);
+  } else if (st.isFile() && (st.mode & 0o004) !== 0) {
+    copyFileSync(source, target);
+    chmodSync(target, 0o644);
+  }
 }
 
 /** prlimit where util-linux has it (reachable inside because /usr and /bin are), else bash's ulimit. */
@@ -335,7 +375,8 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean): str
   }
 
   args.push(...systemArgs());
-  if (o.network) for (const file of ETC_NETWORK_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
+  // Where names resolve, only when they can be reached.
+  if (o.network && existsSync("/etc/resolv.conf")) args.push("--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf");
   args.push("--proc", "/proc", "--dev", "/dev");
   args.push("--size", String(limits.tmpBytes), "--tmpfs", "/dev/shm");
   args.push("--size", String(limits.tmpBytes), "--tmpfs", "/tmp");
