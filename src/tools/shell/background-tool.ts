@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { AnyTool } from "../../core/tool.js";
+import type { BackgroundJobs, Job } from "./background-jobs.js";
+import { toAssessment } from "./command-policy.js";
+import { judgeOnce } from "./judgement-cache.js";
+import { commandEnv } from "./shell-env.js";
+import type { Launcher } from "./shell-tool.js";
+import { resolveCwd } from "./shell-tool.js";
+import type { ShellSettings } from "./settings.js";
+
+/** Characters one `read` returns at most (the latest); the rest is reported as skipped. */
+const READ_LIMIT = 40_000;
+
+const input = z
+  .object({
+    action: z.enum(["start", "read", "list", "stop"]).default("start").describe("start a command, read its new output, list jobs, or stop one"),
+    command: z.string().min(1).optional().describe("For start: the bash command to run in the background"),
+    cwd: z.string().optional().describe("For start: directory inside the workspace (default: the workspace root)"),
+    id: z.string().optional().describe("For read and stop: the job id that start returned"),
+  })
+  .superRefine((a, ctx) => {
+    if (a.action === "start" && !a.command) ctx.addIssue({ code: "custom", path: ["command"], message: 'action "start" needs a command' });
+    if ((a.action === "read" || a.action === "stop") && !a.id) ctx.addIssue({ code: "custom", path: ["id"], message: `action "${a.action}" needs the job id` });
+  });
+type Args = z.output<typeof input>;
+
+function state(j: Job): string {
+  if (j.running) return "running";
+  if (j.stoppedByRequest) return "stopped";
+  return j.signal ? `killed by ${j.signal}` : `exited with code ${j.exitCode}`;
+}
+
+function describeJob(j: Job) {
+  return { id: j.id, command: j.command, pid: j.pid, running: j.running, exitCode: j.exitCode, signal: j.signal, state: state(j), startedAt: j.startedAt.toISOString() };
+}
+
+/** `shell_background` (spec 002): long-running commands with an `action` parameter. */
+export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettings, launcher?: Launcher): AnyTool {
+  const lookup = (id: string): Job => {
+    const job = jobs.get(id);
+    if (!job) {
+      const known = jobs.list().map((j) => j.id);
+      throw new ToolError("INVALID_ARGS", `There is no background job "${id}".${known.length ? ` Jobs: ${known.join(", ")}.` : " No jobs have been started."}`);
+    }
+    return job;
+  };
+  return defineTool({
+    name: "shell_background",
+    title: "Background command",
+    description: loadDescription(import.meta.url, "shell-background.txt"),
+    input,
+    effect: "execute",
+    idempotent: false,
+    cacheable: false,
+    scope: {
+      kind: "command",
+      subjects: async (args: Args, ctx) => {
+        if (args.action !== "start" || !args.command) return [];
+        const j = await judgeOnce(args, args.command, args.cwd, ctx);
+        return "cwdError" in j ? [args.command] : j.subjects;
+      },
+    },
+    assess: async (args: Args, ctx) => {
+      if (args.action === "read" || args.action === "list") return { effect: "read" };
+      if (args.action === "stop") return undefined;
+      const j = await judgeOnce(args, args.command!, args.cwd, ctx);
+      if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
+      return toAssessment(j);
+    },
+    // Stopping a job this session started needs nobody's approval in safe mode.
+    needsApproval: (args: Args) => args.action === "start",
+    execute: async (args: Args, ctx) => {
+      switch (args.action) {
+        case "start": {
+          const cwd = await resolveCwd(args.cwd, ctx);
+          const argv = launcher ? await launcher(args.command!, cwd, ctx) : undefined;
+          let job: Job;
+          try {
+            job = jobs.start({ command: args.command!, cwd, env: commandEnv(settings.env), ...(argv ? { argv } : {}) });
+          } catch (err) {
+            throw new ToolError("UNAVAILABLE", (err as Error).message, { recoverable: false });
+          }
+          return {
+            content: `Started ${job.id} (pid ${job.pid}): ${job.command}\nRead its output with {"action":"read","id":"${job.id}"}; stop it with {"action":"stop","id":"${job.id}"}.`,
+            structured: describeJob(job),
+          };
+        }
+        case "read": {
+          const job = lookup(args.id!);
+          const { text, dropped } = job.output.readNew(READ_LIMIT);
+          const lines = [`${job.id}: ${state(job)}`];
+          if (dropped > 0) lines.push(`[${dropped.toLocaleString("en-US")} earlier characters were not kept; read more often to see everything]`);
+          lines.push(text.length ? text : "(no new output)");
+          return { content: lines.join("\n"), structured: { ...describeJob(job), output: text, droppedChars: dropped } };
+        }
+        case "list": {
+          const all = jobs.list();
+          if (all.length === 0) return { content: "No background jobs.", structured: { jobs: [] } };
+          return { content: all.map((j) => `${j.id}  ${state(j)}  pid ${j.pid}  ${j.command}`).join("\n"), structured: { jobs: all.map(describeJob) } };
+        }
+        case "stop": {
+          const job = lookup(args.id!);
+          const wasRunning = job.running;
+          await jobs.stop(job.id);
+          const { text } = job.output.readNew(READ_LIMIT);
+          return {
+            content: `${wasRunning ? `Stopped ${job.id} and every process it started.` : `${job.id} had already ended (${state(job)}).`}${text ? `\nLast output:\n${text}` : ""}`,
+            structured: describeJob(job),
+          };
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import { createRequire } from "node:module";
+import { Language, Parser, type Tree } from "web-tree-sitter";
+
+const require = createRequire(import.meta.url);
+
+let ready: Promise<Parser> | undefined;
+
+/**
+ * The bash grammar, loaded once and lazily: the wasm costs tens of milliseconds to compile, so
+ * nothing pays for it until the first command is judged, and every later call reuses it.
+ */
+export function bashParser(): Promise<Parser> {
+  ready ??= (async () => {
+    await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
+    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    return parser;
+  })();
+  // A failed load must not poison every later call with the same rejected promise.
+  ready.catch(() => {
+    ready = undefined;
+  });
+  return ready;
+}
+
+/** Parses bash source; the caller must `delete()` the tree. Null when the parser gave up. */
+export async function parseBash(source: string): Promise<Tree | null> {
+  const parser = await bashParser();
+  return parser.parse(source);
+}

@@ -1,0 +1,552 @@
+import path from "node:path";
+import type { Node, Parser } from "web-tree-sitter";
+import { bashParser } from "./bash-parser.js";
+import { findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
+import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
+
+/** One command that will run, with quoting, paths and wrappers taken off its name. */
+export interface SimpleCommand {
+  /** The command's name whatever its path or quoting (`/usr/bin/rm`, `\rm`, `r''m` → `rm`). */
+  name: string;
+  /** Arguments after the name, resolved. */
+  args: Word[];
+  /** `NAME=value` words that prefix it (or that `env` sets). */
+  assignments: string[];
+  /** Normalized text rules match: `NAME=v name arg1 arg2`. */
+  text: string;
+  /** The text as written, when the name carries a path outside the system folders (`./ls`). */
+  written?: string;
+  /** Some part cannot be known before it runs (a variable, a substitution, xargs' input). */
+  dynamic: boolean;
+  /** The name itself is unknown until run time (`$cmd args`). */
+  dynamicName: boolean;
+  /** The working directory it runs in, when it can be known; undefined after `cd $x`. */
+  cwd: string | undefined;
+  /** Wrappers and constructs it was found inside: `sudo`, `xargs`, `bash -c`, `$(...)`, `eval`. */
+  via: string[];
+  /** Functions whose body holds it. */
+  inFunctions: string[];
+}
+
+/** A redirection and where it points. */
+export interface Redirection {
+  operator: string;
+  fd?: string;
+  /** Undefined for `2>&1`-style duplications and closes. */
+  target?: Word;
+  /** Opens its target for writing. */
+  write: boolean;
+  /** Opens its target for reading. */
+  read: boolean;
+  cwd: string | undefined;
+}
+
+export type AnalysisFlag =
+  | "parse-error"
+  | "dynamic"
+  | "eval"
+  | "source"
+  | "function"
+  | "background"
+  | "cwd-unknown"
+  | "too-deep"
+  | "fork-bomb"
+  | "sensitive-assignment";
+
+/** What a command line does, statically. */
+export interface CommandAnalysis {
+  source: string;
+  /** Parsed without error; when false, nothing may be auto-approved. */
+  ok: boolean;
+  commands: SimpleCommand[];
+  redirections: Redirection[];
+  /** Each flag with a reason a person can read. */
+  flags: Map<AnalysisFlag, string>;
+}
+
+export interface AnalyzeOptions {
+  /** Directory the command starts in (absolute). */
+  cwd: string;
+  /** What `~` and `$HOME` mean. */
+  home: string;
+}
+
+/** Directories whose programs are the system's own: `/usr/bin/rm` is `rm`, `./rm` is something else. */
+const SYSTEM_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin"]);
+
+/**
+ * Variables that change which programs run or what they load. Setting them (even for one
+ * command) is never judged as harmless.
+ */
+const SENSITIVE_VARIABLES = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|CDPATH|GLOBIGNORE|BASH_FUNC_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_[A-Z_]+|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|HOME)$/;
+
+const MAX_DEPTH = 12;
+
+interface State {
+  cwd: string | undefined;
+  via: string[];
+  inFunctions: string[];
+  depth: number;
+}
+
+/** Whether `name=value` sets a variable that changes which programs run. */
+export function isSensitiveAssignment(assignment: string): boolean {
+  return SENSITIVE_VARIABLES.test(assignment.split("=")[0] ?? "");
+}
+
+class Analyzer {
+  readonly commands: SimpleCommand[] = [];
+  readonly redirections: Redirection[] = [];
+  readonly flags = new Map<AnalysisFlag, string>();
+  /** Each function defined, with its body's text (trees are freed before the fork-bomb check). */
+  readonly #functions = new Map<string, string>();
+  ok = true;
+
+  constructor(
+    readonly parser: Parser,
+    readonly options: AnalyzeOptions,
+  ) {}
+
+  flag(flag: AnalysisFlag, reason: string): void {
+    if (!this.flags.has(flag)) this.flags.set(flag, reason);
+  }
+
+  get vars(): KnownVariables {
+    return { HOME: this.options.home };
+  }
+
+  word(node: Node, state: State): Word {
+    return resolveWord(node, (n) => this.substitution(n, state), { ...this.vars, ...(state.cwd ? { PWD: state.cwd } : {}) });
+  }
+
+  /** `$(...)`, backticks, `<(...)`, `>(...)`: their commands run too. */
+  substitution(node: Node, state: State): void {
+    const label = node.type === "process_substitution" ? node.text.slice(0, 2) + "...)" : "$(...)";
+    const inner: State = { ...state, via: [...state.via, label] };
+    for (const child of node.namedChildren) if (child) this.statement(child, inner);
+  }
+
+  /** Parses a script found inside a string (`bash -c`, `eval`, `env -S`) and judges its commands. */
+  script(source: string, state: State, label: string): void {
+    if (state.depth >= MAX_DEPTH) {
+      this.ok = false;
+      this.flag("too-deep", "commands are nested too deeply to judge");
+      return;
+    }
+    const tree = this.parser.parse(source);
+    if (!tree) {
+      this.ok = false;
+      this.flag("parse-error", `the command inside ${label} could not be parsed`);
+      return;
+    }
+    try {
+      if (tree.rootNode.hasError) {
+        this.ok = false;
+        this.flag("parse-error", `the command inside ${label} is not valid bash`);
+      }
+      this.statement(tree.rootNode, { ...state, via: [...state.via, label], depth: state.depth + 1 });
+    } finally {
+      tree.delete();
+    }
+  }
+
+  statement(node: Node, state: State): void {
+    if (node.isError || node.isMissing) {
+      this.ok = false;
+      this.flag("parse-error", "the command is not valid bash");
+    }
+    switch (node.type) {
+      case "comment":
+        return;
+      case "command":
+        return this.command(node, state, []);
+      case "redirected_statement": {
+        const body = node.childForFieldName("body");
+        const redirects = node.childrenForFieldName("redirect").filter((r): r is Node => r !== null);
+        const extra: Node[] = [];
+        for (const r of redirects) extra.push(...this.redirect(r, state));
+        if (body?.type === "command") this.command(body, state, extra);
+        else {
+          if (body) this.statement(body, state);
+          // Words after a redirect belong to the command; without one they are still judged.
+          for (const e of extra) this.word(e, state);
+        }
+        return;
+      }
+      case "subshell": {
+        const inner = { ...state };
+        for (const child of node.namedChildren) if (child) this.statement(child, inner);
+        return;
+      }
+      case "function_definition": {
+        const name = node.childForFieldName("name")?.text ?? "";
+        this.#functions.set(name, node.childForFieldName("body")?.text ?? "");
+        this.flag("function", `it defines the function "${name}"`);
+        const body = node.childForFieldName("body");
+        if (body) this.statement(body, { ...state, inFunctions: [...state.inFunctions, name] });
+        return;
+      }
+      case "variable_assignment":
+        this.assignment(node, state);
+        return;
+      case "variable_assignments":
+        for (const child of node.namedChildren) if (child) this.assignment(child, state);
+        return;
+      case "declaration_command": {
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === "variable_assignment") this.assignment(child, state);
+          else this.word(child, state);
+        }
+        return;
+      }
+      case "unset_command":
+        for (const child of node.namedChildren) if (child) this.word(child, state);
+        return;
+      case "test_command":
+        // `[[ ... ]]` only tests; substitutions inside still run.
+        findNested(node, (n) => this.substitution(n, state));
+        return;
+      case "for_statement": {
+        for (const v of node.childrenForFieldName("value")) if (v) this.word(v, state);
+        const body = node.childForFieldName("body");
+        if (body) this.statement(body, state);
+        return;
+      }
+      case "case_statement": {
+        const value = node.childForFieldName("value");
+        if (value) this.word(value, state);
+        for (const item of node.namedChildren) {
+          if (item?.type !== "case_item") continue;
+          for (const child of item.namedChildren) {
+            if (!child) continue;
+            if (item.childrenForFieldName("value").some((v) => v?.id === child.id)) this.word(child, state);
+            else this.statement(child, state);
+          }
+        }
+        return;
+      }
+      case "c_style_for_statement":
+      case "arithmetic_expansion":
+      case "binary_expression":
+      case "unary_expression":
+      case "parenthesized_expression":
+      case "postfix_expression":
+      case "ternary_expression":
+        // Arithmetic runs nothing itself, but `$(...)` inside it does.
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === "do_group" || child.type === "compound_statement") this.statement(child, state);
+          else findNested(child, (n) => this.substitution(n, state));
+        }
+        return;
+      case "pipeline":
+      case "list":
+      case "program":
+      case "compound_statement":
+      case "do_group":
+      case "if_statement":
+      case "elif_clause":
+      case "else_clause":
+      case "while_statement":
+      case "negated_command":
+      default: {
+        let i = 0;
+        for (const child of node.children) {
+          const field = node.fieldNameForChild(i++);
+          if (!child) continue;
+          if (!child.isNamed) {
+            if (child.type === "&") this.flag("background", "it starts a process in the background");
+            if (child.type === "ERROR") {
+              this.ok = false;
+              this.flag("parse-error", "the command is not valid bash");
+            }
+            continue;
+          }
+          if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
+            for (const e of this.redirect(child, state)) this.word(e, state);
+            continue;
+          }
+          if (isWordNode(child) && field !== "condition") {
+            this.word(child, state);
+            continue;
+          }
+          this.statement(child, state);
+        }
+      }
+    }
+  }
+
+  assignment(node: Node, state: State): void {
+    const name = node.childForFieldName("name")?.text ?? "";
+    const value = node.childForFieldName("value");
+    if (value) this.word(value, state);
+    if (SENSITIVE_VARIABLES.test(name)) this.flag("sensitive-assignment", `it sets ${name}, which changes which programs run`);
+  }
+
+  /** Records a redirection; returns words the grammar hung on it that are really arguments. */
+  redirect(node: Node, state: State): Node[] {
+    if (node.type === "heredoc_redirect") {
+      // An unquoted delimiter lets the body expand `$(...)`.
+      findNested(node, (n) => this.substitution(n, state));
+      for (const child of node.namedChildren) {
+        if (child?.type === "file_redirect") this.redirect(child, state);
+      }
+      return [];
+    }
+    if (node.type === "herestring_redirect") {
+      for (const child of node.namedChildren) if (child) this.word(child, state);
+      return [];
+    }
+    const fd = node.childForFieldName("descriptor")?.text;
+    const operator = node.children.find((c) => c && !c.isNamed)?.type ?? ">";
+    const destinations = node.childrenForFieldName("destination").filter((d): d is Node => d !== null);
+    const [first, ...rest] = destinations;
+    const target = first ? this.word(first, state) : undefined;
+    const duplicate = (operator === ">&" || operator === "<&") && target !== undefined && /^(\d+|-)$/.test(target.text);
+    const closes = operator.endsWith("-");
+    const write = !duplicate && !closes && operator.includes(">");
+    const read = !duplicate && !closes && operator.startsWith("<");
+    this.redirections.push({
+      operator,
+      ...(fd ? { fd } : {}),
+      ...(target && !duplicate ? { target } : {}),
+      write,
+      read,
+      cwd: state.cwd,
+    });
+    return rest;
+  }
+
+  command(node: Node, state: State, extra: Node[]): void {
+    const assignments: Word[] = [];
+    const words: Word[] = [];
+    let i = 0;
+    for (const child of node.children) {
+      const field = node.fieldNameForChild(i++);
+      if (!child) continue;
+      if (child.type === "variable_assignment") {
+        this.assignment(child, state);
+        assignments.push(this.word(child, state));
+      } else if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
+        extra.push(...this.redirect(child, state));
+      } else if (child.type === "command_name") {
+        const inner = child.namedChildren[0];
+        if (inner) words.push(this.word(inner, state));
+      } else if (field === "argument" && child.isNamed) {
+        words.push(this.word(child, state));
+      } else if (child.type === "ERROR") {
+        this.ok = false;
+        this.flag("parse-error", "the command is not valid bash");
+      }
+    }
+    for (const e of extra) words.push(this.word(e, state));
+    if (words.length === 0) return;
+    this.simple(words, assignments.map((a) => a.text), assignments.some((a) => a.dynamic), state);
+  }
+
+  /** Judges one simple command: records it, follows wrappers, `sh -c`, `eval`, `find -exec`. */
+  simple(words: Word[], assignments: string[], dynamicAssignment: boolean, state: State, forceDynamic = false): void {
+    const [first, ...args] = words;
+    if (!first) return;
+    const dynamicName = first.dynamic;
+    const name = dynamicName ? first.text : commandName(first.text);
+    const dir = path.posix.dirname(first.text);
+    const pathQualified = !dynamicName && first.text.includes("/") && !SYSTEM_DIRS.has(dir);
+    const dynamic = forceDynamic || dynamicAssignment || words.some((w) => w.dynamic);
+    const body = [name, ...args.map((a) => (a.dynamic ? a.text : shellQuote(a.text)))].join(" ");
+    const prefix = assignments.map((a) => shellQuote(a)).join(" ");
+    const text = prefix ? `${prefix} ${body}` : body;
+    const cmd: SimpleCommand = {
+      name,
+      args,
+      assignments,
+      text,
+      dynamic,
+      dynamicName,
+      cwd: state.cwd,
+      via: state.via,
+      inFunctions: state.inFunctions,
+    };
+    if (pathQualified) cmd.written = [first.text, ...args.map((a) => (a.dynamic ? a.text : shellQuote(a.text)))].join(" ");
+    if (dynamicName) this.flag("dynamic", `the command name "${first.raw}" is only known when it runs`);
+    else if (dynamic) this.flag("dynamic", `part of "${truncate(text)}" is only known when it runs`);
+    for (const a of assignments) {
+      if (SENSITIVE_VARIABLES.test(a.split("=")[0] ?? "")) this.flag("sensitive-assignment", `it sets ${a.split("=")[0]}, which changes which programs run`);
+    }
+
+    const unwrapped = dynamicName ? ({ kind: "none" } as const) : unwrap(name, args);
+    if (unwrapped.kind === "transparent" || unwrapped.kind === "opaque") {
+      const via = [...state.via, name];
+      if (unwrapped.kind === "opaque") this.commands.push(cmd);
+      if (unwrapped.chdir) this.cd(unwrapped.chdir, state);
+      if (unwrapped.script) {
+        if (unwrapped.script.dynamic) this.flag("dynamic", `the command "${name}" runs is only known when it runs`);
+        this.script(unwrapped.script.text, { ...state, via }, `${name} -S`);
+      }
+      const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
+      if (unwrapped.inner.length > 0) {
+        this.simple(unwrapped.inner, innerAssignments, dynamicAssignment || unwrapped.assignments.some((a) => a.dynamic), { ...state, via }, forceDynamic || unwrapped.appendsArgs);
+      } else if (name === "xargs" || name === "parallel") {
+        // xargs alone runs echo with its input.
+        this.simple([literal("echo")], [], false, { ...state, via }, true);
+      } else if (unwrapped.kind === "transparent" || name === "sudo") {
+        // `env` alone prints the environment; `exec` alone only applies redirections.
+        if (unwrapped.kind === "transparent") this.commands.push(cmd);
+      }
+      return;
+    }
+    this.commands.push(cmd);
+    if (dynamicName) return;
+
+    switch (name) {
+      case "eval": {
+        this.flag("eval", "it uses eval, which runs text as a command");
+        const joined = args.map((a) => a.text).join(" ");
+        if (args.some((a) => a.dynamic)) this.flag("dynamic", "eval runs text that is only known when it runs");
+        this.script(joined, state, "eval");
+        return;
+      }
+      case "source":
+      case ".":
+        this.flag("source", `it runs the commands in ${args[0]?.text ?? "a file"} (${name})`);
+        return;
+      case "cd":
+        this.cd(args.find((a) => !/^-[LPe@]+$/.test(a.text)), state);
+        return;
+      case "pushd":
+      case "popd":
+        state.cwd = undefined;
+        this.flag("cwd-unknown", `${name} changes the directory in ways that are not followed`);
+        return;
+      case "find":
+        this.findExec(args, state);
+        return;
+      case "watch": {
+        const rest = args.filter((a, idx) => !a.text.startsWith("-") && !(idx > 0 && /^(-n|--interval|-d|--differences|-g)$/.test(args[idx - 1]!.text)));
+        if (rest.length === 1) this.script(rest[0]!.text, state, "watch");
+        else if (rest.length > 1) this.simple(rest, [], false, { ...state, via: [...state.via, "watch"] });
+        return;
+      }
+      case "su":
+      case "flock":
+      case "script": {
+        const c = args.findIndex((a) => a.text === "-c" || a.text === "--command");
+        const s = c >= 0 ? args[c + 1] : undefined;
+        if (s) this.script(s.text, state, `${name} -c`);
+        return;
+      }
+      case "ssh": {
+        // Remote commands run elsewhere; they are still shown as commands of their own.
+        return;
+      }
+      default:
+        if (SHELLS.has(name)) {
+          const { script } = shellScriptArg(name, args);
+          if (script) {
+            if (script.dynamic) this.flag("dynamic", `the script ${name} -c runs is only known when it runs`);
+            this.script(script.text, state, `${name} -c`);
+          }
+        }
+    }
+  }
+
+  /** `find -exec CMD {} ;` runs CMD for every file found. */
+  findExec(args: Word[], state: State): void {
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (t !== "-exec" && t !== "-execdir" && t !== "-ok" && t !== "-okdir") continue;
+      const inner: Word[] = [];
+      let j = i + 1;
+      for (; j < args.length; j++) {
+        const a = args[j]!.text;
+        if (a === ";" || a === "+") break;
+        inner.push(a === "{}" ? { ...args[j]!, dynamic: true, text: "{}" } : args[j]!);
+      }
+      if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `find ${t}`] }, true);
+      i = j;
+    }
+  }
+
+  cd(target: Word | undefined, state: State): void {
+    if (!target) {
+      state.cwd = this.options.home;
+      return;
+    }
+    if (target.dynamic || target.glob || target.text === "-") {
+      state.cwd = undefined;
+      this.flag("cwd-unknown", "it changes to a directory that is only known when it runs");
+      return;
+    }
+    const t = expandTilde(target.text, this.options.home);
+    state.cwd = state.cwd === undefined && !t.startsWith("/") ? undefined : path.resolve(state.cwd ?? "/", t);
+  }
+
+  /** Fork bombs: a function that calls itself in a pipeline or in the background. */
+  checkForkBombs(): void {
+    for (const [name, body] of this.#functions) {
+      const recursive = this.commands.some((c) => c.name === name && c.inFunctions.includes(name));
+      if (recursive && /[|&]/.test(body)) {
+        this.flag("fork-bomb", `the function "${name}" calls itself in a pipeline or in the background (a fork bomb)`);
+      }
+    }
+  }
+}
+
+function isWordNode(n: Node): boolean {
+  return ["word", "string", "raw_string", "ansi_c_string", "concatenation", "simple_expansion", "expansion", "command_substitution", "process_substitution", "number", "translated_string", "arithmetic_expansion", "brace_expression"].includes(n.type);
+}
+
+function literal(text: string): Word {
+  return { text, dynamic: false, staticPrefix: text, glob: false, brace: false, tilde: false, raw: text };
+}
+
+function truncate(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** `~` and `~/x` to the home folder; `~user` stays as written (unknown). */
+export function expandTilde(text: string, home: string): string {
+  if (text === "~") return home;
+  if (text.startsWith("~/")) return path.join(home, text.slice(2));
+  return text;
+}
+
+/** The command's name whatever path it was called by: `/usr/bin/rm` and `./rm` → `rm`. */
+export function commandName(text: string): string {
+  const base = text.includes("/") ? path.posix.basename(text) : text;
+  return base;
+}
+
+/**
+ * Parses a command line with the bash grammar and lists what it would run: every simple command
+ * (inside `;`, `&&`, `||`, pipes, `$(...)`, backticks, process substitutions, `bash -c`, `eval`,
+ * wrappers and `find -exec`), every redirection, and anything that cannot be known statically.
+ * Pure: nothing runs and nothing on disk is read.
+ */
+export async function analyzeCommand(source: string, options: AnalyzeOptions): Promise<CommandAnalysis> {
+  const parser = await bashParser();
+  const analyzer = new Analyzer(parser, options);
+  const root: State = { cwd: options.cwd, via: [], inFunctions: [], depth: 0 };
+  if (source.includes("\0")) {
+    analyzer.ok = false;
+    analyzer.flag("parse-error", "the command contains a null byte");
+  }
+  const tree = parser.parse(source);
+  if (!tree) {
+    analyzer.ok = false;
+    analyzer.flag("parse-error", "the command could not be parsed");
+  } else {
+    try {
+      if (tree.rootNode.hasError) {
+        analyzer.ok = false;
+        analyzer.flag("parse-error", "the command is not valid bash");
+      }
+      analyzer.statement(tree.rootNode, root);
+    } finally {
+      tree.delete();
+    }
+  }
+  analyzer.checkForkBombs();
+  return { source, ok: analyzer.ok, commands: analyzer.commands, redirections: analyzer.redirections, flags: analyzer.flags };
+}

@@ -1,0 +1,163 @@
+import os from "node:os";
+import path from "node:path";
+import { glob } from "tinyglobby";
+import type { Assessment } from "../../core/tool.js";
+import type { Workspace } from "../../workspace/workspace.js";
+import { isSensitivePath } from "../../workspace/sensitive.js";
+import { analyzeCommand, expandTilde, type CommandAnalysis } from "./command-analysis.js";
+import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
+import { destructiveReason } from "./destructive.js";
+import { readOnlyVerdict } from "./read-only.js";
+import { SHELLS, shellScriptArg } from "./wrappers.js";
+import type { Word } from "./words.js";
+
+/** Everything the policy needs to know about one command line. */
+export interface CommandJudgement {
+  analysis: CommandAnalysis;
+  /** What permission rules match: every simple command, normalized (and as written when that differs). */
+  subjects: string[];
+  /** Always refused (spec 002's dangerous list). */
+  deny?: string;
+  /** Always asked, whatever allow rules say (destructive verbs, writes outside, eval, parse failures). */
+  ask?: string;
+  /** Every part only reads, inside the workspace, nothing secret: `safe` mode may run it unasked. */
+  readOnly: boolean;
+  /** Why it is not read-only. */
+  notReadOnly?: string;
+  destructive: boolean;
+}
+
+const FLAG_ASKS = ["parse-error", "too-deep", "eval", "source", "dynamic", "sensitive-assignment"] as const;
+
+async function checkReadPath(word: Word, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
+  if (word.dynamic) return `"${word.raw}" is only known when it runs`;
+  if (word.brace) return `"${word.raw}" uses brace expansion`;
+  const text = expandTilde(word.text, home);
+  if (text.startsWith("~")) return `"${word.raw}" names another user's home`;
+  if (HARMLESS_DEVICES.test(text)) return undefined;
+  if (!path.isAbsolute(text) && cwd === undefined) return "the working directory is only known when it runs";
+  const base = cwd ?? workspace.root;
+  if (word.glob) {
+    // Expand the pattern as bash would and judge each file it names.
+    const staticPart = text.split(/[*?[]/)[0]!;
+    const dir = path.resolve(base, staticPart.includes("/") ? staticPart.slice(0, staticPart.lastIndexOf("/") + 1) : ".");
+    if (!workspace.rootOf(dir)) return `"${word.raw}" reads outside the workspace`;
+    const matches = await glob([path.relative(base, path.resolve(base, text)) || "."], { cwd: base, dot: false, onlyFiles: false, expandDirectories: false, absolute: true }).catch(() => undefined);
+    if (!matches) return `"${word.raw}" could not be expanded`;
+    for (const m of matches.slice(0, 2000)) {
+      const why = await checkResolved(m, workspace);
+      if (why) return why;
+    }
+    return matches.length > 2000 ? `"${word.raw}" names too many files to check` : undefined;
+  }
+  return checkResolved(path.resolve(base, text), workspace);
+}
+
+async function checkResolved(absolute: string, workspace: Workspace): Promise<string | undefined> {
+  const lexical = workspace.rootOf(absolute);
+  if (!lexical) return `${absolute} is outside the workspace`;
+  if (isSensitivePath(path.relative(lexical, absolute).split(path.sep).join("/"))) return `${workspace.relative(absolute)} may hold secrets`;
+  try {
+    const resolved = await workspace.resolve(absolute);
+    if (isSensitivePath(resolved.relative)) return `${resolved.relative} may hold secrets`;
+  } catch {
+    return `${absolute} leads outside the workspace`;
+  }
+  return undefined;
+}
+
+/** Where a redirection writes; undefined when it is harmless, else why it needs a person (or is denied). */
+async function checkWrite(target: Word | undefined, cwd: string | undefined, workspace: Workspace, home: string): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
+  if (!target) return undefined;
+  if (target.dynamic) return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
+  const text = expandTilde(target.text, home);
+  if (DEVICE_TARGET.test(text)) return { deny: `it writes straight to the device ${text}` };
+  if (HARMLESS_DEVICES.test(text)) return undefined;
+  if (target.glob || target.brace || text.startsWith("~")) return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
+  if (!path.isAbsolute(text) && cwd === undefined) return { ask: "it writes to a file in a directory only known when it runs", outside: true };
+  const absolute = path.resolve(cwd ?? workspace.root, text);
+  try {
+    const resolved = await workspace.resolve(absolute, { write: true });
+    if (resolved.root !== workspace.root) return { ask: `it writes to ${absolute}, outside the workspace`, outside: true };
+    if (isSensitivePath(resolved.relative)) return { ask: `it writes to ${resolved.relative}, which may hold secrets` };
+    return {};
+  } catch (err) {
+    return { ask: `it writes to ${absolute}: ${(err as Error).message}`, outside: true };
+  }
+}
+
+/**
+ * Judges a command line for the policy: the subjects rules match, what is always denied,
+ * what always asks, and whether it only reads. `cwd` is where it will run (absolute).
+ */
+export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
+  const analysis = await analyzeCommand(command, { cwd, home });
+  const subjects = [...new Set(analysis.commands.flatMap((c) => (c.written ? [c.text, c.written] : [c.text])))];
+  if (subjects.length === 0 && !analysis.ok) subjects.push(command.trim());
+  const asks: string[] = [];
+  let deny: string | undefined;
+  let destructive = false;
+  let notReadOnly: string | undefined = analysis.ok ? undefined : "it could not be parsed";
+
+  if (analysis.flags.has("fork-bomb")) deny = analysis.flags.get("fork-bomb");
+  for (const flag of FLAG_ASKS) {
+    const why = analysis.flags.get(flag);
+    if (why) {
+      asks.push(why);
+      notReadOnly ??= why;
+    }
+  }
+  for (const flag of ["function", "cwd-unknown"] as const) {
+    const why = analysis.flags.get(flag);
+    if (why) notReadOnly ??= why;
+  }
+
+  for (const cmd of analysis.commands) {
+    deny ??= dangerousReason(cmd, home);
+    const d = destructiveReason(cmd);
+    if (d) {
+      destructive = true;
+      asks.push(`${cmd.text}: ${d}`);
+    }
+    if (cmd.name === "sudo" || cmd.name === "doas" || cmd.name === "su" || cmd.name === "runuser") asks.push(`${cmd.name} runs commands as another user`);
+    if (SHELLS.has(cmd.name) && !cmd.dynamicName) {
+      const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
+      if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
+    }
+    if (!notReadOnly) {
+      const verdict = readOnlyVerdict(cmd);
+      if (!verdict.readOnly) notReadOnly = verdict.reason;
+      else {
+        if (cmd.cwd === undefined) notReadOnly = "the working directory is only known when it runs";
+        else if (!workspace.rootOf(cmd.cwd)) notReadOnly = `it runs in ${cmd.cwd}, outside the workspace`;
+        for (const p of verdict.paths) {
+          if (notReadOnly) break;
+          notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
+        }
+      }
+    }
+  }
+
+  for (const r of analysis.redirections) {
+    if (r.write) {
+      const w = await checkWrite(r.target, r.cwd, workspace, home);
+      if (w?.deny) deny ??= w.deny;
+      if (w?.ask) asks.push(w.ask);
+      if (w) notReadOnly ??= w.ask ?? `it writes to ${r.target?.text}`;
+    } else if (r.read && r.target && !notReadOnly) {
+      notReadOnly = await checkReadPath(r.target, r.cwd, workspace, home);
+    }
+  }
+
+  const judgement: CommandJudgement = { analysis, subjects, readOnly: !notReadOnly && analysis.ok, destructive };
+  if (deny) judgement.deny = deny;
+  if (asks.length) judgement.ask = [...new Set(asks)].join("; ");
+  if (notReadOnly) judgement.notReadOnly = notReadOnly;
+  return judgement;
+}
+
+/** The policy's view: a denial, a forced question, or the effect this call really has. */
+export function toAssessment(j: CommandJudgement): Assessment {
+  const effect = j.readOnly ? "read" : j.destructive ? "destructive" : "execute";
+  return { effect, ...(j.deny ? { deny: `${j.deny}; this command is never run` } : {}), ...(j.ask ? { ask: j.ask } : {}) };
+}

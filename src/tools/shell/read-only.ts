@@ -1,0 +1,228 @@
+import type { SimpleCommand } from "./command-analysis.js";
+import { gitSubcommand } from "./destructive.js";
+import { hasOption, optionStartsWith, splitOptions } from "./flags.js";
+import type { Word } from "./words.js";
+
+/** The verdict on one simple command: read-only with the paths it reads, or why not. */
+export type ReadOnlyVerdict = { readOnly: true; paths: Word[] } | { readOnly: false; reason: string };
+
+interface Spec {
+  /** Operands that are not paths (grep's pattern, jq's filter). */
+  patterns?: number;
+  /** It reads no files at all (echo, printf, basename). */
+  noPaths?: boolean;
+  /** More operands than this means it writes one (`uniq in out`). */
+  maxOperands?: number;
+  /** A reason when an option or operand makes it write or run something. */
+  unsafe?: (options: string[], operands: Word[], cmd: SimpleCommand) => string | undefined;
+}
+
+const none: Spec = {};
+const noPaths: Spec = { noPaths: true };
+
+const FIND_UNSAFE = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"]);
+
+/** A sed script that only prints or substitutes, never `w` (write), `e` (execute) or `r`/`R` (read). */
+const SED_COMMAND = /^\s*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:\s*,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?\s*!?\s*)?(?:[pdqQ=nNgGhHxlz]|s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImM0-9]*|y(.)(?:(?!\2)[^\\]|\\.)*\2(?:(?!\2)[^\\]|\\.)*\2)?\s*$/;
+
+function sedScriptSafe(script: string): boolean {
+  return script.split(/[;\n]/).every((part) => SED_COMMAND.test(part));
+}
+
+/**
+ * Commands that only read, each with the options that would make it write or run something
+ * else. A command is read-only only when it is listed, none of those options is present, and
+ * its name was not given a path of its own (`./ls` is not `ls`).
+ */
+const READ_ONLY: Record<string, Spec> = {
+  ls: none,
+  dir: none,
+  vdir: none,
+  pwd: noPaths,
+  true: noPaths,
+  false: noPaths,
+  ":": noPaths,
+  whoami: noPaths,
+  id: noPaths,
+  groups: noPaths,
+  uname: noPaths,
+  nproc: noPaths,
+  uptime: noPaths,
+  tty: noPaths,
+  arch: noPaths,
+  locale: noPaths,
+  cal: noPaths,
+  which: noPaths,
+  type: noPaths,
+  whereis: noPaths,
+  echo: noPaths,
+  printf: noPaths,
+  basename: noPaths,
+  dirname: noPaths,
+  seq: noPaths,
+  sleep: noPaths,
+  test: noPaths,
+  "[": noPaths,
+  tr: noPaths,
+  hostname: { noPaths: true, maxOperands: 0 },
+  date: { noPaths: true, unsafe: (o) => (hasOption(o, "s", ["set"]) ? "date -s sets the clock" : undefined) },
+  cd: none,
+  cat: none,
+  tac: none,
+  nl: none,
+  head: none,
+  tail: none,
+  wc: none,
+  cut: none,
+  paste: none,
+  fold: none,
+  fmt: none,
+  column: none,
+  expand: none,
+  unexpand: none,
+  rev: none,
+  od: none,
+  hexdump: none,
+  strings: none,
+  stat: none,
+  du: none,
+  df: none,
+  realpath: none,
+  readlink: none,
+  md5sum: none,
+  sha1sum: none,
+  sha224sum: none,
+  sha256sum: none,
+  sha384sum: none,
+  sha512sum: none,
+  b2sum: none,
+  cksum: none,
+  diff: { unsafe: (o) => (optionStartsWith(o, ["--output"]) ? "diff --output writes a file" : undefined) },
+  cmp: none,
+  comm: none,
+  join: none,
+  grep: { patterns: 1 },
+  egrep: { patterns: 1 },
+  fgrep: { patterns: 1 },
+  zgrep: { patterns: 1 },
+  rg: {
+    patterns: 1,
+    unsafe: (o) => (optionStartsWith(o, ["--pre", "--hostname-bin"]) ? "rg --pre runs a program on every file" : undefined),
+  },
+  ag: { patterns: 1 },
+  file: { unsafe: (o) => (hasOption(o, "C", ["compile"]) ? "file -C writes a magic file" : undefined) },
+  sort: {
+    unsafe: (o) => (hasOption(o, "o", ["output", "compress-program"]) || optionStartsWith(o, ["-o"]) ? "sort -o writes a file" : undefined),
+  },
+  uniq: { maxOperands: 1 },
+  base64: { maxOperands: 1 },
+  xxd: { maxOperands: 1, unsafe: (o) => (hasOption(o, "r", ["revert"]) ? "xxd -r writes binary data" : undefined) },
+  tree: { unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined) },
+  jq: { patterns: 1 },
+  find: {
+    unsafe: (_o, _ops, cmd) => {
+      const bad = cmd.args.find((a) => FIND_UNSAFE.has(a.text));
+      return bad ? `find ${bad.text} runs commands or writes files` : undefined;
+    },
+  },
+  sed: {
+    unsafe: (o, operands) => {
+      if (hasOption(o, "i", ["in-place"]) || optionStartsWith(o, ["-i"])) return "sed -i edits files";
+      if (hasOption(o, "f", ["file"])) return "sed -f runs a script file";
+      if (hasOption(o, "e", ["expression"])) return "sed -e scripts are not checked";
+      const script = operands[0];
+      if (!script || script.dynamic || !sedScriptSafe(script.text)) return "the sed script may write or run something";
+      return undefined;
+    },
+    patterns: 1,
+  },
+  command: {
+    noPaths: true,
+    unsafe: (o) => (o.some((x) => x === "-v" || x === "-V") ? undefined : "command runs a command"),
+  },
+};
+
+/** Git subcommands that only read, with the options that would make them write or run something. */
+const GIT_READ: Record<string, (options: string[], operands: Word[]) => string | undefined> = {
+  status: () => undefined,
+  diff: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git diff --output writes a file" : undefined),
+  log: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git log --output writes a file" : undefined),
+  show: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git show --output writes a file" : undefined),
+  "rev-parse": () => undefined,
+  "ls-files": () => undefined,
+  "ls-tree": () => undefined,
+  blame: () => undefined,
+  shortlog: () => undefined,
+  describe: () => undefined,
+  "cat-file": () => undefined,
+  "rev-list": () => undefined,
+  "show-ref": () => undefined,
+  "merge-base": () => undefined,
+  "name-rev": () => undefined,
+  "count-objects": () => undefined,
+  "for-each-ref": () => undefined,
+  "check-ignore": () => undefined,
+  "diff-tree": () => undefined,
+  "diff-files": () => undefined,
+  "diff-index": () => undefined,
+  whatchanged: () => undefined,
+  version: () => undefined,
+  grep: (o) => (optionStartsWith(o, ["-O", "--open-files-in-pager"]) ? "git grep -O runs a pager" : undefined),
+  branch: (o, operands) => {
+    const listing = o.every((x) => /^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--contains|--no-contains|--merged|--no-merged|--sort=.*|--format=.*|--color(=.*)?|--no-color|--points-at|--column|--no-column)$/.test(x));
+    if (!listing) return "git branch with these options changes branches";
+    if (operands.length > 0 && !o.some((x) => x === "-l" || x === "--list" || x.startsWith("--contains") || x.startsWith("--merged") || x.startsWith("--no-merged") || x.startsWith("--points-at"))) {
+      return "git branch NAME creates a branch";
+    }
+    return undefined;
+  },
+  tag: (o, operands) => (operands.length === 0 || o.some((x) => x === "-l" || x === "--list") ? (o.every((x) => /^(-l|--list|-n\d*|--sort=.*|--contains|--merged|--points-at|--format=.*)$/.test(x)) ? undefined : "git tag with these options changes tags") : "git tag NAME creates a tag"),
+  remote: (o, operands) => (operands.length === 0 || ["show", "get-url"].includes(operands[0]!.text) ? (o.every((x) => x === "-v" || x === "--verbose") ? undefined : "git remote option") : `git remote ${operands[0]!.text} changes remotes`),
+  stash: (_o, operands) => (operands[0] && ["list", "show"].includes(operands[0].text) ? undefined : "git stash changes the working tree"),
+  config: (o) => (o.some((x) => /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only|--null|-z)$/.test(x)) && !o.some((x) => /^--(add|unset|replace|rename|remove|edit)|^-e$/.test(x)) ? undefined : "git config may change settings"),
+  reflog: (_o, operands) => (operands.length === 0 || operands[0]!.text === "show" ? undefined : "git reflog may delete entries"),
+  help: () => undefined,
+};
+
+function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
+  const { globals, sub, rest } = gitSubcommand(cmd);
+  // `-c core.pager=...`, `--exec-path`, `-C elsewhere`: anything but the harmless ones can run code.
+  if (!globals.every((g) => g === "--no-pager" || g === "-P" || g === "--no-optional-locks" || g === "--literal-pathspecs")) {
+    return { readOnly: false, reason: "git with global options" };
+  }
+  if (!sub) return { readOnly: true, paths: [] };
+  const check = GIT_READ[sub];
+  if (!check) return { readOnly: false, reason: `git ${sub} is not read-only` };
+  const { options, operands } = splitOptions(rest);
+  const unsafe = check(options, operands);
+  if (unsafe) return { readOnly: false, reason: unsafe };
+  // `HEAD:path` and plain paths both name files whose content is shown.
+  const paths = operands.map((o) => (o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o));
+  return { readOnly: true, paths: sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" || sub === "grep" ? paths : [] };
+}
+
+/** Whether one simple command only reads, and which operands are paths it reads. */
+export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
+  if (cmd.dynamicName) return { readOnly: false, reason: "its name is only known when it runs" };
+  if (cmd.written) return { readOnly: false, reason: `${cmd.written.split(" ")[0]} is not the system's ${cmd.name}` };
+  if (cmd.assignments.some((a) => !/^(LC_[A-Z]+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|LINES|TERM)=/.test(a))) {
+    return { readOnly: false, reason: "it sets environment variables that may change what runs" };
+  }
+  if (cmd.name === "git") return gitVerdict(cmd);
+  const spec = READ_ONLY[cmd.name];
+  if (!spec) return { readOnly: false, reason: `${cmd.name} is not on the read-only list` };
+  const { options, operands } = splitOptions(cmd.args);
+  const unsafe = spec.unsafe?.(options, operands, cmd);
+  if (unsafe) return { readOnly: false, reason: unsafe };
+  if (spec.maxOperands !== undefined && operands.length > spec.maxOperands) return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
+  if (spec.noPaths) return { readOnly: true, paths: [] };
+  // With -e / -f the pattern is an option's value, so every operand is a path.
+  const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
+  const skip = patternInOption ? 0 : (spec.patterns ?? 0);
+  return { readOnly: true, paths: operands.slice(skip) };
+}
+
+/** Whether a command name is on the read-only list at all (for messages and tests). */
+export function isListedReadOnly(name: string): boolean {
+  return name === "git" || name in READ_ONLY;
+}

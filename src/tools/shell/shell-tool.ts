@@ -1,0 +1,153 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool } from "../../core/define-tool.js";
+import { loadDescription } from "../../core/description.js";
+import { ToolError } from "../../core/errors.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import type { AnyTool, ToolContext } from "../../core/tool.js";
+import { toAssessment } from "./command-policy.js";
+import { judgeOnce } from "./judgement-cache.js";
+import { runCommand, type CommandResult } from "./run-command.js";
+import { commandEnv } from "./shell-env.js";
+import type { ShellSettings } from "./settings.js";
+
+/** How a command is started: plain bash, or wrapped (the sandbox). */
+export type Launcher = (command: string, cwd: string, ctx: ToolContext) => Promise<{ file: string; args: string[] } | undefined>;
+
+export interface ShellToolOptions {
+  name: string;
+  title: string;
+  descriptionFile: string;
+  defaultTimeoutMs: number;
+  settings: ShellSettings;
+  launcher?: Launcher;
+}
+
+const MAX_TIMEOUT_MS = 3_600_000;
+/** The runner's own limit waits this much longer, so the tool's timeout (with its partial output) wins. */
+const RUNNER_GRACE_MS = 5_000;
+
+/** The runner adds its folder of cut outputs as a read-only extra root; long outputs go there so read_file reaches them. */
+export function readableSpillDir(ctx: ToolContext): string | undefined {
+  return ctx.workspace.extraRoots.find((r) => !r.writable && path.basename(r.path).startsWith("tackle-output-"))?.path;
+}
+
+/** Resolves `cwd` inside the workspace and checks it is a directory. */
+export async function resolveCwd(cwd: string | undefined, ctx: ToolContext): Promise<string> {
+  const resolved = await ctx.workspace.resolve(cwd ?? ".");
+  if (resolved.root !== ctx.workspace.root) throw new ToolError("INVALID_PATH", `cwd must be inside the workspace ${ctx.workspace.root}.`);
+  const st = await stat(resolved.absolute).catch(() => undefined);
+  if (!st) throw new ToolError("FILE_NOT_FOUND", `The directory "${cwd}" does not exist; create it first or use another cwd.`);
+  if (!st.isDirectory()) throw new ToolError("INVALID_PATH", `"${cwd}" is a file, not a directory.`);
+  return resolved.absolute;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** What the model reads about a finished command. */
+export function formatResult(r: CommandResult, timeoutMs: number, settings: ShellSettings): { content: string; errorCode?: "TIMEOUT" | "CANCELLED" } {
+  const body = r.output.length ? r.output : "(no output)";
+  const lines = [body.endsWith("\n") ? body.slice(0, -1) : body];
+  if (r.ended === "timeout") {
+    return { content: `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`, errorCode: "TIMEOUT" };
+  }
+  if (r.ended === "inactive") {
+    const why = r.promptLike
+      ? `it printed nothing for ${seconds(settings.promptTimeoutMs)} after what looks like a prompt, so it seems to be waiting for input it cannot get (stdin is closed). Use non-interactive flags (-y, --yes, --no-input, --non-interactive) or provide the answer another way`
+      : `it printed nothing for ${seconds(settings.inactivityTimeoutMs)}; if it was waiting for input, use non-interactive flags; for long silent work use shell_background`;
+    return { content: `The command was stopped because ${why}. Output before it stopped:\n${lines[0]}`, errorCode: "TIMEOUT" };
+  }
+  if (r.ended === "aborted") return { content: `The command was cancelled and stopped. Output before it stopped:\n${lines[0]}`, errorCode: "CANCELLED" };
+  if (r.signal) lines.push(`[killed by signal ${r.signal}]`);
+  else if (r.exitCode !== 0) lines.push(`[exit code ${r.exitCode}]`);
+  if (r.strayProcessesKilled) lines.push("[processes it left running in the background were stopped; use shell_background for servers and watchers]");
+  return { content: lines.join("\n") };
+}
+
+/** Builds `shell` (spec 001), `bash` (spec 000) or another name over the same engine. */
+export function createShellTool(options: ShellToolOptions): AnyTool {
+  const { settings } = options;
+  const input = z.object({
+    command: z.string().min(1, "command is empty").describe("The bash command to run"),
+    timeout: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Time limit in milliseconds (default ${options.defaultTimeoutMs})`),
+    cwd: z.string().optional().describe("Directory inside the workspace to run in (default: the workspace root)"),
+  });
+  type Args = z.output<typeof input>;
+
+  return defineTool({
+    name: options.name,
+    title: options.title,
+    description: loadDescription(import.meta.url, options.descriptionFile),
+    input,
+    effect: "execute",
+    idempotent: false,
+    cacheable: false,
+    scope: {
+      kind: "command",
+      subjects: async (args: Args, ctx) => {
+        const j = await judgeOnce(args, args.command, args.cwd, ctx);
+        return "cwdError" in j ? [args.command] : j.subjects;
+      },
+    },
+    assess: async (args: Args, ctx) => {
+      const j = await judgeOnce(args, args.command, args.cwd, ctx);
+      if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
+      return toAssessment(j);
+    },
+    preview: async (args: Args, ctx) => {
+      const j = await judgeOnce(args, args.command, args.cwd, ctx);
+      if ("cwdError" in j) return undefined;
+      const parts = j.subjects.map((s) => `  ${s}`).join("\n");
+      return `$ ${args.command}\nRuns:\n${parts}${j.ask ? `\nWhy it asks: ${j.ask}` : ""}`;
+    },
+    timeoutMs: (args: Args) => (args.timeout ?? options.defaultTimeoutMs) + settings.killGraceMs + RUNNER_GRACE_MS,
+    execute: async (args: Args, ctx): Promise<ToolExecutionResult> => {
+      const cwd = await resolveCwd(args.cwd, ctx);
+      const timeoutMs = args.timeout ?? options.defaultTimeoutMs;
+      const launch = options.launcher ? await options.launcher(args.command, cwd, ctx) : undefined;
+      const spillDir = readableSpillDir(ctx);
+      const result = await runCommand({
+        command: args.command,
+        cwd,
+        env: commandEnv(settings.env),
+        timeoutMs,
+        inactivityMs: settings.inactivityTimeoutMs,
+        promptInactivityMs: settings.promptTimeoutMs,
+        killGraceMs: settings.killGraceMs,
+        signal: ctx.signal,
+        onOutput: (chunk) => ctx.onOutput(chunk),
+        limits: { headChars: settings.headChars, tailChars: settings.tailChars },
+        outputName: `${options.name}-${ctx.toolCallId}`,
+        ...(spillDir ? { spillDir } : {}),
+        ...(launch ? { argv: () => launch } : {}),
+      });
+      const { content, errorCode } = formatResult(result, timeoutMs, settings);
+      const structured = {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: Math.round(result.durationMs),
+      };
+      const metadata: Record<string, unknown> = {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: Math.round(result.durationMs),
+        ended: result.ended,
+        ...(result.truncated ? { truncated: true } : {}),
+        ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
+      };
+      if (errorCode === "CANCELLED") throw new ToolError("CANCELLED", content);
+      return { content, structured, metadata, ...(errorCode ? { isError: true, errorCode } : {}) };
+    },
+  });
+}

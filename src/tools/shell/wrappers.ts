@@ -1,0 +1,145 @@
+import type { Word } from "./words.js";
+
+/**
+ * Commands that run another command given in their arguments. `transparent` ones change only
+ * how it runs (priority, time limit, environment), so the inner command stands for the whole;
+ * `opaque` ones (sudo, xargs) change what it can do, so both the wrapper and the inner command
+ * are judged.
+ */
+interface WrapperSpec {
+  kind: "transparent" | "opaque";
+  /** Options that take a value as the next word (short `-u` or long `--user`). */
+  valued?: readonly string[];
+  /** Positional words before the command (timeout's duration, chroot's directory). */
+  skip?: number;
+  /** The inner command gets arguments at run time (xargs). */
+  appendsArgs?: boolean;
+  /** With these options the wrapper runs no command at all (`command -v`). */
+  lookupOnly?: readonly string[];
+}
+
+const WRAPPERS: Record<string, WrapperSpec> = {
+  env: { kind: "transparent", valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "--default-signal", "--ignore-signal", "--block-signal"] },
+  command: { kind: "transparent", lookupOnly: ["-v", "-V"] },
+  builtin: { kind: "transparent" },
+  exec: { kind: "transparent", valued: ["-a"] },
+  timeout: { kind: "transparent", valued: ["-s", "--signal", "-k", "--kill-after"], skip: 1 },
+  nice: { kind: "transparent", valued: ["-n", "--adjustment"] },
+  nohup: { kind: "transparent" },
+  time: { kind: "transparent", valued: ["-f", "--format", "-o", "--output"] },
+  stdbuf: { kind: "transparent", valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  ionice: { kind: "transparent", valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"] },
+  setsid: { kind: "transparent" },
+  chrt: { kind: "transparent", skip: 1 },
+  taskset: { kind: "transparent", skip: 1 },
+  unbuffer: { kind: "transparent" },
+  nocorrect: { kind: "transparent" },
+  noglob: { kind: "transparent" },
+  caffeinate: { kind: "transparent", valued: ["-t", "-w"] },
+  "dbus-run-session": { kind: "transparent" },
+  catchsegv: { kind: "transparent" },
+  busybox: { kind: "transparent" },
+  sudo: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"] },
+  doas: { kind: "opaque", valued: ["-u", "-C"] },
+  runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
+  chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
+  unshare: { kind: "opaque", valued: ["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"] },
+  firejail: { kind: "opaque" },
+  proxychains: { kind: "opaque", valued: ["-f"] },
+  proxychains4: { kind: "opaque", valued: ["-f"] },
+  torsocks: { kind: "opaque" },
+  strace: { kind: "opaque", valued: ["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-O", "-S", "-X"] },
+  ltrace: { kind: "opaque", valued: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-E", "-F", "-l", "-x"] },
+  valgrind: { kind: "opaque" },
+  xargs: {
+    kind: "opaque",
+    appendsArgs: true,
+    valued: ["-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "-i", "--replace", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"],
+  },
+  parallel: { kind: "opaque", appendsArgs: true, valued: ["-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-S", "--sshlogin"] },
+};
+
+/** Options of `-c`-taking shells: the string after `-c` is itself a script. */
+export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash", "yash", "posh"]);
+
+export type Unwrapped =
+  | { kind: "none" }
+  | { kind: "lookup" }
+  | {
+      kind: "transparent" | "opaque";
+      inner: Word[];
+      /** `env NAME=value`: assignments the inner command runs with. */
+      assignments: Word[];
+      /** `env -S "..."`: a string split into a command line. */
+      script?: Word;
+      /** `env -C dir`, `sudo -D dir`. */
+      chdir?: Word;
+      appendsArgs: boolean;
+    };
+
+function isOption(text: string): boolean {
+  return text.length > 1 && text.startsWith("-");
+}
+
+/** Splits a wrapper's own options off its arguments and returns the command it runs. */
+export function unwrap(name: string, args: readonly Word[]): Unwrapped {
+  const spec = WRAPPERS[name];
+  if (!spec) return { kind: "none" };
+  const valued = new Set(spec.valued ?? []);
+  const assignments: Word[] = [];
+  let script: Word | undefined;
+  let chdir: Word | undefined;
+  let skip = spec.skip ?? 0;
+  let i = 0;
+  let optionsDone = false;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!optionsDone && t === "--") {
+      optionsDone = true;
+      continue;
+    }
+    if (!optionsDone && isOption(t)) {
+      if (spec.lookupOnly?.includes(t)) return { kind: "lookup" };
+      const long = t.startsWith("--");
+      const key = long ? t.split("=")[0]! : t.slice(0, 2);
+      const attached = long ? t.includes("=") : t.length > 2;
+      const value = valued.has(key) ? (attached ? { ...w, text: long ? t.slice(t.indexOf("=") + 1) : t.slice(2) } : args[++i]) : undefined;
+      if (name === "env" && (key === "-S" || key === "--split-string") && value) script = value;
+      if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir"))) chdir = value;
+      // `sudo -s` / `sudo -i` with no command start a shell: the rest is the shell's command.
+      continue;
+    }
+    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+      assignments.push(w);
+      continue;
+    }
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    break;
+  }
+  return { kind: spec.kind, inner: args.slice(i), assignments, ...(script ? { script } : {}), ...(chdir ? { chdir } : {}), appendsArgs: spec.appendsArgs ?? false };
+}
+
+/** Where `sh -c SCRIPT` keeps its script: the word after a `-c` option (`-c`, `-lc`, `-ec`). */
+export function shellScriptArg(name: string, args: readonly Word[]): { script: Word | undefined; hasC: boolean } {
+  if (!SHELLS.has(name)) return { script: undefined, hasC: false };
+  let hasC = false;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === "--") break;
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(t) && !t.startsWith("--")) {
+      hasC = true;
+      continue;
+    }
+    if (t === "-o" || t === "+o" || t === "-O" || t === "+O") {
+      i++;
+      continue;
+    }
+    if (isOption(t) || t.startsWith("+")) continue;
+    return { script: hasC ? args[i] : undefined, hasC };
+  }
+  return { script: undefined, hasC };
+}
