@@ -31,7 +31,10 @@ const APPROVAL_KEY = "approval";
 /** Longest output chunk quoted in one progress notification's message. */
 const PROGRESS_MESSAGE_CHARS = 2000;
 
-type Emit = (p: { progress?: number; total?: number; message?: string }) => void;
+type Emit = ((p: { progress?: number; total?: number; message?: string }) => void) & {
+  /** Settles once every notification sent so far has been handed to the transport. */
+  flush?: () => Promise<void>;
+};
 const noEmit: Emit = () => {};
 
 /**
@@ -144,6 +147,7 @@ export class ToolCallService {
     try {
       const emit = progressEmitter(ctx);
       const outcome = await this.#runner.run({ id, name, args }, { signal: ctx.mcpReq.signal, ...progressOptions(id, () => emit) });
+      await emit.flush?.();
       return result(server, this.#registry, outcome);
     } finally {
       unroute();
@@ -183,6 +187,7 @@ export class ToolCallService {
         if (p.question) resolve("asked");
       });
       const next = await Promise.race([p.outcome, asked]);
+      await p.emit.flush?.();
       if (next !== "asked") return result(server, this.#registry, next);
       const question = p.question!;
       const key = randomBytes(24).toString("base64url");
@@ -254,14 +259,27 @@ function legacyAsk(ctx: ServerContext, caps: ClientCapabilities | undefined, tim
   };
 }
 
-/** Sends progress notifications for a request that carried a progress token; a no-op otherwise. */
+/**
+ * Sends progress notifications for a request that carried a progress token; a no-op otherwise.
+ * A tool's own progress goes out as reported. Output chunks go out as messages; their progress
+ * value counts chunks until the tool reports progress of its own, and after that creeps up by a
+ * hair so the value still increases with every notification, as the protocol requires.
+ */
 function progressEmitter(ctx: ServerContext): Emit {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return noEmit;
   let last = 0;
-  return ({ progress, total, message }) => {
-    // Progress must increase with every notification; tools that report none get a counter.
-    const value = progress !== undefined && progress > last ? progress : last + 1;
+  let reported = false;
+  const inFlight = new Set<Promise<void>>();
+  const emit: Emit = ({ progress, total, message }) => {
+    let value: number;
+    if (progress !== undefined) {
+      value = progress > last ? progress : last + 1e-6;
+      reported = true;
+    } else {
+      value = reported ? last + 1e-6 : Math.floor(last) + 1;
+      total = undefined;
+    }
     last = value;
     const params = {
       progressToken: token,
@@ -269,8 +287,19 @@ function progressEmitter(ctx: ServerContext): Emit {
       ...(total !== undefined && total >= value ? { total } : {}),
       ...(message ? { message } : {}),
     };
-    ctx.mcpReq.notify({ method: "notifications/progress", params }).catch(() => {});
+    const sent = ctx.mcpReq.notify({ method: "notifications/progress", params }).catch(() => {});
+    inFlight.add(sent);
+    void sent.finally(() => inFlight.delete(sent));
   };
+  // The result must not overtake the last progress: clients drop progress for finished requests.
+  // SDK clients dispatch notifications a microtask later but settle responses at once, so over
+  // stdio a result in the same read as the last progress would overtake it: let it go out alone.
+  emit.flush = async () => {
+    if (last === 0) return;
+    await Promise.allSettled([...inFlight]);
+    await new Promise<void>((resolve) => setTimeout(resolve, 1));
+  };
+  return emit;
 }
 
 function progressOptions(id: string, emitter: () => Emit) {

@@ -4,7 +4,6 @@ import type { ToolRegistry } from "../core/registry.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { ToolRunner, type ToolRunnerOptions } from "../runtime/runner.js";
 import type { ApprovalMode } from "../runtime/policy.js";
-import { openSession } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { ElicitationRouter } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
@@ -70,6 +69,9 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     });
     closeSession = () => runner.close();
   } else {
+    // Loaded only when needed: a library server over its own registry does not pay for (or
+    // depend on) every built-in tool group.
+    const { openSession } = await import("../session.js");
     const session = await openSession({
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.configFile ? { configFile: options.configFile } : {}),
