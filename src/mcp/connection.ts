@@ -113,7 +113,7 @@ export class McpConnection implements McpToolTarget {
       delete this.lastError;
       return this.tools;
     } catch (err) {
-      this.state = "failed";
+      if ((this.state as ConnectionState) !== "closed") this.state = "failed";
       this.lastError = (err as Error).message;
       throw err;
     }
@@ -129,7 +129,9 @@ export class McpConnection implements McpToolTarget {
       if (isSessionGone(err) && !ctx.signal.aborted) {
         // The server restarted or dropped our session: the request never ran, so it is safe
         // to open a new session and send it once more.
-        await this.#reestablish(live);
+        await this.#reestablish(live).catch((e: unknown) => {
+          throw new ToolError("UNAVAILABLE", `The MCP server "${this.name}" lost our session and a new one could not be opened: ${describe(e)}`, { cause: e, recoverable: true });
+        });
         return await this.#call(this.#usable(), tool, args, ctx).catch((e: unknown) => {
           throw this.#callError(e, tool);
         });
@@ -422,8 +424,10 @@ async function withDeadline<T>(ms: number, message: string, fn: (signal: AbortSi
   }
 }
 
+/** A 404 for our session: Streamable HTTP says so with a status; the SSE transport only in its message. */
 function isSessionGone(err: unknown): boolean {
-  return err instanceof StreamableHTTPError && err.code === 404;
+  if (err instanceof StreamableHTTPError) return err.code === 404;
+  return err instanceof Error && /^Error POSTing to endpoint \(HTTP 404\)/.test(err.message);
 }
 
 function describe(err: unknown): string {

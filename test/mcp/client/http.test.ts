@@ -53,6 +53,16 @@ describe("McpManager over HTTP", () => {
     expect(manager.connection("web")!.state).toBe("ready");
   });
 
+  it("re-establishes an SSE session the server forgot", async () => {
+    const fixture = await startHttpFixture("sse-only");
+    cleanup.push(() => fixture.close());
+    const { runner } = await connect({ old: { type: "sse", url: fixture.url } });
+    fixture.forgetSessions();
+    const out = await runner.run({ name: "old__echo", args: { text: "sse again" } });
+    expect(out.content).toContain("sse again");
+    expect(fixture.sessionsCreated).toBe(2);
+  });
+
   it("skips an unreachable server with a clear reason, quickly", async () => {
     const fixture = await startHttpFixture("streamable");
     const url = fixture.url;
