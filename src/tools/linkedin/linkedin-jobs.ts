@@ -6,101 +6,75 @@ import { fetchGuestPage } from "./client.js";
 import { parseJobCards, type JobCard } from "./parse.js";
 
 /** Lower case with spaces, underscores and hyphens removed: "Full-time" and "full_time" agree. */
-const squash = (v: unknown) => (typeof v === "string" ? v.toLowerCase().replace(/[\s_-]+/g, "") : v);
+const squash = (v: string) => v.toLowerCase().replace(/[\s_-]+/g, "");
 
-function choice<const K extends string>(table: Record<string, K>, label: string) {
-  const keys = [...new Set(Object.values(table))];
-  return z.preprocess(
-    (v) => {
-      const key = squash(v);
-      return typeof key === "string" && key in table ? table[key] : v;
-    },
-    z.enum(keys as [K, ...K[]], { error: () => `expected one of ${Object.keys(table).join(", ")} (${label})` }),
-  );
+/**
+ * A choice the model names in words (the JSON Schema lists them) that becomes LinkedIn's code.
+ * Spellings are forgiving ("Full time", "full_time") and the codes themselves are accepted too.
+ */
+function choice<const N extends string, V extends string>(codes: Record<N, V>, aliases: Record<string, NoInfer<N>>, label: string) {
+  const names = Object.keys(codes) as N[];
+  const lookup = new Map<string, N>();
+  for (const name of names) {
+    lookup.set(squash(name), name);
+    lookup.set(squash(codes[name]), name);
+  }
+  for (const [alias, name] of Object.entries(aliases)) lookup.set(squash(alias), name);
+  return z
+    .preprocess(
+      (v) => (typeof v === "string" ? (lookup.get(squash(v)) ?? v) : v),
+      z.enum(names as [N, ...N[]], { error: () => `expected one of ${names.join(", ")} (${label})` }),
+    )
+    .transform((name) => codes[name]);
 }
 
 /** One value or a list of them, or a comma-separated string. */
 function oneOrMany<T extends z.ZodType>(item: T) {
   return z.preprocess(
-    (v) => (typeof v === "string" && v.includes(",") ? v.split(",").map((s) => s.trim()).filter(Boolean) : Array.isArray(v) ? v : v === undefined ? v : [v]),
+    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
     z.array(item).min(1),
   );
 }
 
 /** f_TPR: seconds since posting. */
-const DATE_POSTED = {
-  past24h: "r86400",
-  "24h": "r86400",
-  day: "r86400",
-  pastday: "r86400",
-  past24hours: "r86400",
-  r86400: "r86400",
-  pastweek: "r604800",
-  week: "r604800",
-  r604800: "r604800",
-  pastmonth: "r2592000",
-  month: "r2592000",
-  r2592000: "r2592000",
-  any: "any",
-  anytime: "any",
-} as const;
+const DATE_POSTED = choice(
+  { past24h: "r86400", pastWeek: "r604800", pastMonth: "r2592000", any: "any" },
+  { "24h": "past24h", day: "past24h", pastDay: "past24h", "past 24 hours": "past24h", week: "pastWeek", month: "pastMonth", anytime: "any" },
+  "date posted",
+);
 
-/** f_JT letters. */
-const JOB_TYPE = {
-  f: "F",
-  fulltime: "F",
-  p: "P",
-  parttime: "P",
-  c: "C",
-  contract: "C",
-  t: "T",
-  temporary: "T",
-  i: "I",
-  internship: "I",
-  v: "V",
-  volunteer: "V",
-  o: "O",
-  other: "O",
-} as const;
+/** f_JT letters; the letters themselves are also names the specs use. */
+const JOB_TYPE = choice(
+  { "full-time": "F", "part-time": "P", contract: "C", temporary: "T", internship: "I", volunteer: "V", other: "O" },
+  {},
+  "job type",
+);
 
 /** f_WT numbers. */
-const REMOTE = { onsite: "1", "1": "1", remote: "2", "2": "2", hybrid: "3", "3": "3" } as const;
+const REMOTE = choice({ "on-site": "1", remote: "2", hybrid: "3" }, { onsite: "on-site", office: "on-site", "in person": "on-site" }, "workplace type");
 
 /** f_E numbers, internship to executive. */
-const EXPERIENCE = {
-  internship: "1",
-  "1": "1",
-  entry: "2",
-  entrylevel: "2",
-  "2": "2",
-  associate: "3",
-  "3": "3",
-  midsenior: "4",
-  midseniorlevel: "4",
-  mid: "4",
-  senior: "4",
-  "4": "4",
-  director: "5",
-  "5": "5",
-  executive: "6",
-  "6": "6",
-} as const;
+const EXPERIENCE = choice(
+  { internship: "1", entry: "2", associate: "3", "mid-senior": "4", director: "5", executive: "6" },
+  { "entry level": "entry", junior: "entry", "mid-senior level": "mid-senior", mid: "mid-senior", senior: "mid-senior" },
+  "experience level",
+);
 
-const SORT = { relevance: "R", r: "R", recent: "DD", date: "DD", dd: "DD", mostrecent: "DD" } as const;
+const SORT = choice({ relevance: "R", recent: "DD" }, { date: "recent", "most recent": "recent", newest: "recent" }, "sort order");
 
 const LinkedInJobsInput = z
   .object({
     keywords: z.string().trim().max(500).optional().describe("Job title, skills or company, e.g. \"senior rust engineer\"."),
     location: z.string().trim().max(200).optional().describe("City, region or country, e.g. \"Berlin, Germany\" or \"Remote\"."),
-    datePosted: choice(DATE_POSTED, "date posted").optional().describe("past24h, pastWeek, pastMonth or any."),
-    jobType: oneOrMany(choice(JOB_TYPE, "job type"))
+    datePosted: DATE_POSTED.optional().describe("past24h, pastWeek, pastMonth or any."),
+    jobType: oneOrMany(JOB_TYPE)
       .optional()
-      .describe("One or more of full-time, part-time, contract, temporary, internship, volunteer, other (or F, P, C, T, I, V, O)."),
-    remote: oneOrMany(choice(REMOTE, "workplace type")).optional().describe("One or more of on-site, remote, hybrid."),
-    experienceLevel: oneOrMany(choice(EXPERIENCE, "experience level"))
+      .describe("One or more of full-time, part-time, contract, temporary, internship, volunteer, other (LinkedIn's letters F, P, C, T, I, V, O work too)."),
+    remote: oneOrMany(REMOTE).optional().describe("One or more of on-site, remote, hybrid."),
+    experienceLevel: oneOrMany(EXPERIENCE)
       .optional()
       .describe("One or more of internship, entry, associate, mid-senior, director, executive."),
-    sortBy: choice(SORT, "sort order").optional().describe("relevance (default) or recent."),
+    sortBy: SORT.optional().describe("relevance (default) or recent."),
     start: z.number().int().min(0).max(1_000).default(0).describe("Offset of the first result, for paging (use the nextStart of the previous call)."),
   })
   .strict()
