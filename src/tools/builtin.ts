@@ -13,6 +13,8 @@ export interface CreateRegistryOptions {
   logger?: Logger;
   /** Groups to assemble instead of the built-in ones (tests, embedders). */
   groups?: readonly ToolGroup[];
+  /** Receives what must run when the session closes (servers a group started). */
+  onClose?: (close: () => Promise<void>) => void;
 }
 
 /** Every built-in tool whose group is switched on, by name. */
@@ -34,7 +36,7 @@ export async function builtinTools(ctx: GroupContext, groups: readonly ToolGroup
  */
 export async function createRegistry(loaded: LoadedConfig = loadConfig(), options: CreateRegistryOptions = {}): Promise<ToolRegistry> {
   const logger = options.logger ?? createLogger("warn");
-  const ctx: GroupContext = { config: loaded.config, env: loaded.env, workspace: loaded.workspace, logger };
+  const ctx: GroupContext = { config: loaded.config, env: loaded.env, workspace: loaded.workspace, logger, ...(options.onClose ? { onClose: options.onClose } : {}) };
   const tools = await builtinTools(ctx, options.groups);
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
   const registry = new ToolRegistry();

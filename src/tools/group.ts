@@ -8,6 +8,8 @@ export interface GroupContext {
   env: Readonly<Record<string, string | undefined>>;
   workspace: string;
   logger: Logger;
+  /** Registers work to do when the session closes (stopping servers a group started). */
+  onClose?: (close: () => Promise<void>) => void;
 }
 
 /**

@@ -8,6 +8,7 @@ import { linkedinTools } from "./linkedin/index.js";
 import { googleTools } from "./google/index.js";
 import { anthropicTools } from "./anthropic/index.js";
 import { gitTools } from "./git/index.js";
+import { lspTools } from "./lsp/index.js";
 
 /** The built-in groups, in listing order. */
 export const BUILTIN_GROUPS: readonly ToolGroup[] = [
@@ -20,4 +21,5 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
   googleTools,
   anthropicTools,
   gitTools,
+  lspTools,
 ];

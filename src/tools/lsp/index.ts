@@ -1,0 +1,16 @@
+import type { ToolGroup } from "../group.js";
+import { resolveServers } from "./lsp-config.js";
+import { LspManager } from "./lsp-manager.js";
+import { createLspTools } from "./lsp-tools.js";
+
+/**
+ * Spec 002's LSP tools. Registered when a language server is configured (`lsp.servers`) or
+ * installed (typescript-language-server, pyright or pylsp); servers start on first use.
+ */
+export const lspTools: ToolGroup = (ctx) => {
+  const servers = resolveServers((ctx.config as { lsp?: unknown }).lsp, ctx.workspace);
+  if (Object.keys(servers).length === 0) return [];
+  const manager = new LspManager(servers);
+  ctx.onClose?.(() => manager.close());
+  return createLspTools(manager);
+};

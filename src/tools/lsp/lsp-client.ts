@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import {
+  createProtocolConnection,
+  DidChangeTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  PublishDiagnosticsNotification,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type Diagnostic,
+  type ProtocolConnection,
+} from "vscode-languageserver-protocol/node";
+import { ToolError } from "../../core/errors.js";
+import { killProcessGroupSync, killProcessTree } from "../../workspace/process-tree.js";
+import { languageIdFor, type LspServerConfig } from "./lsp-config.js";
+
+const STDERR_TAIL = 4_096;
+
+interface OpenDocument {
+  version: number;
+  text: string;
+}
+
+/** A running language server for one workspace: started once, documents synced on demand. */
+export class LspClient {
+  readonly #config: LspServerConfig;
+  readonly #root: string;
+  #child?: ChildProcess;
+  #connection?: ProtocolConnection;
+  #starting?: Promise<ProtocolConnection>;
+  #stderr = "";
+  readonly #documents = new Map<string, OpenDocument>();
+  readonly #diagnostics = new Map<string, { version?: number; items: Diagnostic[]; at: number }>();
+  readonly #waiters = new Set<() => void>();
+  readonly #onExit = () => this.#child?.pid && killProcessGroupSync(this.#child.pid);
+
+  constructor(config: LspServerConfig, root: string) {
+    this.#config = config;
+    this.#root = root;
+  }
+
+  /** The connection, starting the server on first use. */
+  connection(): Promise<ProtocolConnection> {
+    if (this.#connection) return Promise.resolve(this.#connection);
+    this.#starting ??= this.#start().catch((err: unknown) => {
+      this.#starting = undefined;
+      throw err;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<ProtocolConnection> {
+    const child = spawn(this.#config.command, this.#config.args, {
+      cwd: this.#root,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, ...this.#config.env },
+    });
+    this.#child = child;
+    process.once("exit", this.#onExit);
+    // Drained continuously: an unread pipe fills and stalls the server.
+    child.stderr!.on("data", (d: Buffer) => (this.#stderr = (this.#stderr + d.toString("utf8")).slice(-STDERR_TAIL)));
+    const spawned = new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", (err) => reject(new ToolError("UNAVAILABLE", `The language server "${this.#config.command}" could not start: ${err.message}.`, { recoverable: false })));
+    });
+    await spawned;
+    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+      this.#diagnostics.set(params.uri, { ...(params.version !== undefined ? { version: params.version } : {}), items: params.diagnostics, at: Date.now() });
+      for (const w of this.#waiters) w();
+    });
+    child.once("exit", () => {
+      this.#connection = undefined;
+      this.#starting = undefined;
+      this.#documents.clear();
+    });
+    connection.listen();
+    const rootUri = pathToFileURL(this.#root).href;
+    await withTimeout(
+      connection.sendRequest(InitializeRequest.type, {
+        processId: process.pid,
+        rootUri,
+        workspaceFolders: [{ uri: rootUri, name: "workspace" }],
+        initializationOptions: this.#config.initializationOptions,
+        capabilities: {
+          textDocument: {
+            synchronization: { didSave: false, dynamicRegistration: false },
+            publishDiagnostics: { relatedInformation: false, versionSupport: true },
+            hover: { contentFormat: ["markdown", "plaintext"] },
+            documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+            definition: { linkSupport: false },
+            references: {},
+          },
+          workspace: { workspaceFolders: true },
+        },
+      }),
+      30_000,
+      () => `The language server "${this.#config.command}" did not answer initialize within 30 s.${this.#stderrNote()}`,
+    );
+    await connection.sendNotification(InitializedNotification.type, {});
+    this.#connection = connection;
+    return connection;
+  }
+
+  #stderrNote(): string {
+    return this.#stderr.trim() ? ` Its last output: ${this.#stderr.trim().slice(-500)}` : "";
+  }
+
+  /** Opens or refreshes a document from disk, so the server sees the current text. Returns its URI. */
+  async sync(file: string): Promise<string> {
+    const connection = await this.connection();
+    const uri = pathToFileURL(file).href;
+    const text = await readFile(file, "utf8");
+    const open = this.#documents.get(uri);
+    if (!open) {
+      this.#documents.set(uri, { version: 1, text });
+      await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        textDocument: { uri, languageId: languageIdFor(this.#config, file), version: 1, text },
+      });
+    } else if (open.text !== text) {
+      open.version++;
+      open.text = text;
+      await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version: open.version }, contentChanges: [{ text }] });
+    }
+    return uri;
+  }
+
+  /** The text of a synced document, for quoting lines. */
+  text(uri: string): string | undefined {
+    return this.#documents.get(uri)?.text;
+  }
+
+  /**
+   * Diagnostics for a document after its latest sync: waits for the server to publish them,
+   * then for a short quiet spell (servers publish syntax, then semantic results).
+   */
+  async diagnostics(uri: string, signal: AbortSignal, timeoutMs = 10_000, settleMs = 600): Promise<Diagnostic[]> {
+    const since = Date.now();
+    const version = this.#documents.get(uri)?.version;
+    const fresh = () => {
+      const d = this.#diagnostics.get(uri);
+      return d && (d.version === undefined ? d.at >= since - 50 || version === 1 : d.version >= (version ?? 0)) ? d : undefined;
+    };
+    const deadline = since + timeoutMs;
+    while (Date.now() < deadline && !signal.aborted) {
+      const d = fresh();
+      if (d && Date.now() - d.at >= settleMs) return d.items;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          clearTimeout(t);
+          resolve();
+        };
+        const t = setTimeout(wake, d ? settleMs : 100);
+        this.#waiters.add(wake);
+      });
+    }
+    if (signal.aborted) throw new ToolError("CANCELLED", "Cancelled while waiting for diagnostics.");
+    const d = fresh() ?? this.#diagnostics.get(uri);
+    return d?.items ?? [];
+  }
+
+  /** Shuts the server down politely, then kills what is left. */
+  async close(): Promise<void> {
+    process.off("exit", this.#onExit);
+    const child = this.#child;
+    const connection = this.#connection;
+    this.#child = undefined;
+    this.#connection = undefined;
+    if (connection) {
+      try {
+        await withTimeout(connection.sendRequest(ShutdownRequest.type), 2_000, () => "shutdown timed out");
+        await connection.sendNotification(ExitNotification.type);
+      } catch {
+        // killed below
+      }
+      connection.dispose();
+    }
+    if (child?.pid) await killProcessTree(child.pid);
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new ToolError("TIMEOUT", message())), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,66 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/** One language server: how to start it and which files it speaks for. */
+export const LspServerSchema = z.object({
+  command: z.string(),
+  args: z.array(z.string()).default([]),
+  /** File extensions with the dot: [".ts", ".tsx"]. */
+  extensions: z.array(z.string()).min(1),
+  /** LSP languageId per extension; defaults from the extension. */
+  languageIds: z.record(z.string(), z.string()).optional(),
+  initializationOptions: z.unknown().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+});
+
+export const LspConfigSchema = z.object({ servers: z.record(z.string(), LspServerSchema).default({}) }).default({ servers: {} });
+
+export type LspServerConfig = z.infer<typeof LspServerSchema>;
+
+const LANGUAGE_IDS: Record<string, string> = {
+  ".ts": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".tsx": "typescriptreact",
+  ".js": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".jsx": "javascriptreact",
+  ".py": "python",
+  ".rs": "rust",
+  ".go": "go",
+};
+
+export function languageIdFor(server: LspServerConfig, file: string): string {
+  const ext = path.extname(file).toLowerCase();
+  return server.languageIds?.[ext] ?? LANGUAGE_IDS[ext] ?? ext.slice(1);
+}
+
+function findExecutable(name: string, workspace: string): string | undefined {
+  const local = path.join(workspace, "node_modules", ".bin", name);
+  if (existsSync(local)) return local;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
+  }
+  return undefined;
+}
+
+/**
+ * The servers to use: those configured under `lsp.servers`, plus the TypeScript and Python
+ * servers when they are installed (in the workspace's node_modules or on PATH) and not configured.
+ */
+export function resolveServers(raw: unknown, workspace: string): Record<string, LspServerConfig> {
+  const parsed = LspConfigSchema.parse(raw ?? undefined);
+  const servers: Record<string, LspServerConfig> = { ...parsed.servers };
+  const covered = new Set(Object.values(servers).flatMap((s) => s.extensions));
+  const ts = findExecutable("typescript-language-server", workspace);
+  if (ts && !covered.has(".ts")) {
+    servers.typescript = { command: ts, args: ["--stdio"], extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"] };
+  }
+  const py = findExecutable("pyright-langserver", workspace) ?? findExecutable("pylsp", workspace);
+  if (py && !covered.has(".py")) {
+    servers.python = { command: py, args: py.endsWith("pylsp") ? [] : ["--stdio"], extensions: [".py"] };
+  }
+  return servers;
+}
