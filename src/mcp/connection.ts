@@ -281,7 +281,7 @@ export class McpConnection implements McpToolTarget {
     const t = this.#live?.transport;
     if (!(t instanceof StdioProcessTransport)) return undefined;
     const exit = t.exitInfo;
-    const how = exit ? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`) : "closed its output";
+    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : "closed its output";
     return withStderr(`the process ${how}`, t);
   }
 

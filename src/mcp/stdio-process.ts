@@ -215,9 +215,14 @@ export class StdioProcessTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#readBuffer.clear();
-    // What is left of the group (a wrapper's children) goes too.
-    if (this.#pid !== undefined) void this.kill().catch(() => {});
-    this.onclose?.();
+    // stdout often closes a moment before the exit is reported: wait briefly for it, so the
+    // reason given (exit code, signal) is the real one.
+    const exited = this.#exit || !this.#exited ? Promise.resolve() : waitFor(this.#exited, 250);
+    void exited.then(() => {
+      // What is left of the group (a wrapper's children) goes too.
+      if (this.#pid !== undefined) void this.kill().catch(() => {});
+      this.onclose?.();
+    });
   }
 
   async #killSeen(): Promise<void> {

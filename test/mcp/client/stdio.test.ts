@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ToolRegistry } from "../../../src/core/registry.js";
@@ -200,6 +200,40 @@ describe("McpManager over stdio with the fixture server", () => {
     expect(after).not.toBe(before);
     expect(registry.has("fx__echo")).toBe(true);
     expect((await runner.run({ name: "fx__echo", args: { text: "back" } })).content).toContain("back");
+  });
+
+  it("answers UNAVAILABLE (recoverable) while the server is being restarted", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    // A long first delay keeps it in the reconnecting state for the whole test.
+    const { manager, runner } = setup({ fx: fixtureServer(marker) }, { backoff: { initialMs: 60_000 } });
+    await manager.connectAll();
+    process.kill(manager.connection("fx")!.pid!, "SIGKILL");
+    await until(() => manager.connection("fx")!.state === "reconnecting");
+    const out = await runner.run({ name: "fx__echo", args: { text: "x" } });
+    expect(out.status).toBe("error");
+    expect(out.error).toMatchObject({ code: "UNAVAILABLE", recoverable: true });
+    expect(out.content).toContain('MCP server "fx" is not available (the process was killed by SIGKILL');
+    expect(out.content).toContain("tackle is restarting it");
+  });
+
+  it("gives up after the configured number of failed restarts, and says so", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { dir } = { dir: mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-flag-")) };
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const flag = path.join(dir, "fail");
+    const { manager, runner, logger } = setup({ fx: fixtureServer(marker, {}, ["--fail-if-exists", flag]) }, { backoff: { initialMs: 50, maxAttempts: 3 } });
+    await manager.connectAll();
+    writeFileSync(flag, "");
+    process.kill(manager.connection("fx")!.pid!, "SIGKILL");
+    await until(() => manager.connection("fx")!.state === "failed");
+    expect(logger.lines.filter((l) => l.includes("Restarting MCP server \"fx\" failed")).length).toBe(3);
+    expect(logger.lines.some((l) => l.startsWith("error:") && l.includes("gave up after 3 restarts"))).toBe(true);
+    const out = await runner.run({ name: "fx__echo", args: { text: "x" } });
+    expect(out.error).toMatchObject({ code: "UNAVAILABLE", recoverable: false });
+    expect(out.content).toContain("flag file present");
+    expect(await leftoverProcesses(marker)).toEqual([]);
   });
 
   it("respawns a server killed from outside", async () => {
