@@ -14,6 +14,8 @@ export interface SimpleCommand {
   assignments: string[];
   /** Normalized text rules match: `NAME=v name arg1 arg2`. */
   text: string;
+  /** The same without the assignments (`name arg1 arg2`), so a deny rule on `name` still matches. */
+  bare: string;
   /** The text as written, when the name carries a path outside the system folders (`./ls`). */
   written?: string;
   /** Some part cannot be known before it runs (a variable, a substitution, xargs' input). */
@@ -116,7 +118,12 @@ class Analyzer {
   }
 
   word(node: Node, state: State): Word {
-    return resolveWord(node, (n) => this.substitution(n, state), { ...this.vars, ...(state.cwd ? { PWD: state.cwd } : {}) });
+    const w = resolveWord(node, (n) => this.substitution(n, state), { ...this.vars, ...(state.cwd ? { PWD: state.cwd } : {}) });
+    if (w.suspicious) {
+      this.ok = false;
+      this.flag("parse-error", "the parser and bash would read this command differently (a line break inside a word)");
+    }
+    return w;
   }
 
   /** `$(...)`, backticks, `<(...)`, `>(...)`: their commands run too. */
@@ -133,7 +140,7 @@ class Analyzer {
       this.flag("too-deep", "commands are nested too deeply to judge");
       return;
     }
-    const tree = this.parser.parse(source);
+    const tree = this.parser.parse(forParser(source));
     if (!tree) {
       this.ok = false;
       this.flag("parse-error", `the command inside ${label} could not be parsed`);
@@ -277,11 +284,15 @@ class Analyzer {
     }
   }
 
-  assignment(node: Node, state: State): void {
+  /** `NAME=value`: judges the value's substitutions; returns the assignment as one word. */
+  assignment(node: Node, state: State): Word {
     const name = node.childForFieldName("name")?.text ?? "";
-    const value = node.childForFieldName("value");
-    if (value) this.word(value, state);
+    const valueNode = node.childForFieldName("value");
+    const value = valueNode ? this.word(valueNode, state) : undefined;
     if (SENSITIVE_VARIABLES.test(name)) this.flag("sensitive-assignment", `it sets ${name}, which changes which programs run`);
+    const op = node.text.slice(name.length).startsWith("+=") ? "+=" : "=";
+    const text = `${name}${op}${value?.text ?? ""}`;
+    return { text, dynamic: value?.dynamic ?? false, staticPrefix: text, glob: false, brace: false, tilde: false, raw: node.text };
   }
 
   /** Records a redirection; returns words the grammar hung on it that are really arguments. */
@@ -326,8 +337,7 @@ class Analyzer {
       const field = node.fieldNameForChild(i++);
       if (!child) continue;
       if (child.type === "variable_assignment") {
-        this.assignment(child, state);
-        assignments.push(this.word(child, state));
+        assignments.push(this.assignment(child, state));
       } else if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
         extra.push(...this.redirect(child, state));
       } else if (child.type === "command_name") {
@@ -362,6 +372,7 @@ class Analyzer {
       args,
       assignments,
       text,
+      bare: body,
       dynamic,
       dynamicName,
       cwd: state.cwd,
@@ -493,6 +504,16 @@ class Analyzer {
   }
 }
 
+/**
+ * tree-sitter-bash reads a line that starts with a backslash (`ls<newline>\\rm x`) as more
+ * arguments of the line before; bash reads a new command. A blank before the backslash means the
+ * same to bash and makes the grammar agree. Quoted text gains a blank too, which changes no
+ * command the analysis finds.
+ */
+function forParser(source: string): string {
+  return source.replace(/(^|[^\\])((?:\r?\n)+)(?=\\)/g, "$1$2 ");
+}
+
 function isWordNode(n: Node): boolean {
   return ["word", "string", "raw_string", "ansi_c_string", "concatenation", "simple_expansion", "expansion", "command_substitution", "process_substitution", "number", "translated_string", "arithmetic_expansion", "brace_expression"].includes(n.type);
 }
@@ -532,7 +553,7 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command contains a null byte");
   }
-  const tree = parser.parse(source);
+  const tree = parser.parse(forParser(source));
   if (!tree) {
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command could not be parsed");

@@ -92,7 +92,8 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
  */
 export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
   const analysis = await analyzeCommand(command, { cwd, home });
-  const subjects = [...new Set(analysis.commands.flatMap((c) => (c.written ? [c.text, c.written] : [c.text])))];
+  // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
+  const subjects = [...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : [])]))];
   if (subjects.length === 0 && !analysis.ok) subjects.push(command.trim());
   const asks: string[] = [];
   let deny: string | undefined;

@@ -16,6 +16,11 @@ export interface Word {
   tilde: boolean;
   /** The source text as written. */
   raw: string;
+  /**
+   * The grammar put an unescaped newline inside a bare word, which bash never does (tree-sitter-bash
+   * reads `ls<newline>\\rm` as one command): the parse cannot be trusted.
+   */
+  suspicious?: boolean;
 }
 
 /** Where nested commands found inside words are reported (substitutions run too). */
@@ -115,6 +120,7 @@ export function resolveWord(node: Node, nested: NestedSink, vars: KnownVariables
     switch (n.type) {
       case "word": {
         if (quoted) return add(n.text, false);
+        if (/(^|[^\\])\n/.test(n.text)) w.suspicious = true;
         const u = unquoteBare(n.text);
         if (first && n.text.startsWith("~")) w.tilde = true;
         if (u.glob) w.glob = true;
