@@ -61,6 +61,29 @@ function absolute(href: string, base: string): string {
   }
 }
 
+/** Marks a line from <pre> so whitespace normalisation leaves its indentation alone. */
+const PRE_MARK = "\uE000";
+
+type DomNode = Parameters<FormatCallback>[0];
+
+function rawText(nodes: DomNode[] | undefined): string {
+  let out = "";
+  for (const node of nodes ?? []) {
+    if (node.type === "text") out += (node as unknown as { data: string }).data;
+    else if (node.type === "tag" && node.name === "br") out += "\n";
+    else if (node.type === "tag" && node.name !== "script" && node.name !== "style") out += rawText(node.children);
+  }
+  return out;
+}
+
+/** Code and preformatted text keep their indentation and line breaks exactly. */
+const preKeep: FormatCallback = (elem, _walk, builder, formatOptions) => {
+  const text = rawText(elem.children).replace(/^\n/, "").replace(/\s+$/, "");
+  builder.openBlock({ isPre: true, leadingLineBreaks: (formatOptions.leadingLineBreaks as number | undefined) ?? 2 });
+  builder.addLiteral(text.split("\n").map((line) => PRE_MARK + line).join("\n"));
+  builder.closeBlock({ trailingLineBreaks: (formatOptions.trailingLineBreaks as number | undefined) ?? 2 });
+};
+
 const block = (selector: string, lines = 1): SelectorDefinition => ({
   selector,
   format: "block",
@@ -80,7 +103,7 @@ function optionsFor(links: boolean, baseUrl: string | undefined): HtmlToTextOpti
   return {
     // Lines are not wrapped: the reader is a model, not an 80-column terminal.
     wordwrap: false,
-    formatters: { tabTable, altText },
+    formatters: { tabTable, altText, preKeep },
     // Deeply nested markup (hostile or generated) must not exhaust the stack.
     limits: { maxDepth: 400, ellipsis: "…", maxInputLength: 20_000_000 },
     selectors: [
@@ -103,6 +126,7 @@ function optionsFor(links: boolean, baseUrl: string | undefined): HtmlToTextOpti
       { selector: "p", format: "paragraph", options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
       { selector: "ul", format: "unorderedList", options: { itemPrefix: "• ", leadingLineBreaks: 1, trailingLineBreaks: 1 } },
       { selector: "ol", format: "orderedList", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+      { selector: "pre", format: "preKeep", options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
       { selector: "table", format: "tabTable", options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
       { selector: "hr", format: "horizontalLine", options: { leadingLineBreaks: 2, trailingLineBreaks: 2, length: 3 } },
     ],
@@ -130,8 +154,16 @@ export function normalizeWhitespace(text: string): string {
     .replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g, " ")
     .replace(/\u200b/g, "")
     .split("\n")
-    // Tabs separate table cells, so only spaces are collapsed.
-    .map((line) => line.replace(/ {2,}/g, " ").replace(/ *\t */g, "\t").trim())
+    // Tabs separate table cells, so only spaces are collapsed; <pre> lines are kept as they are.
+    .map((line) => {
+      const pre = line.indexOf(PRE_MARK);
+      // A <pre> line may sit behind a quote or list prefix; only the prefix is tidied.
+      if (pre !== -1) return (line.slice(0, pre).trimStart() + line.slice(pre + 1).replaceAll(PRE_MARK, "")).trimEnd();
+      const tidy = line.replace(/ {2,}/g, " ").replace(/ *\t */g, "\t").trim();
+      // Nested list items keep their indentation, so the nesting stays visible.
+      const nested = /^( {2,})(?:• |\d+\. |[a-z]\. )/i.exec(line);
+      return nested ? nested[1] + tidy : tidy;
+    })
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
@@ -147,6 +179,6 @@ export function normalizeWhitespace(text: string): string {
  */
 export function htmlToText(html: string, options: HtmlToTextOptionsLite = {}): string {
   if (!html) return "";
-  const text = converterFor(options.links ?? true, options.baseUrl)(html);
+  const text = converterFor(options.links ?? true, options.baseUrl)(html.replaceAll(PRE_MARK, ""));
   return normalizeWhitespace(text);
 }

@@ -32,7 +32,7 @@ const WebFetchInput = z
     maxChars: z
       .number()
       .int()
-      .min(100)
+      .min(1)
       .max(1_000_000)
       .default(DEFAULT_MAX_CHARS)
       .describe("Most characters of page text to return (default 50,000); longer text is cut with a notice."),
