@@ -1,0 +1,140 @@
+// Reading one file over MCP stdio with the same 1.x SDK client, in one run:
+//   - tackle's MCP server with its real read_file (validation, policy, workspace boundary, output
+//     cap, audit, cache as configured), library level (runMcpServer over a registry);
+//   - `tackle mcp` itself (dist/cli/main.js), when the build has the subcommand;
+//   - the reference filesystem server (@modelcontextprotocol/server-filesystem, read_text_file);
+//   - a bare server on the same SDK entry tackle uses that returns the file with no checks.
+// Goals: at least as fast as the reference server; tackle's layer < 5% over the bare server.
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-bench-")));
+const FILE = "sample.txt";
+const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}: ${"the quick brown fox jumps over the lazy dog ".repeat(1)}`);
+writeFileSync(path.join(dir, FILE), `${lines.join("\n")}\n`);
+
+interface Target {
+  label: string;
+  command: string;
+  args: string[];
+  tool: string;
+  toolArgs: Record<string, unknown>;
+}
+
+const tsx = ["--import", "tsx"];
+const targets: Target[] = [
+  {
+    label: "bare SDK server (no checks)",
+    command: process.execPath,
+    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-bare-server.ts"), dir],
+    tool: "read_file",
+    toolArgs: { path: FILE },
+  },
+  {
+    label: "reference server-filesystem",
+    command: process.execPath,
+    // Under the same loader as the TypeScript servers, so none pays for a different runtime setup.
+    args: [...tsx, path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), dir],
+    tool: "read_text_file",
+    toolArgs: { path: path.join(dir, FILE) },
+  },
+  {
+    label: "tackle layer (bare read tool, no cache)",
+    command: process.execPath,
+    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir, "--no-cache", "--bare-tool"],
+    tool: "read_file",
+    toolArgs: { path: FILE },
+  },
+  {
+    label: "tackle read_file (cache on)",
+    command: process.execPath,
+    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir],
+    tool: "read_file",
+    toolArgs: { path: FILE },
+  },
+  {
+    label: "tackle read_file (cache off)",
+    command: process.execPath,
+    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir, "--no-cache"],
+    tool: "read_file",
+    toolArgs: { path: FILE },
+  },
+];
+
+const cli = path.join(root, "dist/cli/main.js");
+const hasCli = existsSync(cli) && /^\s+mcp\b/m.test(spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8", timeout: 20_000 }).stdout ?? "");
+if (hasCli) {
+  targets.push({ label: "tackle mcp (CLI, all tools)", command: process.execPath, args: [cli, "mcp", "--workspace", dir], tool: "read_file", toolArgs: { path: FILE } });
+} else {
+  console.log("(dist/cli/main.js has no `mcp` subcommand yet: measuring the library-level server only)");
+}
+
+interface Connected {
+  target: Target;
+  client: Client;
+  samples: number[];
+}
+
+async function open(target: Target): Promise<Connected> {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: target.command, args: target.args, cwd: root, stderr: process.env.BENCH_DEBUG ? "inherit" : "ignore" }));
+  const result = await client.callTool({ name: target.tool, arguments: target.toolArgs });
+  if (result.isError) throw new Error(`${target.label}: ${JSON.stringify(result.content)}`);
+  return { target, client, samples: [] };
+}
+
+const WARMUP = 300;
+const ROUNDS = 6;
+const PER_ROUND = 400;
+
+const connected: Connected[] = [];
+for (const t of targets) connected.push(await open(t));
+for (const c of connected) for (let i = 0; i < WARMUP; i++) await c.client.callTool({ name: c.target.tool, arguments: c.target.toolArgs });
+// Rounds interleave the servers so machine noise lands on all of them alike.
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of connected) {
+    for (let i = 0; i < PER_ROUND; i++) {
+      const start = performance.now();
+      await c.client.callTool({ name: c.target.tool, arguments: c.target.toolArgs });
+      c.samples.push(performance.now() - start);
+    }
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+const stats = new Map<string, { p50: number; p95: number; perSecond: number }>();
+console.log(`file: ${lines.length} lines; ${ROUNDS * PER_ROUND} sequential calls per server after ${WARMUP} warm-up calls\n`);
+console.log(`${"server".padEnd(38)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"calls/s".padStart(9)}`);
+for (const c of connected) {
+  const sorted = [...c.samples].sort((a, b) => a - b);
+  const total = c.samples.reduce((a, b) => a + b, 0);
+  const s = { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), perSecond: (c.samples.length / total) * 1000 };
+  stats.set(c.target.label, s);
+  console.log(`${c.target.label.padEnd(38)} ${s.p50.toFixed(3).padStart(8)} ${s.p95.toFixed(3).padStart(8)} ${s.perSecond.toFixed(0).padStart(9)}`);
+}
+
+const bare = stats.get("bare SDK server (no checks)")!;
+const reference = stats.get("reference server-filesystem")!;
+console.log("");
+for (const [label, s] of stats) {
+  if (!label.startsWith("tackle")) continue;
+  const overBare = (s.p50 / bare.p50 - 1) * 100;
+  console.log(
+    `${label}: p50 ${(s.p50 / reference.p50).toFixed(2)}x the reference server (goal <= 1.00), ` +
+      `${overBare >= 0 ? "+" : ""}${overBare.toFixed(1)}% over the bare server (goal < 5%); ` +
+      `throughput ${(s.perSecond / reference.perSecond).toFixed(2)}x reference, ${(s.perSecond / bare.perSecond).toFixed(2)}x bare`,
+  );
+}
+
+await Promise.allSettled(connected.map((c) => c.client.close()));
+rmSync(dir, { recursive: true, force: true });
