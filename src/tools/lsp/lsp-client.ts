@@ -140,7 +140,7 @@ export class LspClient {
    * Diagnostics for a document after its latest sync: waits for the server to publish them,
    * then for a short quiet spell (servers publish syntax, then semantic results).
    */
-  async diagnostics(uri: string, signal: AbortSignal, timeoutMs = 10_000, settleMs = 600): Promise<Diagnostic[]> {
+  async diagnostics(uri: string, signal: AbortSignal, timeoutMs = 30_000, settleMs = 600): Promise<Diagnostic[]> {
     const since = Date.now();
     const version = this.#documents.get(uri)?.version;
     const fresh = () => {
@@ -162,8 +162,14 @@ export class LspClient {
       });
     }
     if (signal.aborted) throw new ToolError("CANCELLED", "Cancelled while waiting for diagnostics.");
-    const d = fresh() ?? this.#diagnostics.get(uri);
-    return d?.items ?? [];
+    const d = fresh();
+    if (d) return d.items;
+    // Saying "no problems" when the server never answered would be a false all-clear.
+    throw new ToolError(
+      "TIMEOUT",
+      `The language server reported no diagnostics within ${timeoutMs / 1000} s; it may still be loading the project. Try again shortly.${this.#stderrNote()}`,
+      { recoverable: false },
+    );
   }
 
   /** Shuts the server down politely, then kills what is left. */
