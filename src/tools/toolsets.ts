@@ -1,4 +1,5 @@
 import { TOOL } from "./names.js";
+import { TOOL_LSP } from "./lsp/names.js";
 
 /** A named tool list, one per requirement document, reproduced name for name. */
 export type Toolset = "default" | "coding" | "assistant" | "editor" | "workspace";
@@ -40,6 +41,11 @@ export const TOOLSETS: Readonly<Record<Exclude<Toolset, "default">, readonly str
     TOOL.gitBranch,
     TOOL.gitLog,
     TOOL.gitPush,
+    TOOL_LSP.diagnostics,
+    TOOL_LSP.symbols,
+    TOOL_LSP.hover,
+    TOOL_LSP.definition,
+    TOOL_LSP.references,
     "shell_exec",
     TOOL.shellBackground,
   ],
