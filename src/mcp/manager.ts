@@ -40,6 +40,7 @@ export class McpManager {
   readonly #connections = new Map<string, McpConnection>();
   /** Registry name → proxy, per server. */
   readonly #proxies = new Map<string, Map<string, AnyTool>>();
+  readonly #plain = new Map<string, McpToolProxy>();
   #closed = false;
   #started = false;
 
@@ -92,6 +93,11 @@ export class McpManager {
     return this.tools();
   }
 
+  /** The proxy behind a registered name: which server and which of its tools it calls. */
+  proxy(name: string): McpToolProxy | undefined {
+    return this.#plain.get(name);
+  }
+
   /** Every proxy, all servers. */
   tools(): AnyTool[] {
     return [...this.#proxies.values()].flatMap((m) => [...m.values()]);
@@ -132,14 +138,16 @@ export class McpManager {
         continue;
       }
       let proxy: AnyTool;
+      const plain = new McpToolProxy(connection, tool, name, { trusted: connection.config.trusted });
       try {
-        proxy = new JsonSchemaTool(new McpToolProxy(connection, tool, name, { trusted: connection.config.trusted }));
+        proxy = new JsonSchemaTool(plain);
         registry?.register(proxy);
       } catch (err) {
         this.#logger.error(`MCP server "${connection.name}": cannot register the tool "${tool.name}": ${(err as Error).message}`);
         continue;
       }
       mine.set(name, proxy);
+      this.#plain.set(name, plain);
     }
     this.#proxies.set(connection.name, mine);
   }
@@ -154,7 +162,10 @@ export class McpManager {
     if (!old) return;
     const registry = this.#options.registry;
     // Only what is still ours: never remove a tool someone else registered under the name since.
-    for (const [name, tool] of old) if (registry && registry.get(name) === tool) registry.unregister(name);
+    for (const [name, tool] of old) {
+      this.#plain.delete(name);
+      if (registry && registry.get(name) === tool) registry.unregister(name);
+    }
     this.#proxies.delete(server);
   }
 }

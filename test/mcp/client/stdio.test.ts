@@ -101,12 +101,12 @@ describe("McpManager over stdio with the fixture server", () => {
   it("reports progress, resets the call timeout on progress, and cancels through the signal", async () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));
-    // A 600 ms inactivity limit, a call of 5 x 300 ms: it only finishes because progress resets it.
-    const { manager, runner } = setup({ fx: fixtureServer(marker, { callTimeoutMs: 600 }) });
+    // A 1.5 s inactivity limit, a call of 5 x 500 ms: it only finishes because progress resets it.
+    const { manager, runner } = setup({ fx: fixtureServer(marker, { callTimeoutMs: 1_500 }) });
     await manager.connectAll();
     const progress: number[] = [];
     runner.on("tool.progress", (e) => void progress.push((e as { progress: number }).progress));
-    const slow = await runner.run({ name: "fx__slow", args: { steps: 5, ms: 300 } });
+    const slow = await runner.run({ name: "fx__slow", args: { steps: 5, ms: 500 } });
     expect(slow.status).toBe("success");
     // The last notification may race the answer (the SDK drops progress after the response).
     expect(progress.slice(0, 4)).toEqual([1, 2, 3, 4]);
@@ -272,6 +272,7 @@ describe("McpManager over stdio with the fixture server", () => {
     expect(registry.get("fx__echo")!.description).toContain("built-in");
     const proxied = manager.status()[0]!.tools.find((n) => n.startsWith("fx__echo_"));
     expect(proxied).toMatch(/^fx__echo_[0-9a-f]{10}$/);
+    expect(manager.proxy(proxied!)).toMatchObject({ serverName: "fx", originalName: "echo" });
     await manager.close();
     // Closing removes only the manager's own tools.
     expect(registry.has("fx__echo")).toBe(true);
