@@ -311,6 +311,25 @@ function limiter(): { kind: "prlimit" | "bash"; path: string } | null {
   return limiterCache;
 }
 
+/**
+ * Whether RLIMIT_NPROC bounds the sandbox by itself: not for real root (the kernel exempts it),
+ * and not before Linux 5.14, where it counted every process of the user on the host rather than
+ * those in the sandbox's user namespace (there it is not set at all, see {@link limitedArgv}).
+ */
+function nprocHolds(): boolean {
+  return process.getuid?.() !== 0 && kernelAtLeast(5, 14);
+}
+
+function kernelAtLeast(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = os.release().split(/[.-]/).map(Number);
+  return a > major || (a === major && b >= minor);
+}
+
+function bashLimiter(): { kind: "bash"; path: string } | undefined {
+  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
+  return bash ? { kind: "bash", path: bash } : undefined;
+}
+
 /** Limits with defaults filled in. */
 export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimits {
   const out = { ...DEFAULT_SANDBOX_LIMITS };
@@ -324,16 +343,19 @@ export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimi
 }
 
 /** argv wrapped so the limits are set inside the sandbox right before the command runs. */
-function limitedArgv(argv: readonly string[], limits: SandboxLimits): string[] {
-  const lim = limiter();
+function limitedArgv(argv: readonly string[], limits: SandboxLimits, force?: "prlimit" | "bash"): string[] {
+  const found = limiter();
+  const lim = force === "bash" && found?.kind === "prlimit" ? bashLimiter() ?? found : found;
   if (!lim) throw new Error("Neither prlimit (util-linux) nor bash is installed, so the sandbox cannot set resource limits.");
   const nproc = limits.processes + SANDBOX_OVERHEAD_TASKS;
+  // Before 5.14 the count was host-wide per user: a limit this low could forbid any fork at all.
+  const setNproc = kernelAtLeast(5, 14);
   if (lim.kind === "prlimit") {
     return [
       lim.path,
       `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
       `--as=${limits.memoryBytes}`,
-      `--nproc=${nproc}`,
+      ...(setNproc ? [`--nproc=${nproc}`] : []),
       `--fsize=${limits.fileSizeBytes}`,
       `--nofile=${limits.openFiles}`,
       "--core=0",
@@ -345,7 +367,7 @@ function limitedArgv(argv: readonly string[], limits: SandboxLimits): string[] {
   const kib = (n: number) => Math.max(1, Math.floor(n / 1024));
   const script =
     `ulimit -S -t ${limits.cpuSeconds} && ulimit -H -t ${limits.cpuSeconds + 1} && ulimit -v ${kib(limits.memoryBytes)} && ` +
-    `ulimit -u ${nproc} && ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
+    `${setNproc ? `ulimit -u ${nproc} && ` : ""}ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
   return [lim.path, "-c", script, "tackle-limits", ...argv];
 }
 
@@ -358,7 +380,7 @@ interface BuildInput {
   readOnly?: ReadonlyArray<string | SandboxBind>;
 }
 
-function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean): string[] {
+function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash"): string[] {
   if (argv.length === 0) throw new Error("Nothing to run: the command is empty.");
   const limits = sandboxLimits(o.limits);
   const args = ["--unshare-all"];
@@ -402,7 +424,7 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean): str
   }
   // Read-only last, after every mount point has been made on them.
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
-  args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits));
+  args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits, forceLimiter));
   return args;
 }
 
@@ -411,8 +433,12 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean): str
  * sandbox with its limits. Pure apart from cached system lookups; spawn `bwrap` with them
  * yourself, or use {@link spawnSandboxed}, which also applies the process guard.
  */
-export function buildSandboxArgs(argv: readonly string[], options: SandboxOptions, profile: { userns?: boolean } = {}): string[] {
-  return buildArgs(argv, options, profile.userns ?? true);
+export function buildSandboxArgs(
+  argv: readonly string[],
+  options: SandboxOptions,
+  profile: { userns?: boolean; limiter?: "prlimit" | "bash" } = {},
+): string[] {
+  return buildArgs(argv, options, profile.userns ?? true, profile.limiter);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +462,8 @@ export interface SandboxedProcess {
 export interface SpawnSandboxedOptions extends SandboxOptions {
   /** Text written to the command's stdin; without it stdin is /dev/null. */
   input?: string | Buffer;
+  /** Use a pids cgroup when one can be made (default true); false leaves RLIMIT_NPROC and the watcher. */
+  cgroup?: boolean;
 }
 
 /**
@@ -449,9 +477,8 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   const args = buildArgs(argv, { ...options, limits }, status.userns);
 
   const maxTasks = limits.processes + SANDBOX_OVERHEAD_TASKS;
-  const cgroup: PidsCgroup | undefined = createPidsCgroup(maxTasks);
-  const isRoot = process.getuid?.() === 0;
-  const processGuard = cgroup ? "cgroup" : isRoot ? "watcher" : "rlimit";
+  const cgroup: PidsCgroup | undefined = options.cgroup === false ? undefined : createPidsCgroup(maxTasks);
+  const processGuard = cgroup ? "cgroup" : nprocHolds() ? "rlimit" : "watcher";
 
   // Joining the cgroup before exec leaves no moment in which the sandbox runs outside it.
   const [file, fileArgs] = cgroup

@@ -1,0 +1,235 @@
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolError } from "../../src/core/errors.js";
+import { BoundedOutput } from "../../src/workspace/bounded-output.js";
+import {
+  buildSandboxArgs,
+  resetSandboxDetection,
+  runSandboxed,
+  SANDBOX_INSTALL_HINT,
+  sandboxAvailable,
+  sandboxLimits,
+  spawnSandboxed,
+} from "../../src/workspace/sandbox.js";
+import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/workspace/sandbox-config.js";
+import { tempDir } from "../support/tools.js";
+
+const status = await sandboxAvailable();
+if (!status.available) console.warn(`sandbox tests that need bubblewrap are skipped: ${status.reason}`);
+const sandboxed = describe.skipIf(!status.available);
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  ws = tempDir("tackle-sandbox-ws-");
+});
+afterEach(() => ws.cleanup());
+
+function hostProcessesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+describe("detection", () => {
+  it("is done once per bwrap path and cached", () => {
+    expect(sandboxAvailable()).toBe(sandboxAvailable());
+    expect(sandboxAvailable({ bwrap: "/nonexistent/bwrap" })).toBe(sandboxAvailable({ bwrap: "/nonexistent/bwrap" }));
+  });
+
+  it("reports a missing bubblewrap with how to install it", async () => {
+    const missing = await sandboxAvailable({ bwrap: "/nonexistent/bwrap" });
+    expect(missing.available).toBe(false);
+    expect(!missing.available && missing.reason).toContain("apt-get install bubblewrap");
+    expect(SANDBOX_INSTALL_HINT).toContain("apt-get install bubblewrap");
+  });
+
+  it("reports a bubblewrap that cannot create namespaces, and never runs the command without it", async () => {
+    const fake = path.join(ws.dir, "fake-bwrap");
+    writeFileSync(fake, '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 9.9"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n');
+    chmodSync(fake, 0o755);
+    const result = await sandboxAvailable({ bwrap: fake });
+    expect(result.available).toBe(false);
+    expect(!result.available && result.reason).toMatch(/cannot create a sandbox here: bwrap: setting up uid map: Permission denied/);
+    const marker = path.join(ws.dir, "ran");
+    const err = await spawnSandboxed(["/usr/bin/touch", marker], { workspace: ws.dir, bwrap: fake }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    expect((err as ToolError).code).toBe("UNAVAILABLE");
+    expect((err as ToolError).message).toContain("never runs it unsandboxed");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("can be reset", async () => {
+    const before = sandboxAvailable({ bwrap: "/nonexistent/bwrap" });
+    resetSandboxDetection();
+    expect(sandboxAvailable({ bwrap: "/nonexistent/bwrap" })).not.toBe(before);
+  });
+});
+
+describe("buildSandboxArgs", () => {
+  it("isolates everything and binds only the workspace read-write", () => {
+    const args = buildSandboxArgs(["/usr/bin/python3", "/run/x.py", "a b", "$(id)"], { workspace: ws.dir });
+    for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv", "--remount-ro"]) {
+      expect(args).toContain(flag);
+    }
+    expect(args.join(" ")).toContain("--cap-drop ALL");
+    expect(args).not.toContain("--share-net");
+    const writable = args.flatMap((a, i) => (a === "--bind" ? [args[i + 1]] : []));
+    expect(writable).toEqual([ws.dir]);
+    const home = os.homedir();
+    const sources = args.flatMap((a, i) => (a === "--ro-bind" || a === "--bind" ? [args[i + 1]!] : []));
+    expect(sources.filter((s) => s === home || (s.startsWith(home + "/") && !s.startsWith(ws.dir)))).toEqual([]);
+    // The command comes last, each argument its own argv entry, after the limiter.
+    expect(args.slice(-4)).toEqual(["/usr/bin/python3", "/run/x.py", "a b", "$(id)"]);
+    expect(args.join(" ")).toMatch(/--chdir \S+ -- \S*(prlimit|bash)/);
+  });
+
+  it("shares the network only when asked", () => {
+    expect(buildSandboxArgs(["true"], { workspace: ws.dir, network: true })).toContain("--share-net");
+  });
+
+  it("sets the minimal environment and the caller's variables", () => {
+    const args = buildSandboxArgs(["true"], { workspace: ws.dir, env: { FOO: "bar baz" } });
+    const env = Object.fromEntries(args.flatMap((a, i) => (a === "--setenv" ? [[args[i + 1], args[i + 2]]] : [])));
+    expect(env).toMatchObject({ HOME: "/tmp", LANG: "C.UTF-8", FOO: "bar baz" });
+    expect(env.PATH).toMatch(/\/usr\/bin/);
+  });
+
+  it("refuses bad input instead of building a weaker sandbox", () => {
+    expect(() => buildSandboxArgs([], { workspace: ws.dir })).toThrow(/empty/);
+    expect(() => buildSandboxArgs(["true"], { workspace: ws.dir, env: { "BAD-NAME": "x" } })).toThrow(/not a valid/);
+    expect(() => buildSandboxArgs(["true"], { workspace: ws.dir, env: { A: "x\0y" } })).toThrow(/null byte/);
+    expect(() => buildSandboxArgs(["true"], { workspace: ws.dir, cwd: "/etc" })).toThrow(/outside the workspace/);
+    expect(() => buildSandboxArgs(["true"], { workspace: "relative/ws" })).toThrow(/absolute/);
+    expect(() => buildSandboxArgs(["true"], { workspace: ws.dir, readOnly: ["relative"] })).toThrow(/absolute/);
+    expect(() => sandboxLimits({ processes: 0 })).toThrow(/positive/);
+    expect(() => sandboxLimits({ memoryBytes: Number.NaN })).toThrow(/positive/);
+  });
+});
+
+describe("configuration", () => {
+  it("defaults, megabytes to bytes, and loud errors", () => {
+    expect(sandboxSettingsFrom({})).toEqual({ network: false, readOnlyPaths: [], limits: DEFAULT_SANDBOX_LIMITS });
+    const s = sandboxSettingsFrom({ sandbox: { network: true, limits: { memoryMb: 256, fileSizeMb: 2, processes: 10 } } });
+    expect(s.network).toBe(true);
+    expect(s.limits).toMatchObject({ memoryBytes: 256 * 1024 * 1024, fileSizeBytes: 2 * 1024 * 1024, processes: 10 });
+    expect(() => sandboxSettingsFrom({ sandbox: { netwrok: true } })).toThrow(/sandbox/);
+    expect(() => sandboxSettingsFrom({ sandbox: { limits: { processes: -1 } } })).toThrow(/processes/);
+  });
+});
+
+describe("BoundedOutput", () => {
+  it("keeps head and tail within its budget and counts what it dropped", () => {
+    const out = new BoundedOutput(1000);
+    const chunk = Buffer.alloc(10_000, "x");
+    out.push(Buffer.from("HEAD"));
+    for (let i = 0; i < 1000; i++) out.push(chunk);
+    out.push(Buffer.from("TAIL"));
+    expect(out.totalBytes).toBe(8 + 10_000_000);
+    expect(out.droppedBytes).toBe(out.totalBytes - 1000);
+    const text = out.text();
+    expect(text.startsWith("HEAD")).toBe(true);
+    expect(text.endsWith("TAIL")).toBe(true);
+    expect(text).toContain("bytes of output cut");
+    expect(text.length).toBeLessThan(1100);
+  });
+
+  it("is exact when nothing was cut", () => {
+    const out = new BoundedOutput(100);
+    out.push(Buffer.from("héllo "));
+    out.push(Buffer.from("wörld"));
+    expect(out.text()).toBe("héllo wörld");
+    expect(out.droppedBytes).toBe(0);
+  });
+});
+
+sandboxed("runSandboxed", () => {
+  it("runs a command and streams its output", async () => {
+    const chunks: Array<[string, string]> = [];
+    const r = await runSandboxed(["/bin/sh", "-c", "echo out; echo err >&2; exit 4"], {
+      workspace: ws.dir,
+      onOutput: (c, stream) => chunks.push([stream, c]),
+    });
+    expect(r).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 4, timedOut: false, cancelled: false });
+    expect(chunks).toEqual(expect.arrayContaining([["stdout", "out\n"], ["stderr", "err\n"]]));
+  });
+
+  it("passes stdin when given", async () => {
+    const r = await runSandboxed(["/bin/cat"], { workspace: ws.dir, input: "from stdin" });
+    expect(r.stdout).toBe("from stdin");
+  });
+
+  it("kills the whole sandbox at the timeout, keeping partial output; nothing outlives it", async () => {
+    const marker = `654.${process.pid}${Date.now() % 1000}`;
+    const r = await runSandboxed(["/bin/sh", "-c", `echo begin; (setsid sleep ${marker} &); sleep ${marker}`], { workspace: ws.dir, timeoutMs: 500 });
+    expect(r).toMatchObject({ timedOut: true, exitCode: -1, stdout: "begin\n" });
+    expect(hostProcessesWith(marker)).toEqual([]);
+  });
+
+  it("is cancelled by its signal", async () => {
+    const controller = new AbortController();
+    const r = await runSandboxed(["/bin/sh", "-c", "echo ready; sleep 60"], {
+      workspace: ws.dir,
+      signal: controller.signal,
+      onOutput: (c) => c.includes("ready") && controller.abort(),
+    });
+    expect(r.cancelled).toBe(true);
+    await expect(runSandboxed(["/bin/true"], { workspace: ws.dir, signal: controller.signal })).rejects.toThrow(/cancelled/);
+  });
+
+  it("bounds what it keeps of huge output", async () => {
+    const r = await runSandboxed(["/bin/sh", "-c", "head -c 30000000 /dev/zero"], { workspace: ws.dir, maxOutputBytes: 100_000 });
+    expect(r.droppedBytes.stdout).toBe(30_000_000 - 100_000);
+    expect(r.stdout.length).toBeLessThan(110_000);
+  });
+
+  it("sets every limit inside the sandbox, with prlimit and with the bash fallback", async () => {
+    const limits = { cpuSeconds: 7, memoryBytes: 300 * 1024 * 1024, processes: 20, fileSizeBytes: 5 * 1024 * 1024, openFiles: 64 };
+    const script = "ulimit -t; ulimit -v; ulimit -f; ulimit -n; ulimit -c";
+    const expected = `7\n${300 * 1024}\n${5 * 1024}\n64\n0\n`;
+    const viaPrlimit = await runSandboxed(["/bin/bash", "-c", script], { workspace: ws.dir, limits });
+    expect(viaPrlimit.stdout).toBe(expected);
+    const args = buildSandboxArgs(["/bin/bash", "-c", script], { workspace: ws.dir, limits }, { userns: status.available && status.userns, limiter: "bash" });
+    expect(args).toContain("tackle-limits");
+    const viaBash = await new Promise<string>((resolve) => {
+      let out = "";
+      const child = spawn(status.available ? status.bwrap : "bwrap", args, { stdio: ["ignore", "pipe", "inherit"] });
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.on("close", () => resolve(out));
+    });
+    expect(viaBash).toBe(expected);
+  });
+
+  it("removes its pids cgroup afterwards", async () => {
+    const r = await runSandboxed(["/bin/true"], { workspace: ws.dir });
+    if (r.processGuard !== "cgroup") return;
+    // Removal happens just after exit; give it a moment.
+    await new Promise((res) => setTimeout(res, 300));
+    const roots = ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"];
+    const leftovers = roots.flatMap((root) => {
+      try {
+        return readdirSync(root).filter((n) => n.startsWith(`tackle-sandbox-${process.pid}-`));
+      } catch {
+        return [];
+      }
+    });
+    expect(leftovers).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("as root without a cgroup, the watcher stops a process flood", async () => {
+    const code = "import os, time\nfor i in range(300):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)";
+    const r = await runSandboxed(["/usr/bin/python3", "-c", code], { workspace: ws.dir, cgroup: false, limits: { processes: 16 }, timeoutMs: 20_000 });
+    expect(r.processGuard).toBe("watcher");
+    expect(r.limit).toBe("processes");
+    expect(r.timedOut).toBe(false);
+  });
+});
