@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import iconv from "iconv-lite";
 
@@ -42,6 +41,8 @@ export interface LineWindow {
 }
 
 const NEWLINE = 0x0a;
+/** Bytes read at a time. */
+const CHUNK_BYTES = 1 << 20;
 
 function decode(bytes: Buffer, encoding: LineWindowOptions["encoding"]): string {
   return encoding === "windows-1252" ? iconv.decode(bytes, "win1252") : bytes.toString("utf8");
@@ -59,14 +60,18 @@ function finishLine(number: number, parts: Buffer[], byteLength: number, options
 }
 
 /**
- * Reads lines `offset .. offset+limit-1` by streaming: lines before the window are skipped by
- * scanning for newline bytes (nothing is decoded), the window is decoded line by line, and the
- * stream stops as soon as the window is full. Memory stays bounded whatever the file's size or
+ * Reads lines `offset .. offset+limit-1` by streaming the file through one fixed buffer: lines
+ * before the window are skipped by scanning for newline bytes (nothing is decoded), the window
+ * is decoded line by line, and reading stops as soon as the window is full. Memory stays bounded whatever the file's size or
  * the length of its lines.
  */
 export async function readLineWindow(file: string, options: LineWindowOptions): Promise<LineWindow> {
   const maxLineBytes = options.maxLineChars * 4 + 4;
-  const stream = createReadStream(file, { start: options.startByte ?? 0, highWaterMark: 1 << 20 });
+  // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
+  // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
+  const handle = await open(file, "r");
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let position = options.startByte ?? 0;
   const lines: WindowLine[] = [];
   let lineNo = 1;
   let parts: Buffer[] = [];
@@ -78,8 +83,12 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   let hasMore = false;
   let sawBytesOnLine = false;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const chunk = buffer.subarray(0, bytesRead);
       let pos = 0;
       if (full) {
         hasMore ||= chunk.length > 0;
@@ -142,7 +151,7 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
       if (full && !options.countTotal && hasMore) break;
     }
   } finally {
-    stream.destroy();
+    await handle.close();
   }
   if (!full && lineNo >= options.offset && (parts.length > 0 || lineBytes > 0)) {
     // The last line has no newline at its end.

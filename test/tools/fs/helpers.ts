@@ -42,7 +42,7 @@ export function approveAll(): Approver & { requests: ApprovalRequest[] } {
   const fn = (async (req: ApprovalRequest) => {
     requests.push(req);
     return { approved: true };
-  }) as Approver & { requests: ApprovalRequest[] };
+  }) as unknown as Approver & { requests: ApprovalRequest[] };
   fn.requests = requests;
   return fn;
 }
