@@ -1,6 +1,8 @@
 // Reading one file over MCP stdio with the same 1.x SDK client, in one run:
-//   - tackle's MCP server with its real read_file (validation, policy, workspace boundary, output
-//     cap, audit, cache as configured), library level (runMcpServer over a registry);
+//   - tackle's MCP server (runMcpServer over a registry, library level) with a read tool that does
+//     what the bare server's does: tackle's own layer (runner, policy, MCP mapping) alone;
+//   - the same server with the real read_file (line numbers, structured output, workspace
+//     boundary), cache on and off;
 //   - `tackle mcp` itself (dist/cli/main.js), when the build has the subcommand;
 //   - the reference filesystem server (@modelcontextprotocol/server-filesystem, read_text_file);
 //   - a bare server on the same SDK entry tackle uses that returns the file with no checks.
