@@ -61,9 +61,9 @@ export async function decide(input: PolicyInput): Promise<Decision> {
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   if (assessment?.ask && mode !== "all") return { action: "ask", reason: assessment.ask, effect };
 
-  const allowed = rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true));
+  const allowed = rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(rules.allow, names, kind, subjects);
   if (allowed) return { action: "allow", approvedBy: "config", reason: `allowed by the rule "${allowed.source}"`, effect };
-  const remembered = input.sessionAllows.find((r) => ruleCovers(r, names, kind, subjects, true));
+  const remembered = input.sessionAllows.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(input.sessionAllows, names, kind, subjects);
   if (remembered) return { action: "allow", approvedBy: "user", reason: `approved always for this session (${remembered.source})`, effect };
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
@@ -76,6 +76,23 @@ export async function decide(input: PolicyInput): Promise<Decision> {
   }
   return { action: "ask", reason: "approval mode none asks for every call", effect };
 }
+
+/**
+ * A command of several parts (`git status && git diff`) is allowed when each part is covered by
+ * some pattern rule, not necessarily the same one. Returns a rule standing for the set, or undefined.
+ */
+function coveredPartByPart(list: readonly Rule[], names: readonly string[], kind: PolicyKind, subjects: readonly string[]): Rule | undefined {
+  if (kind !== "command" || subjects.length < 2) return undefined;
+  const used: Rule[] = [];
+  for (const s of subjects) {
+    const rule = list.find((r) => r.pattern !== undefined && ruleCovers(r, names, kind, [s], true));
+    if (!rule) return undefined;
+    if (!used.includes(rule)) used.push(rule);
+  }
+  return { tool: names[0] ?? "", source: used.map((r) => r.source).join(", ") };
+}
+
+type PolicyKind = "path" | "command" | "domain" | undefined;
 
 function describeEffect(effect: Effect): string {
   switch (effect) {
