@@ -66,13 +66,16 @@ function v4FromGroups(hi: number, lo: number): string {
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that reach an IPv4 host: mapped
- * (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ * (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96)
+ * and 6to4 (2002::/16).
  */
 function embeddedV4(groups: number[]): string | undefined {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || g5 === 0) && (g6 !== 0 || g7 > 1)) {
     return v4FromGroups(g6, g7);
   }
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765).
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) return v4FromGroups(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return v4FromGroups(g6, g7);
   if (g0 === 0x2002) return v4FromGroups(g1, g2);
   return undefined;

@@ -327,6 +327,42 @@ describe("web_fetch: address safety", () => {
   });
 });
 
+describe("web_fetch: names and cancellation", () => {
+  it("reaches a name through the checked lookup when allowed", async () => {
+    const server = await serve((_req, res) => res.end("via name"));
+    const { outcome } = await fetchWith({ url: `http://localhost:${server.port}/` });
+    // localhost may resolve to ::1 as well; the connection tries each checked address in turn.
+    expect(outcome.status).toBe("success");
+    expect(outcome.content).toContain("via name");
+  });
+
+  it("stops when the call is cancelled", async () => {
+    const server = await serve(() => {
+      // never answers
+    });
+    const tool = createWebFetchTool(config());
+    const { runner } = runnerFor([tool]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const outcome = await runner.run({ name: "web_fetch", args: { url: server.url } }, { signal: controller.signal });
+    await runner.close();
+    expect(outcome.status).toBe("cancelled");
+  });
+
+  it("prefers the Content-Type charset to the meta tag, and a BOM to both", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/bom") {
+        res.writeHead(200, { "content-type": "text/plain; charset=windows-1252" });
+        return void res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("naïve", "utf8")]));
+      }
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end('<meta charset="windows-1252"><p>naïve</p>');
+    });
+    expect((await fetchWith({ url: server.url })).outcome.content).toContain("--- Content ---\nnaïve");
+    expect((await fetchWith({ url: `${server.url}/bom` })).outcome.content).toContain("--- Content ---\nnaïve");
+  });
+});
+
 describe("web_fetch: failures", () => {
   it("times out on a slow server", async () => {
     const server = await serve(() => {
