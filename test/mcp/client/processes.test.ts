@@ -110,6 +110,15 @@ setInterval(() => {}, 1 << 30);
     }
   }, 60_000);
 
+  it("kills a server that ignores both its closed stdin and SIGTERM", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner } = await connect({ stubborn: fixtureServer(marker, {}, ["--stubborn"]) });
+    expect((await runner.run({ name: "stubborn__echo", args: { text: "hi" } })).status).toBe("success");
+    await manager.close();
+    expect(await leftoverProcesses(marker)).toEqual([]);
+  });
+
   it("untracks every process once closed, so no signal handler stays installed", async () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));

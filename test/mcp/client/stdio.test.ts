@@ -168,6 +168,17 @@ describe("McpManager over stdio with the fixture server", () => {
     expect(manager.connection("flood")!.state).toBe("ready");
   });
 
+  it("skips lines on stdout that are not JSON-RPC (servers that log to stdout)", async () => {
+    const marker = uniqueMarker();
+    cleanup.push(() => killLeftovers(marker));
+    const { manager, runner } = setup({ noisy: fixtureServer(marker, {}, ["--noisy-stdout"]) });
+    await manager.connectAll();
+    for (let i = 0; i < 3; i++) {
+      const out = await runner.run({ name: "noisy__add", args: { a: i, b: 1 } });
+      expect(out.structured).toEqual({ sum: i + 1 });
+    }
+  });
+
   it("caps what reaches the model like any tool's output", async () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));
