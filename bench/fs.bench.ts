@@ -96,7 +96,7 @@ function tailReference(file: string): { ms: number; maxRssKb?: number; out: stri
   const withTime = spawnSync(timeBin, ["-f", "%M", "tail", "-n", "100", file], { encoding: "utf8", maxBuffer: 1 << 24 });
   // Best of three: the machine is shared, and the reference should not look slower than it is.
   let ms = Infinity;
-  let r = spawnSync("true");
+  let r = spawnSync("true", { encoding: "utf8" });
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
     r = spawnSync("tail", ["-n", "100", file], { encoding: "utf8", maxBuffer: 1 << 24 });
