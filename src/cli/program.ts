@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { toolsCommand } from "./tools-command.js";
 import { callCommand } from "./call-command.js";
+import { mcpCommand } from "./mcp-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -16,7 +17,8 @@ export function program(): Command {
     .version(version())
     .showHelpAfterError("(run with --help for usage)")
     .addCommand(toolsCommand())
-    .addCommand(callCommand());
+    .addCommand(callCommand())
+    .addCommand(mcpCommand());
   for (const cmd of [root, ...root.commands]) cmd.exitOverride();
   return root;
 }

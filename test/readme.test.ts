@@ -1,0 +1,85 @@
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, runCli } from "./cli/run-cli.js";
+import { tempDir } from "./support/tools.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const blocks = (lang: string) => [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
+
+/** `npx tackle ...` lines of the README, split into words (they use single quotes only). */
+const commands = blocks("sh")
+  .flatMap((b) => b.split("\n"))
+  .map((l) => l.replace(/\s+#.*$/, "").trim())
+  .filter((l) => l.startsWith("npx tackle "))
+  .map((l) => [...l.slice("npx tackle ".length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!));
+
+let ws: ReturnType<typeof tempDir>;
+beforeAll(() => {
+  ws = tempDir();
+  writeFileSync(path.join(ws.dir, "README.md"), readme);
+});
+afterAll(() => ws.cleanup());
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+}
+
+describe("README", () => {
+  it("gives set-up as exactly npm install and npm test", () => {
+    expect(blocks("sh")[0]!.trim()).toBe("npm install\nnpm test");
+  });
+
+  it("has command lines that run as written", async () => {
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    for (const args of commands) {
+      if (args[0] === "mcp" && args.includes("--http")) {
+        const port = Number(args[args.indexOf("--http") + 1]);
+        const child = spawn(process.execPath, [CLI, ...args], { cwd: ws.dir, stdio: ["pipe", "ignore", "pipe"] });
+        let up = false;
+        for (let i = 0; i < 100 && !up && child.exitCode === null; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          up = await portOpen(port);
+        }
+        child.kill("SIGTERM");
+        expect(up, args.join(" ")).toBe(true);
+        continue;
+      }
+      const r = await runCli(args, { cwd: ws.dir });
+      expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
+    }
+    expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("hi");
+  });
+
+  it("has a library example that runs as written", async () => {
+    const example = blocks("ts")[0]!;
+    // Run from the package itself, so `import ... from "tackle"` resolves as it would for a user.
+    const file = path.join(root, `readme-example-${process.pid}.mjs`);
+    writeFileSync(file, example);
+    try {
+      const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [file], { cwd: root });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += String(d)));
+        child.stderr.on("data", (d) => (stderr += String(d)));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(/^5 /);
+      expect(out.stdout).toContain("input_schema");
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+});
