@@ -254,7 +254,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (redirects.length >= maxRedirects) {
           throw new ToolError(
             "EXECUTION_ERROR",
-            `Too many redirects: more than ${maxRedirects} starting from ${first.href} (last: ${[url.href, ...redirects.slice(-2)].join(" -> ")}). The page may redirect in a loop.`,
+            `Too many redirects: more than ${maxRedirects} starting from ${first.href} (the last hops: ${[...redirects.slice(-3), location.slice(0, 200)].join(" -> ")}). The page may redirect in a loop.`,
             { recoverable: false },
           );
         }

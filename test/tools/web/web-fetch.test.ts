@@ -512,6 +512,14 @@ describe("web_fetch: approval", () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("runs in approval mode none when a permission rule allows the domain", async () => {
+    const server = await serve((_req, res) => res.end("ok"));
+    const { outcome, asked } = await fetchWith({ url: server.url }, {}, { approval: "none", rules: { allow: ["web_fetch(127.0.0.1)"] } });
+    expect(outcome.status).toBe("success");
+    expect(outcome.approvedBy).toBe("config");
+    expect(asked).toHaveLength(0);
+  });
+
   it("scopes permission rules by domain", async () => {
     const server = await serve((_req, res) => res.end("ok"));
     const { outcome } = await fetchWith({ url: server.url }, {}, { rules: { deny: ["web_fetch(127.0.0.1)"] } });
