@@ -83,7 +83,7 @@ export function gmailSearchTool(api: GmailApi) {
         content: [heading, ...lines, ...tail].join("\n"),
         structured: { messages, nextPageToken: next ?? null, resultSizeEstimate: parsed.data.resultSizeEstimate ?? null },
         // Subjects and snippets are written by whoever sent the mail.
-        untrusted: { source: "gmail" },
+        ...(messages.length ? { untrusted: { source: "gmail" } } : {}),
       };
     },
   });
