@@ -27,7 +27,7 @@ export interface Session {
   runner: ToolRunner;
   /** The MCP servers from configuration, when any were configured and `mcp` was not false. */
   mcp?: McpManager;
-  /** Stops MCP servers and flushes the audit log. */
+  /** Stops MCP and language servers and flushes the audit log. */
   close(): Promise<void>;
 }
 
@@ -35,8 +35,8 @@ export interface Session {
 export async function openSession(options: SessionOptions = {}): Promise<Session> {
   const logger = options.logger ?? createLogger("warn");
   const loaded = loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) });
-  const registry = await createRegistry(loaded, { logger, ...(options.toolset ? { toolset: options.toolset } : {}) });
   const closers: Array<() => Promise<void>> = [];
+  const registry = await createRegistry(loaded, { logger, onClose: (c) => closers.push(c), ...(options.toolset ? { toolset: options.toolset } : {}) });
   // MCP servers from configuration are connected here (src/mcp).
   let mcp: McpManager | undefined;
   const servers = loaded.config.mcpServers;
