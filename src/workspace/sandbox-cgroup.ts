@@ -14,7 +14,7 @@ import path from "node:path";
 export interface PidsCgroup {
   /** The cgroup folder; write a pid to its cgroup.procs to put the process in it. */
   readonly dir: string;
-  /** Removes the cgroup once its tasks are gone (retries briefly while they exit). */
+  /** Gives the cgroup up once its tasks are gone: kept for the next run, or removed. */
   remove(): Promise<void>;
 }
 
@@ -78,36 +78,84 @@ function hasPidsMax(dir: string): boolean {
   }
 }
 
-/** Creates a pids cgroup allowing `maxTasks` tasks, or returns undefined where none can be made. */
+/**
+ * Idle cgroups kept for reuse: creating and removing a cgroup costs the kernel far more than a
+ * run of `true` (cgroup v1 rmdir waits for RCU), so each is made once and handed out again when
+ * it is empty. Whatever is idle is removed when the process exits.
+ */
+const idle: string[] = [];
+const MAX_IDLE = 4;
+let exitHook = false;
+
+function isEmpty(dir: string): boolean {
+  try {
+    return readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() === "";
+  } catch {
+    return false;
+  }
+}
+
+/** A pids cgroup allowing `maxTasks` tasks (empty, new or reused), or undefined where none can be made. */
 export function createPidsCgroup(maxTasks: number): PidsCgroup | undefined {
   const root = pidsCgroupBase();
   if (!root) return undefined;
-  const dir = path.join(root, `tackle-sandbox-${process.pid}-${++counter}`);
+  let dir: string | undefined;
+  while (idle.length && !dir) {
+    const candidate = idle.pop()!;
+    if (isEmpty(candidate)) dir = candidate;
+    else void removeDir(candidate);
+  }
   try {
-    mkdirSync(dir);
+    if (!dir) {
+      dir = path.join(root, `tackle-sandbox-${process.pid}-${++counter}`);
+      mkdirSync(dir);
+      if (!exitHook) {
+        exitHook = true;
+        process.once("exit", () => {
+          for (const d of idle.splice(0)) {
+            try {
+              rmdirSync(d);
+            } catch {
+              // still busy: the kernel drops it once empty only if asked again; nothing more to do
+            }
+          }
+        });
+      }
+    }
     writeFileSync(path.join(dir, "pids.max"), String(maxTasks));
   } catch {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // never created
-    }
+    if (dir) void removeDir(dir);
     return undefined;
   }
+  const own = dir;
   return {
-    dir,
+    dir: own,
     async remove() {
+      // Back to the pool once its tasks are gone; otherwise removed when they are.
       for (let i = 0; i < 50; i++) {
-        try {
-          await rmdir(dir);
-          return;
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === "ENOENT") return;
-          // EBUSY: killed tasks are still being reaped.
-          await new Promise((r) => setTimeout(r, 20));
+        if (isEmpty(own)) {
+          if (idle.length < MAX_IDLE) {
+            idle.push(own);
+            return;
+          }
+          break;
         }
+        await new Promise((r) => setTimeout(r, 20));
       }
+      await removeDir(own);
     },
   };
+}
+
+async function removeDir(dir: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      // EBUSY: killed tasks are still being reaped.
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }

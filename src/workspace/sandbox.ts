@@ -477,7 +477,8 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   const args = buildArgs(argv, { ...options, limits }, status.userns);
 
   const maxTasks = limits.processes + SANDBOX_OVERHEAD_TASKS;
-  const cgroup: PidsCgroup | undefined = options.cgroup === false ? undefined : createPidsCgroup(maxTasks);
+  // Where RLIMIT_NPROC holds the cgroup is not needed, and joining one costs a shell's exec.
+  const cgroup: PidsCgroup | undefined = options.cgroup === false || nprocHolds() ? undefined : createPidsCgroup(maxTasks);
   const processGuard = cgroup ? "cgroup" : nprocHolds() ? "rlimit" : "watcher";
 
   // Joining the cgroup before exec leaves no moment in which the sandbox runs outside it.
