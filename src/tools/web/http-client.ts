@@ -267,6 +267,15 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (next.protocol !== "http:" && next.protocol !== "https:") {
           throw new ToolError("PERMISSION_DENIED", `${url.href} redirected to ${next.protocol} (${next.href.slice(0, 200)}); only http and https are followed.`, { recoverable: false });
         }
+        const keepsBody = (res.statusCode === 307 || res.statusCode === 308) && method === "POST";
+        if (keepsBody && next.origin !== url.origin) {
+          // The person approved sending this body to one site, not to wherever that site points.
+          throw new ToolError(
+            "EXECUTION_ERROR",
+            `${url.href} redirected the POST (${res.statusCode}) to another site, ${next.href.slice(0, 200)}; the body was not sent there. Call again with that URL if it should be.`,
+            { recoverable: false },
+          );
+        }
         if (next.origin !== url.origin) {
           headers = Object.fromEntries(Object.entries(headers).filter(([n]) => !CROSS_ORIGIN_DROPPED.includes(n)));
         }

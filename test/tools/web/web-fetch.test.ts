@@ -480,6 +480,31 @@ describe("web_fetch: approval", () => {
     expect(server.requests[0]!.headers["content-type"]).toBe("application/json");
   });
 
+  it("does not carry a POST body to another site on a 307", async () => {
+    const other = await serve((_req, res) => res.end("got it"));
+    const first = await serve((req, res) => {
+      if (req.url === "/same") return void res.writeHead(307, { location: "/next" }).end();
+      if (req.url === "/next") return void res.end(`same site got ${req.method} ${req.body}`);
+      res.writeHead(307, { location: `${other.url}/steal` }).end();
+    });
+    const web = { autoApproveDomains: ["127.0.0.1"] };
+    const cross = await fetchWith({ url: `${first.url}/cross`, method: "POST", body: "secret=1" }, web);
+    expect(cross.outcome.error?.code).toBe("EXECUTION_ERROR");
+    expect(cross.outcome.content).toContain("the body was not sent there");
+    expect(other.requests).toHaveLength(0);
+    const same = await fetchWith({ url: `${first.url}/same`, method: "POST", body: "ok=1" }, web);
+    expect(same.outcome.content).toContain("same site got POST ok=1");
+  });
+
+  it("turns a POST into a GET after 303", async () => {
+    const server = await serve((req, res) => {
+      if (req.method === "POST") return void res.writeHead(303, { location: "/result" }).end();
+      res.end(`then ${req.method} ${req.url} body=${JSON.stringify(req.body)}`);
+    });
+    const { outcome } = await fetchWith({ url: server.url, method: "POST", body: "a=1" }, {}, { answer: true });
+    expect(outcome.content).toContain('then GET /result body=""');
+  });
+
   it("does not retry a failing POST", async () => {
     const server = await serve((_req, res) => void res.writeHead(503).end());
     const { outcome } = await fetchWith({ url: server.url, method: "POST", body: "x" }, {}, { answer: true });
