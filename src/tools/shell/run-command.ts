@@ -31,6 +31,11 @@ export interface RunCommandOptions {
   spillDir?: string;
   /** The program and arguments that run `command` (bash by default; a sandbox may wrap it). */
   argv?: (command: string) => { file: string; args: string[] };
+  /**
+   * Set when `argv` execs the program directly rather than through bash: a missing program then
+   * reads as bash would report it (exit 127) instead of failing to start.
+   */
+  direct?: boolean;
 }
 
 export interface CommandResult {
@@ -196,6 +201,15 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
 
     child.once("error", (err) => {
       if (exited || settled) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (options.direct && (code === "ENOENT" || code === "EACCES")) {
+        // What bash prints and returns for a program it cannot find or run.
+        receive("stderr", `bash: ${file}: ${code === "ENOENT" ? "command not found" : "Permission denied"}\n`);
+        exitCode = code === "ENOENT" ? 127 : 126;
+        exited = true;
+        finish();
+        return;
+      }
       settled = true;
       for (const t of timers) clearTimeout(t);
       collector.close();

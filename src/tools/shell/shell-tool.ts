@@ -10,6 +10,7 @@ import { toAssessment } from "./command-policy.js";
 import { judgeOnce } from "./judgement-cache.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "./shell-env.js";
+import { directArgv } from "./direct-exec.js";
 import type { ShellSettings } from "./settings.js";
 
 /** How a command is started: plain bash, or wrapped (the sandbox). */
@@ -114,6 +115,8 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const cwd = await resolveCwd(args.cwd, ctx);
       const timeoutMs = args.timeout ?? options.defaultTimeoutMs;
       const launch = options.launcher ? await options.launcher(args.command, cwd, ctx) : undefined;
+      // A plain command (`git status`) is exec'd as bash would exec it, without paying for bash.
+      const direct = launch ? undefined : directArgv(args.command);
       const spillDir = readableSpillDir(ctx);
       const result = await runCommand({
         command: args.command,
@@ -129,6 +132,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         outputName: `${options.name}-${ctx.toolCallId}`,
         ...(spillDir ? { spillDir } : {}),
         ...(launch ? { argv: () => launch } : {}),
+        ...(direct ? { argv: () => ({ file: direct[0]!, args: direct.slice(1) }), direct: true } : {}),
       });
       const { content, errorCode } = formatResult(result, timeoutMs, settings);
       const structured = {

@@ -150,6 +150,15 @@ describe("shell behaviour", () => {
     expect(r.content).toContain("no-tty");
   });
 
+  it("plain commands run without bash but read the same: a missing program exits 127", async () => {
+    const r = await run("no-such-program-xyz --flag");
+    expect(r.structured).toMatchObject({ exitCode: 127 });
+    expect(r.content).toContain("command not found");
+    const viaBash = await run("no-such-program-xyz --flag 2>&1; true");
+    expect(viaBash.content).toContain("command not found");
+    expect((await run("ls -a src")).content).toContain("x.ts");
+  });
+
   it("says when there was no output", async () => {
     expect((await run("true")).content).toBe("(no output)");
   });

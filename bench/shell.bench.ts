@@ -1,0 +1,69 @@
+// shell: a `shell` call of `true` (direct, and through ToolRunner) against a bare spawn of `true`.
+// Goal: the tool within 1.3x of the bare spawn.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { ToolRegistry } from "../src/core/registry.js";
+import { ToolRunner } from "../src/runtime/runner.js";
+import { createShellTools } from "../src/tools/shell/index.js";
+import { shellSettingsFrom } from "../src/tools/shell/settings.js";
+import { Workspace } from "../src/workspace/workspace.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const root = mkdtempSync(path.join(os.tmpdir(), "tackle-shell-bench-"));
+const workspace = Workspace.open(root);
+const { tools } = createShellTools(shellSettingsFrom({}));
+const shell = tools.find((t) => t.name === "shell")!;
+const registry = new ToolRegistry();
+for (const t of tools) registry.register(t);
+const runner = new ToolRunner({ registry, workspace: root, approval: "all", cache: false });
+
+function bareSpawn(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.once("error", reject);
+    child.once("close", () => resolve());
+  });
+}
+
+const series: Array<[string, () => Promise<unknown>]> = [
+  ["spawn('true') (bare)", () => bareSpawn("true", [])],
+  ["spawn('/bin/bash', ['-c', 'true'])", () => bareSpawn("/bin/bash", ["-c", "true"])],
+  ["shell tool: execute({command:'true'})", () => shell.execute({ command: "true" }, { workspace })],
+  [
+    "ToolRunner.run(shell, 'true')",
+    async () => {
+      const out = await runner.run({ name: "shell", args: { command: "true" } });
+      if (out.status !== "success") throw new Error(out.content);
+    },
+  ],
+];
+
+// Warm up (parser, JIT), then run the series round-robin so a busy moment on a shared machine
+// hits all of them alike.
+for (let i = 0; i < 20; i++) for (const [, fn] of series) await fn();
+const samples = series.map(() => [] as number[]);
+for (let i = 0; i < ROUNDS; i++) {
+  for (const [k, [, fn]] of series.entries()) {
+    const t0 = performance.now();
+    await fn();
+    samples[k]!.push(performance.now() - t0);
+  }
+}
+const medians = samples.map((list, k) => {
+  list.sort((a, b) => a - b);
+  const median = list[Math.floor(list.length / 2)]!;
+  console.log(`${series[k]![0].padEnd(40)} median ${median.toFixed(2)} ms  p90 ${list[Math.floor(list.length * 0.9)]!.toFixed(2)} ms`);
+  return median;
+});
+const [bare, bareBash, direct, viaRunner] = medians as [number, number, number, number];
+
+console.log(`\nratio shell tool / bare spawn(true):        ${(direct / bare).toFixed(2)}x (goal <= 1.3x)`);
+console.log(`ratio ToolRunner / bare spawn(true):        ${(viaRunner / bare).toFixed(2)}x`);
+console.log(`ratio shell tool / bare spawn(bash -c true): ${(direct / bareBash).toFixed(2)}x`);
+await runner.close();
+rmSync(root, { recursive: true, force: true });
