@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import iconv from "iconv-lite";
+import { READ_NOFOLLOW } from "./no-follow.js";
 
 /** Options for reading a window of lines. */
 export interface LineWindowOptions {
@@ -69,7 +70,7 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   const maxLineBytes = options.maxLineChars * 4 + 4;
   // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
   // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
-  const handle = await open(file, "r");
+  const handle = await open(file, READ_NOFOLLOW);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let position = options.startByte ?? 0;
   const lines: WindowLine[] = [];
@@ -177,7 +178,7 @@ export async function readTailLines(
   skipFromEnd: number,
   options: Pick<LineWindowOptions, "maxLineChars" | "maxChars" | "encoding" | "startByte" | "signal">,
 ): Promise<{ lines: WindowLine[]; reachedStart: boolean; stoppedForSize: boolean }> {
-  const handle = await open(file, "r");
+  const handle = await open(file, READ_NOFOLLOW);
   try {
     const size = (await handle.stat()).size;
     const start = options.startByte ?? 0;

@@ -10,6 +10,7 @@ import { TOOL } from "../names.js";
 import { ToolError } from "../../core/errors.js";
 import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
 import { assertWritableFile } from "./write-file.js";
+import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 const input = z.object({
   path: z.string().describe("Existing file to add to, relative to the workspace root."),
@@ -30,7 +31,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const bytes = Buffer.from(args.content, "utf8");
   if (st.nlink > 1) {
     // A hard link may share its content with a file outside the workspace: copy, then replace the link.
-    await atomicWriteFile(resolved.absolute, Buffer.concat([await readFile(resolved.absolute), bytes]));
+    await atomicWriteFile(resolved.absolute, Buffer.concat([await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), bytes]));
   } else {
     // O_NOFOLLOW: a symlink swapped in since resolution is refused rather than followed.
     const handle = await open(resolved.absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
@@ -54,7 +55,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
 
 /** Whether the byte before `at` (the old end of the file) is not a newline. */
 async function endsWithoutNewline(file: string, at: number): Promise<boolean> {
-  const handle = await open(file, "r");
+  const handle = await open(file, READ_NOFOLLOW);
   try {
     const buf = Buffer.alloc(1);
     await handle.read(buf, 0, 1, at - 1);

@@ -12,6 +12,7 @@ import { TOOL } from "../names.js";
 import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
 import { unifiedDiff } from "./preview.js";
 import { assertWritableFile } from "./write-file.js";
+import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 /** Largest file edit_file works on. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
@@ -165,7 +166,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   }
   if (args.old === "") throw new ToolError("INVALID_ARGS", `old_string is empty; give the exact text to replace. To replace the whole file use write_file.`);
   if (args.old === args.new) throw new ToolError("INVALID_ARGS", `old_string and new_string are identical, so the edit would change nothing.`);
-  const bytes = await readFile(resolved.absolute);
+  const bytes = await readFile(resolved.absolute, { flag: READ_NOFOLLOW });
   if (bytes.includes(0) || !isValidUtf8(bytes)) {
     throw new ToolError("INVALID_ARGS", `"${rel}" is not UTF-8 text (binary, or another encoding); edit_file only edits UTF-8 text. Replace it whole with write_file instead.`);
   }

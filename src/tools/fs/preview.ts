@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import { readFile } from "node:fs/promises";
 import { isValidUtf8 } from "../../workspace/binary.js";
+import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
 
 /** Longest preview shown to the person approving; the rest is summarised. */
@@ -25,7 +26,7 @@ export async function textForDiff(absolute: string, size: number): Promise<strin
   if (size > MAX_DIFF_BYTES) return undefined;
   let bytes: Buffer;
   try {
-    bytes = await readFile(absolute);
+    bytes = await readFile(absolute, { flag: READ_NOFOLLOW });
   } catch {
     return undefined;
   }

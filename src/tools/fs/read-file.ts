@@ -14,6 +14,7 @@ import { readLineWindow, readTailLines, type WindowLine } from "../../workspace/
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, shown, statOrUndefined } from "./common.js";
+import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 /** Lines returned when no limit is given. */
 export const DEFAULT_READ_LINES = 2000;
@@ -98,7 +99,7 @@ function numbered(lines: readonly WindowLine[]): string {
 }
 
 async function sniff(file: string, size: number): Promise<ContentKind> {
-  const handle = await open(file, "r");
+  const handle = await open(file, READ_NOFOLLOW);
   try {
     const buf = Buffer.alloc(Math.min(SNIFF_BYTES, size));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
@@ -124,7 +125,7 @@ async function readBase64(file: string, meta: Meta): Promise<ToolExecutionResult
       `"${meta.rel}" is ${formatBytes(meta.st.size)}; base64 reads are limited to ${formatBytes(MAX_BASE64_BYTES)}. Read it as text with offset and limit, or process it with a shell command.`,
     );
   }
-  const data = (await readFile(file)).toString("base64");
+  const data = (await readFile(file, { flag: READ_NOFOLLOW })).toString("base64");
   return {
     content: data,
     displayContent: `${meta.rel}: ${formatBytes(meta.st.size)} as base64`,
@@ -210,7 +211,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     if (st.size > MAX_IMAGE_BYTES) {
       return describeBinary(meta, kind, `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}, the most returned as an image`);
     }
-    const data = (await readFile(resolved.absolute)).toString("base64");
+    const data = (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })).toString("base64");
     return {
       content: `"${rel}" is a ${kind.label} (${formatBytes(st.size)}, modified ${st.mtime.toISOString()}); the image is attached.`,
       blocks: [{ type: "image", data, mimeType: kind.mimeType }],
@@ -222,7 +223,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
 
   if (kind.encoding === "utf-16le" || kind.encoding === "utf-16be") {
     if (st.size > MAX_CONVERTED_BYTES) return describeBinary(meta, { kind: "binary", label: "UTF-16 text" }, `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`);
-    const text = iconv.decode(await readFile(resolved.absolute), kind.encoding);
+    const text = iconv.decode(await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), kind.encoding);
     return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 
