@@ -14,7 +14,8 @@ import { addressPolicy } from "./address-guard.js";
  *   (spec 000 and 001); POST outside the list asks. In approval mode `none` every call asks,
  *   as that mode promises; add `permissions.allow: ["web_fetch(example.com)"]` to skip it there.
  * - `requireApprovalOutsideAllowlist` — spec 003's strict reading: GET to a domain outside the
- *   allowlist asks too.
+ *   allowlist asks too, and a redirect to a domain that is neither the one asked for nor on the
+ *   allowlist is not followed.
  */
 export const WebConfigSchema = z
   .looseObject({

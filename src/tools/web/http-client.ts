@@ -47,6 +47,8 @@ export interface HttpRequest {
    */
   allowPrivateNetwork?: PrivateNetworkAllowance;
   signal?: AbortSignal;
+  /** Called before each redirect is followed; throw to refuse it. */
+  onRedirect?: (next: URL, from: URL) => void;
 }
 
 export interface HttpResponse {
@@ -267,6 +269,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (next.protocol !== "http:" && next.protocol !== "https:") {
           throw new ToolError("PERMISSION_DENIED", `${url.href} redirected to ${next.protocol} (${next.href.slice(0, 200)}); only http and https are followed.`, { recoverable: false });
         }
+        req.onRedirect?.(next, url);
         const keepsBody = (res.statusCode === 307 || res.statusCode === 308) && method === "POST";
         if (keepsBody && next.origin !== url.origin) {
           // The person approved sending this body to one site, not to wherever that site points.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { parse as parseHtml } from "node-html-parser";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
-import type { ErrorCode } from "../../core/errors.js";
+import { ToolError, type ErrorCode } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { markUntrusted } from "../../runtime/output-cap.js";
 import { domainMatches } from "../../runtime/rules.js";
@@ -184,9 +184,12 @@ function render(args: WebFetchArgs, res: HttpResponse, extracted: Extracted, max
  * Whether a call asks a person (spec 000 and 001: GET never asks; spec 003: allowlisted domains
  * never ask). POST asks outside the allowlist; with `requireApprovalOutsideAllowlist` GET does too.
  */
+function onAllowlist(config: WebConfig, host: string): boolean {
+  return host !== "" && config.autoApproveDomains.some((d) => domainMatches(d, host));
+}
+
 export function fetchNeedsApproval(config: WebConfig, method: "GET" | "POST", url: string): boolean {
-  const host = hostOf(url);
-  if (host && config.autoApproveDomains.some((d) => domainMatches(d, host))) return false;
+  if (onAllowlist(config, hostOf(url))) return false;
   if (method === "POST") return true;
   return config.requireApprovalOutsideAllowlist;
 }
@@ -236,6 +239,17 @@ export function createWebFetchTool(config: WebConfig) {
         maxRedirects: DEFAULT_MAX_REDIRECTS,
         allowPrivateNetwork: config.allowPrivateNetwork,
         signal: ctx.signal,
+        onRedirect: (next) => {
+          // In spec 003's strict mode, approval covered the URL asked for, not wherever it leads.
+          const host = next.hostname.replace(/^\[|\]$/g, "");
+          if (config.requireApprovalOutsideAllowlist && host !== hostOf(args.url) && !onAllowlist(config, host)) {
+            throw new ToolError(
+              "PERMISSION_DENIED",
+              `${args.url} redirected to ${next.href.slice(0, 200)}, a domain outside web.autoApproveDomains; it was not followed. Call web_fetch with that URL to ask for approval.`,
+              { recoverable: false },
+            );
+          }
+        },
       });
 
       const extracted = extractContent(res);

@@ -530,6 +530,23 @@ describe("web_fetch: approval", () => {
     expect(allowed.outcome.status).toBe("success");
   });
 
+  it("in strict mode, does not follow a redirect to a domain outside the allowlist", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/away") return void res.writeHead(302, { location: `http://localhost:${server.port}/there` }).end();
+      if (req.url === "/home") return void res.writeHead(302, { location: "/there" }).end();
+      res.end("arrived");
+    });
+    const strict = { autoApproveDomains: ["127.0.0.1"], requireApprovalOutsideAllowlist: true };
+    const away = await fetchWith({ url: `${server.url}/away` }, strict);
+    expect(away.outcome.error?.code).toBe("PERMISSION_DENIED");
+    expect(away.outcome.content).toContain("outside web.autoApproveDomains");
+    expect(server.requests.map((r) => r.url)).toEqual(["/away"]);
+    const home = await fetchWith({ url: `${server.url}/home` }, strict);
+    expect(home.outcome.content).toContain("arrived");
+    const lenient = await fetchWith({ url: `${server.url}/away` }, { autoApproveDomains: ["127.0.0.1"] });
+    expect(lenient.outcome.content).toContain("arrived");
+  });
+
   it("asks for everything in approval mode none", async () => {
     const server = await serve((_req, res) => res.end("ok"));
     const { outcome, asked } = await fetchWith({ url: server.url }, { autoApproveDomains: ["127.0.0.1"] }, { approval: "none" });
