@@ -113,6 +113,32 @@ describe("every parameter through the runner", () => {
     await cached.close();
   });
 
+  it("structured results match each tool's output schema", async () => {
+    writeFileSync(at("t.txt"), "text\n");
+    writeFileSync(at("empty.txt"), "");
+    writeFileSync(at("b.bin"), Buffer.from([0, 1, 2]));
+    writeFileSync(at("i.png"), Buffer.from("89504e470d0a1a0a00000000", "hex"));
+    const calls = [
+      { name: "read_file", args: { path: "t.txt" } },
+      { name: "read_file", args: { path: "t.txt", offset: -1 } },
+      { name: "read_file", args: { path: "empty.txt" } },
+      { name: "read_file", args: { path: "b.bin" } },
+      { name: "read_file", args: { path: "b.bin", encoding: "base64" } },
+      { name: "read_file", args: { path: "i.png" } },
+      { name: "write_file", args: { path: "w.txt", content: "w" } },
+      { name: "list_directory", args: {} },
+      { name: "move_file", args: { from: "w.txt", to: "w2.txt" } },
+      { name: "delete_file", args: { path: "w2.txt" } },
+    ];
+    for (const call of calls) {
+      const out = await runner.run(call);
+      expect(out.status, JSON.stringify(call)).toBe("success");
+      const tool = FILE_TOOLS.find((t) => t.name === call.name) as unknown as { output?: { safeParse(v: unknown): { success: boolean; error?: unknown } } };
+      const checked = tool.output!.safeParse(out.structured);
+      expect(checked.success, `${JSON.stringify(call)}: ${String(checked.error)}`).toBe(true);
+    }
+  });
+
   it("a cancelled read stops", async () => {
     writeFileSync(at("big.txt"), "line\n".repeat(100_000));
     const controller = new AbortController();
