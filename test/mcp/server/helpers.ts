@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -10,10 +10,12 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const SERVE_TOOLS = path.join(ROOT, "test/fixtures/mcp/serve-tools.ts");
+/** tsx's loader by absolute URL, so children run from source whatever their working directory. */
+export const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 /** Node with tsx, so fixtures run from source. */
 export function fixtureCommand(args: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--import", "tsx", SERVE_TOOLS, ...args] };
+  return { command: process.execPath, args: ["--import", TSX, SERVE_TOOLS, ...args] };
 }
 
 export type Era = "v1" | "v2";

@@ -1,0 +1,129 @@
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSession } from "../../../src/session.js";
+import { toMcpTools } from "../../../src/adapters/mcp.js";
+import { tempDir } from "../../support/tools.js";
+import { connect, isAlive, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
+
+/** `tackle` from source, so the tests do not depend on a fresh build. */
+const TACKLE = { command: process.execPath, args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts")] };
+
+describe("tackle mcp (the command) on stdio, over a real session", () => {
+  let ws: { dir: string; cleanup: () => void };
+  let client: Client;
+  let pid: number | undefined;
+  let asked = 0;
+  let answer: { action: "accept" | "decline"; content?: Record<string, unknown> } = { action: "accept", content: { approve: true } };
+
+  beforeAll(async () => {
+    ws = tempDir("tackle-mcp-cli-");
+    writeFileSync(path.join(ws.dir, "hello.txt"), "hello from the workspace\n");
+    client = new Client({ name: "cli-test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return answer;
+    });
+    const transport = new StdioClientTransport({ command: TACKLE.command, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], cwd: ws.dir, stderr: "pipe" });
+    await client.connect(transport);
+    pid = transport.pid ?? undefined;
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    if (pid) await waitFor(() => !isAlive(pid!));
+    ws?.cleanup();
+  });
+
+  it("lists exactly the session's registry: names, schemas, annotations", async () => {
+    const session = await openSession({ workspace: ws.dir, mcp: false });
+    try {
+      const expected = toMcpTools(session.registry);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+      for (const tool of expected) {
+        const got = tools.find((t) => t.name === tool.name)!;
+        expect(got.inputSchema).toEqual(tool.inputSchema);
+        expect(got.annotations).toEqual(tool.annotations);
+        expect(got.outputSchema).toEqual(tool.outputSchema);
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("runs the real read_file and write_file (approved through elicitation)", async () => {
+    const read = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+    expect(read.isError ?? false).toBe(false);
+    expect(textOf(read as Record<string, unknown>)).toContain("hello from the workspace");
+    expect(read.structuredContent).toMatchObject({ content: "hello from the workspace" });
+
+    // A new file is written without asking (write_file asks only to overwrite).
+    const created = await client.callTool({ name: "write_file", arguments: { path: "out.txt", content: "first" } });
+    expect(created.isError ?? false).toBe(false);
+    expect(asked).toBe(0);
+
+    answer = { action: "decline" };
+    const refused = await client.callTool({ name: "write_file", arguments: { path: "out.txt", content: "second" } });
+    expect(refused.isError).toBe(true);
+    expect(asked).toBe(1);
+    expect(readFileSync(path.join(ws.dir, "out.txt"), "utf8")).toBe("first");
+
+    answer = { action: "accept", content: { approve: true } };
+    const written = await client.callTool({ name: "write_file", arguments: { path: "out.txt", content: "second" } });
+    expect(written.isError ?? false).toBe(false);
+    expect(asked).toBe(2);
+    expect(readFileSync(path.join(ws.dir, "out.txt"), "utf8")).toBe("second");
+  });
+
+  it("keeps the workspace boundary", async () => {
+    const outside = await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } });
+    expect(outside.isError).toBe(true);
+    expect(textOf(outside as Record<string, unknown>)).toContain("INVALID_PATH");
+  });
+});
+
+describe("tackle mcp --http", () => {
+  it("serves a 2.x client at 127.0.0.1, and stops on SIGTERM", async () => {
+    const ws = tempDir("tackle-mcp-cli-http-");
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--workspace", ws.dir, "--http", "0"], { cwd: ws.dir, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let err = "";
+      let out = "";
+      proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        proc.stderr!.on("data", (d: Buffer) => {
+          err += d.toString();
+          const m = /listening on (\S+)/.exec(err);
+          if (m) resolve(m[1]!);
+        });
+        proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const client = await connect({ era: "v2", wire: "http", url });
+      try {
+        expect((await client.listTools()).map((t) => t.name)).toContain("read_file");
+      } finally {
+        await client.close();
+      }
+      expect(await stopProcess(proc)).toBe(0);
+      expect(out).toBe("");
+    } finally {
+      await stopProcess(proc, "SIGKILL");
+      ws.cleanup();
+    }
+  });
+
+  it("refuses a non-loopback --host without --token (exit 2)", async () => {
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TACKLE_MCP_TOKEN: "" } });
+    let err = "";
+    proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(err).toContain("without a bearer token");
+  });
+});
