@@ -5,6 +5,18 @@ import path from "node:path";
 /** Default cap on what one call sends the model, in characters. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 
+/** Spill folders still on disk; one exit hook removes them all, however many runners there are. */
+const liveDirs = new Set<string>();
+let exitHooked = false;
+function removeAtExit(dir: string): void {
+  liveDirs.add(dir);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const d of liveDirs) rmSync(d, { recursive: true, force: true });
+  });
+}
+
 /**
  * Keeps the full text of outputs too long for the model, in a private temporary folder that
  * read tools may read, so the model can page through what was cut.
@@ -21,8 +33,7 @@ export class OutputSpill {
   get dir(): string {
     if (!this.#dir) {
       this.#dir = mkdtempSync(path.join(this.#base ?? os.tmpdir(), "tackle-output-"));
-      const dir = this.#dir;
-      process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+      removeAtExit(this.#dir);
     }
     return this.#dir;
   }
@@ -38,7 +49,10 @@ export class OutputSpill {
   }
 
   dispose(): void {
-    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+    if (this.#dir) {
+      rmSync(this.#dir, { recursive: true, force: true });
+      liveDirs.delete(this.#dir);
+    }
     this.#dir = undefined;
   }
 }
