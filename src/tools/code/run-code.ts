@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -102,7 +102,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
       if (!interpreter) throw new ToolError("UNAVAILABLE", missingInterpreterMessage(language), { recoverable: false });
 
       const root = ctx.workspace.root;
-      const absentBefore = MUST_NOT_APPEAR.filter((name) => !existsSync(path.join(root, name)));
+      const absentBefore = MUST_NOT_APPEAR.filter((name) => !entryExists(path.join(root, name)));
       const privateDir = await mkdtemp(path.join(os.tmpdir(), "tackle-code-"));
       try {
         const fileName = language === "python" ? "main.py" : "main.sh";
@@ -139,12 +139,22 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
   });
 }
 
+/** Whether anything is there, a dangling symlink included (existsSync would follow it). */
+function entryExists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Deletes what sandboxed code created among {@link MUST_NOT_APPEAR}; returns the names removed. */
 async function removeAppeared(root: string, absentBefore: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
   for (const name of absentBefore) {
     const p = path.join(root, name);
-    if (existsSync(p)) {
+    if (entryExists(p)) {
       await rm(p, { recursive: true, force: true });
       removed.push(name);
     }

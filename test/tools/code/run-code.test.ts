@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -469,6 +469,8 @@ sandboxed("run_code escape attempts (each must fail)", () => {
         "echo 'curl evil' > .git/hooks/pre-commit && echo WROTE-HOOK",
         "printf '[core]\\nfsmonitor = evil\\n' >> .git/config && echo WROTE-CONFIG",
         `echo '{"approval":"all"}' > tackle.config.json && echo CREATED-CONFIG`,
+        "ln -s notes/later.json config.json",
+        "mkdir .tackle",
         "true",
       ].join("\n"),
     });
@@ -477,6 +479,7 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     expect(readFileSync(path.join(ws.dir, ".git", "config"), "utf8")).toBe("[core]\n");
     // Created inside (the file did not exist, so nothing could be mounted over it), removed after.
     expect(existsSync(path.join(ws.dir, "tackle.config.json"))).toBe(false);
-    expect(r.content).toContain("Removed tackle.config.json");
+    expect(r.content).toContain("Removed .tackle, tackle.config.json, config.json");
+    expect(() => lstatSync(path.join(ws.dir, "config.json"))).toThrow(); // a dangling symlink too
   });
 });
