@@ -1,7 +1,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../../core/errors.js";
-import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
+import { isSensitivePath } from "../../workspace/sensitive.js";
 
 /** grep's `glob` argument: which files to search. */
 export interface FileFilter {
@@ -42,16 +42,5 @@ export function compileFileFilter(glob: string | undefined): FileFilter | undefi
   const rgArgs = byName && SIMPLE_BASENAME_GLOB.test(body) ? [`--type-add=tacklefilter:${body}`, negated ? "--type-not=tacklefilter" : "--type=tacklefilter"] : [];
   return { source, matches, rgArgs };
 }
-
-/**
- * ripgrep globs that keep it away from secret-bearing files (tackle also drops any such path
- * afterwards; this only spares reading them). Case-insensitive like {@link isSensitivePath}.
- */
-export const SENSITIVE_RG_ARGS: readonly string[] = SENSITIVE_PATTERNS.filter((p) => {
-  // A pattern that also covers an allowed template (.env.example) stays out: ripgrep cannot
-  // re-include one file without turning its globs into a whitelist.
-  const m = picomatch(p, { dot: true, nocase: true });
-  return ![".env.example", ".env.sample", ".env.template"].some((t) => m(t) && !isSensitivePath(t));
-}).map((p) => `--iglob=!${p}`);
 
 export { isSensitivePath };

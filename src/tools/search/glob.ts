@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
@@ -10,6 +11,7 @@ import { TOOL } from "../names.js";
 import { chooseBackend, type SearchBackend } from "./backend.js";
 import { listFiles } from "./file-list.js";
 import { resolveSearchRoot, searchSubject, type SearchRoot } from "./search-root.js";
+import { yielder } from "./yielder.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
 export const MAX_GLOB_RESULTS = 5000;
@@ -129,18 +131,13 @@ export function createGlobTool(options: GlobToolOptions = {}) {
 /** Modification times of files (relative to `cwd`); files that vanished meanwhile are dropped. */
 async function modifiedTimes(cwd: string, files: readonly string[], signal: AbortSignal): Promise<Array<{ path: string; mtime: number }>> {
   const out: Array<{ path: string; mtime: number }> = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      if (signal.aborted) throw new ToolError("CANCELLED", "The search was cancelled.");
-      const rel = files[next++]!;
-      try {
-        out.push({ path: rel, mtime: (await stat(path.join(cwd, rel))).mtimeMs });
-      } catch {
-        // removed while we looked
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(32, files.length) }, worker));
+  const pause = yielder(signal);
+  const prefix = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  for (const rel of files) {
+    const wait = pause();
+    if (wait) await wait;
+    const st = statSync(prefix + rel, { throwIfNoEntry: false });
+    if (st) out.push({ path: rel, mtime: st.mtimeMs });
+  }
   return out;
 }

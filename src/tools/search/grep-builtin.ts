@@ -1,12 +1,10 @@
-import { open } from "node:fs/promises";
-import path from "node:path";
-import { ToolError } from "../../core/errors.js";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import type { GrepHit } from "./hits.js";
 import type { CompiledPattern } from "./regex.js";
+import { yielder } from "./yielder.js";
 
-/** Files larger than this are not searched (ripgrep gets the same --max-filesize). */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
-const READ_CONCURRENCY = 16;
+/** Files larger than this are searched in blocks rather than read whole. */
+export const BLOCK_BYTES = 16 * 1024 * 1024;
 
 const utf16le = new TextDecoder("utf-16le");
 const utf16be = new TextDecoder("utf-16be");
@@ -78,26 +76,70 @@ export function searchText(text: string, pattern: CompiledPattern, onHit: (line:
   }
 }
 
-/** Reads a file for searching: `undefined` when it is too large, binary or unreadable. */
-async function readText(file: string): Promise<string | undefined> {
-  let handle;
-  try {
-    handle = await open(file, "r");
-  } catch {
-    return undefined;
+type HitSink = (line: number, text: string, column: number) => void;
+
+/**
+ * Searches one file. Hits are held until the whole file has been read, because a NUL byte late
+ * in it makes it binary and drops them all (what ripgrep does too). Large files are read in
+ * blocks cut at line ends, so memory stays bounded whatever the file's size.
+ */
+function searchFile(file: string, pattern: CompiledPattern, onHit: HitSink): void {
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (!st || !st.isFile()) return;
+  const hits: Array<[number, string, number]> = [];
+  const keep: HitSink = (line, text, column) => hits.push([line, text, column]);
+  if (st.size <= BLOCK_BYTES) {
+    const text = decodeText(readFileSync(file));
+    if (text === undefined) return;
+    searchText(text, pattern, keep);
+  } else if (!searchBlocks(file, pattern, keep)) {
+    return;
   }
+  for (const [line, text, column] of hits) onHit(line, text, column);
+}
+
+/** Block-wise search of a large file; false when it turns out to be binary. */
+function searchBlocks(file: string, pattern: CompiledPattern, onHit: HitSink): boolean {
+  const fd = openSync(file, "r");
   try {
-    const st = await handle.stat();
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
-    return decodeText(await handle.readFile());
-  } catch {
-    return undefined;
+    const head = Buffer.alloc(3);
+    const headLength = readSync(fd, head, 0, 3, 0);
+    if (headLength >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
+      // UTF-16 is rare at this size; decode it whole.
+      const text = decodeText(readFileSync(fd));
+      if (text === undefined) return false;
+      searchText(text, pattern, onHit);
+      return true;
+    }
+    let position = headLength === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    let carry = Buffer.alloc(0);
+    let lineBase = 0;
+    const block = Buffer.alloc(BLOCK_BYTES);
+    for (;;) {
+      const n = readSync(fd, block, 0, BLOCK_BYTES, position);
+      position += n;
+      const data = carry.length ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+      if (data.indexOf(0) !== -1) return false;
+      // Cut after the last newline; the rest waits for the next block (or is the last line).
+      const cut = n === 0 ? data.length : data.lastIndexOf(10) + 1;
+      const text = data.toString("utf8", 0, cut);
+      if (text.length > 0) {
+        const base = lineBase;
+        searchText(text, pattern, (line, t, column) => onHit(base + line, t, column));
+        for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineBase++;
+      }
+      carry = Buffer.from(data.subarray(cut));
+      if (n === 0) return true;
+    }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
-/** Searches files (relative to `cwd`) with the built-in engine, reporting every hit. */
+/**
+ * Searches files (relative to `cwd`) with the built-in engine, reporting every hit. Files are
+ * read synchronously in short slices: for many small files that beats thread-pool reads.
+ */
 export async function grepBuiltin(
   cwd: string,
   files: readonly string[],
@@ -105,15 +147,15 @@ export async function grepBuiltin(
   signal: AbortSignal,
   onHit: (hit: GrepHit) => void,
 ): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      if (signal.aborted) throw new ToolError("CANCELLED", "The search was cancelled.");
-      const rel = files[next++]!;
-      const text = await readText(path.join(cwd, rel));
-      if (text === undefined) continue;
-      searchText(text, pattern, (line, t, column) => onHit({ path: rel, line, text: t, column }));
+  const pause = yielder(signal);
+  const prefix = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  for (const rel of files) {
+    const wait = pause();
+    if (wait) await wait;
+    try {
+      searchFile(prefix + rel, pattern, (line, t, column) => onHit({ path: rel, line, text: t, column }));
+    } catch {
+      // Unreadable or gone: skipped, as ripgrep does.
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
+  }
 }

@@ -1,0 +1,162 @@
+// Search speed: the grep tool against ripgrep run directly, the glob tool against fd (Debian's
+// fdfind) and fast-glob, on one generated tree of 10,000+ files, all in the same run.
+// Goals: grep within 1.2x of ripgrep; glob at least as fast as fast-glob.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import fg from "fast-glob";
+import { Workspace } from "../src/workspace/workspace.js";
+import { createGlobTool } from "../src/tools/search/glob.js";
+import { createGrepTool } from "../src/tools/search/grep.js";
+import { findRipgrep } from "../src/tools/search/ripgrep.js";
+
+const DIRS = 220;
+const FILES_PER_DIR = 50;
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon".split(" ");
+
+function buildTree(root: string): number {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  let count = 0;
+  // A repository root, so every tool applies .gitignore the same way.
+  mkdirSync(path.join(root, ".git"));
+  writeFileSync(path.join(root, ".git", "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(path.join(root, ".gitignore"), "dist/\n*.log\n");
+  for (let d = 0; d < DIRS; d++) {
+    const dir = path.join(root, `pkg${d % 20}`, `mod${d}`);
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < FILES_PER_DIR; f++) {
+      const ext = ["ts", "js", "md", "json", "txt"][f % 5]!;
+      const lines: string[] = [];
+      const n = 40 + Math.floor(next() * 60);
+      for (let l = 0; l < n; l++) {
+        const words = Array.from({ length: 6 + Math.floor(next() * 8) }, () => WORDS[Math.floor(next() * WORDS.length)]);
+        if (next() < 0.002) words.push("needleUnique");
+        if (next() < 0.05) words.push("TODO");
+        lines.push(`${"  ".repeat(l % 4)}${words.join(" ")};`);
+      }
+      writeFileSync(path.join(dir, `file${f}.${ext}`), `${lines.join("\n")}\n`);
+      count++;
+    }
+  }
+  // Ignored content: the tools skip it, fast-glob (which knows nothing of .gitignore) does not.
+  mkdirSync(path.join(root, "dist"));
+  for (let i = 0; i < 200; i++) writeFileSync(path.join(root, "dist", `bundle${i}.js`), "TODO needleUnique\n");
+  return count;
+}
+
+/**
+ * Times several contenders round-robin (A, B, C, A, B, C, ...) and returns each one's median,
+ * so a burst of load from other processes hits all of them alike rather than one.
+ */
+async function timeAll(fns: Array<() => Promise<unknown>>): Promise<number[]> {
+  for (const fn of fns) await fn(); // warm caches and JIT
+  const samples = fns.map(() => [] as number[]);
+  for (let i = 0; i < RUNS; i++) {
+    for (let j = 0; j < fns.length; j++) {
+      const t = performance.now();
+      await fns[j]!();
+      samples[j]!.push(performance.now() - t);
+    }
+  }
+  return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!);
+}
+
+/** Runs a command to completion, draining its output as a caller would. */
+function run(cmd: string, args: string[], cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    let bytes = 0;
+    child.stdout.on("data", (c: Buffer) => (bytes += c.length));
+    child.on("error", reject);
+    child.on("close", () => resolve(bytes));
+  });
+}
+
+function has(cmd: string): boolean {
+  return spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
+function row(label: string, ms: number, ref?: number, refName?: string): void {
+  const ratio = ref ? `  ${(ms / ref).toFixed(2)}x ${refName}` : "";
+  console.log(`  ${label.padEnd(44)} ${fmt(ms)}${ratio}`);
+}
+
+const base = mkdtempSync(path.join(os.tmpdir(), "tackle-search-bench-"));
+try {
+  const files = buildTree(base);
+  console.log(`tree: ${files} files in ${DIRS} folders (+200 ignored), ${RUNS} runs each, median`);
+  const ctx = { workspace: Workspace.open(base) };
+  const rg = findRipgrep();
+
+  console.log("\ngrep");
+  const grepRg = createGrepTool({ backend: "ripgrep" });
+  const grepJs = createGrepTool({ backend: "builtin" });
+  const cases: Array<{ name: string; args: Record<string, unknown>; rgArgs: string[] }> = [
+    { name: "rare literal (needleUnique)", args: { pattern: "needleUnique" }, rgArgs: ["needleUnique"] },
+    { name: "regex, case-insensitive (todo\\s+\\w+)", args: { pattern: "todo\\s+\\w+", caseInsensitive: true }, rgArgs: ["-i", "todo\\s+\\w+"] },
+    { name: "common word, capped (TODO, 200 shown)", args: { pattern: "TODO" }, rgArgs: ["TODO"] },
+    { name: "glob filter (omicron in *.ts)", args: { pattern: "omicron pi", glob: "*.ts" }, rgArgs: ["-g", "*.ts", "omicron pi"] },
+  ];
+  const ratios: number[] = [];
+  for (const c of cases) {
+    console.log(` ${c.name}`);
+    if (rg) {
+      const [ref, tool, builtin] = await timeAll([
+        () => run(rg, ["-n", "--no-heading", "--hidden", "-g", "!.git", ...c.rgArgs, "."], base),
+        () => grepRg.execute(c.args as never, ctx),
+        () => grepJs.execute(c.args as never, ctx),
+      ]);
+      row("rg directly (spawn, plain output)", ref!);
+      row("grep tool, ripgrep backend", tool!, ref, "rg");
+      row("grep tool, built-in backend", builtin!, ref, "rg");
+      ratios.push(tool! / ref!);
+    } else {
+      console.log("  (ripgrep not installed: no reference)");
+      const [builtin] = await timeAll([() => grepJs.execute(c.args as never, ctx)]);
+      row("grep tool, built-in backend", builtin!);
+    }
+  }
+
+  console.log("\nglob");
+  const globRg = createGlobTool({ backend: "ripgrep" });
+  const globJs = createGlobTool({ backend: "builtin" });
+  const globCases = [
+    { name: "**/*.ts", pattern: "**/*.ts", fd: ["--glob", "*.ts"], fast: "**/*.ts" },
+    { name: "pkg3/**/*.md (narrowed)", pattern: "pkg3/**/*.md", fd: ["--glob", "*.md", "pkg3"], fast: "pkg3/**/*.md" },
+    { name: "**/* (everything)", pattern: "**/*", fd: ["."], fast: "**/*" },
+  ];
+  const fd = has("fdfind") ? "fdfind" : has("fd") ? "fd" : undefined;
+  const globRatios: number[] = [];
+  if (!fd) console.log("  (fd / fdfind not installed: that column is skipped; apt-get install fd-find)");
+  const glob = createGlobTool();
+  for (const c of globCases) {
+    console.log(` ${c.name}`);
+    const contenders: Array<[string, () => Promise<unknown>]> = [
+      ["fast-glob (no .gitignore, no mtime sort)", () => fg(c.fast, { cwd: base, dot: true, ignore: ["**/.git/**"], onlyFiles: true })],
+      ["glob tool (auto backend)", () => glob.execute({ pattern: c.pattern, maxResults: 200 } as never, ctx)],
+      ["glob tool, built-in backend", () => globJs.execute({ pattern: c.pattern, maxResults: 200 } as never, ctx)],
+    ];
+    if (rg) contenders.push(["glob tool, ripgrep backend", () => globRg.execute({ pattern: c.pattern, maxResults: 200 } as never, ctx)]);
+    if (fd) contenders.push([`${fd} (spawn)`, () => run(fd, ["--type", "f", "--hidden", "--exclude", ".git", ...c.fd], base)]);
+    const times = await timeAll(contenders.map(([, fn]) => fn));
+    const fast = times[0]!;
+    contenders.forEach(([label], i) => row(label, times[i]!, i === 0 ? undefined : fast, "fast-glob"));
+    globRatios.push(times[1]! / fast);
+  }
+
+  console.log("\nsummary");
+  if (ratios.length) {
+    const worst = Math.max(...ratios);
+    console.log(`  grep tool / rg: worst ${worst.toFixed(2)}x (goal <= 1.20x) ${worst <= 1.2 ? "OK" : "MISSED"}`);
+  }
+  const worstGlob = Math.max(...globRatios);
+  console.log(`  glob tool / fast-glob: worst ${worstGlob.toFixed(2)}x (goal <= 1.00x) ${worstGlob <= 1 ? "OK" : "MISSED"}`);
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
