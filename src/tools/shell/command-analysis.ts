@@ -448,9 +448,36 @@ class Analyzer {
         return;
       }
       case "ssh": {
-        // Remote commands run elsewhere; they are still shown as commands of their own.
+        // The remote command is a shell string too; deny rules see through it like `bash -c`.
+        const valued = new Set(["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
+        let k = 0;
+        for (; k < args.length; k++) {
+          const t = args[k]!.text;
+          if (t === "--") {
+            k++;
+            break;
+          }
+          if (!t.startsWith("-")) break;
+          if (valued.has(t)) k++;
+        }
+        const remote = args.slice(k + 1);
+        if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
         return;
       }
+      case "alias":
+        // `alias ls='rm -rf x'` runs its value wherever ls is used later.
+        for (const a of args) {
+          const eq = a.text.indexOf("=");
+          if (eq > 0) this.script(a.text.slice(eq + 1), state, "alias");
+        }
+        return;
+      case "trap":
+        if (args[0] && !args[0].text.startsWith("-")) this.script(args[0].text, state, "trap");
+        return;
+      case "mapfile":
+      case "readarray":
+        if (args.some((a) => a.text === "-C")) this.flag("dynamic", `${name} -C runs a callback given as text`);
+        return;
       default:
         if (SHELLS.has(name)) {
           const { script } = shellScriptArg(name, args);

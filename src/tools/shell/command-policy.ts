@@ -3,7 +3,7 @@ import path from "node:path";
 import { glob } from "tinyglobby";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { isSensitivePath } from "../../workspace/sensitive.js";
+import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
 import { analyzeCommand, expandTilde, type CommandAnalysis } from "./command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
 import { destructiveReason } from "./destructive.js";
@@ -66,6 +66,22 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
   return undefined;
 }
 
+/**
+ * A recursive search (`grep -r`, `rg`) reads every file below its roots: it is read-only only
+ * when no file that may hold secrets lies there (hidden ones count only when it reads hidden files).
+ */
+async function secretUnder(roots: Word[], cwd: string | undefined, dot: boolean, workspace: Workspace, home: string): Promise<string | undefined> {
+  const dirs = roots.length ? roots.map((r) => path.resolve(cwd ?? workspace.root, expandTilde(r.text, home))) : [cwd ?? workspace.root];
+  for (const dir of dirs) {
+    const found = await glob(SENSITIVE_PATTERNS as string[], { cwd: dir, dot, deep: 8, onlyFiles: false, absolute: true, ignore: ["**/node_modules/**", "**/.git/**"] }).catch(() => [] as string[]);
+    for (const f of found) {
+      const root = workspace.rootOf(f);
+      if (root && isSensitivePath(path.relative(root, f).split(path.sep).join("/"))) return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(f)} (may hold secrets)`;
+    }
+  }
+  return undefined;
+}
+
 /** Where a redirection writes; undefined when it is harmless, else why it needs a person (or is denied). */
 async function checkWrite(target: Word | undefined, cwd: string | undefined, workspace: Workspace, home: string): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
   if (!target) return undefined;
@@ -84,6 +100,29 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
   } catch (err) {
     return { ask: `it writes to ${absolute}: ${(err as Error).message}`, outside: true };
   }
+}
+
+/** Interpreters given code on the command line: what that code does cannot be judged. */
+const INLINE_CODE: Record<string, RegExp> = {
+  python: /^-[A-Za-z]*c/,
+  python3: /^-[A-Za-z]*c/,
+  python2: /^-[A-Za-z]*c/,
+  node: /^(-e|-p|--eval|--print)/,
+  nodejs: /^(-e|-p|--eval|--print)/,
+  deno: /^eval$/,
+  bun: /^(-e|--eval)/,
+  perl: /^-[A-Za-z]*[eE]/,
+  ruby: /^-[A-Za-z]*e/,
+  php: /^-[A-Za-z]*r/,
+  lua: /^-e/,
+  osascript: /^-e/,
+  pwsh: /^-(c|command)$/i,
+};
+
+function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
+  const re = INLINE_CODE[cmd.name];
+  if (!re) return undefined;
+  return cmd.args.some((a) => re.test(a.text)) ? `${cmd.name} runs code given on the command line, which cannot be checked` : undefined;
 }
 
 /**
@@ -121,6 +160,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       asks.push(`${cmd.text}: ${d}`);
     }
     if (cmd.name === "sudo" || cmd.name === "doas" || cmd.name === "su" || cmd.name === "runuser") asks.push(`${cmd.name} runs commands as another user`);
+    const inline = inlineCode(cmd);
+    if (inline) asks.push(inline);
     if (SHELLS.has(cmd.name) && !cmd.dynamicName) {
       const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
@@ -135,6 +176,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
           if (notReadOnly) break;
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
         }
+        if (!notReadOnly && verdict.recursive) notReadOnly = await secretUnder(verdict.paths, cmd.cwd, verdict.recursive.dot, workspace, home);
       }
     }
   }

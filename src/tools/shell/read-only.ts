@@ -4,7 +4,9 @@ import { hasOption, optionStartsWith, splitOptions } from "./flags.js";
 import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
-export type ReadOnlyVerdict = { readOnly: true; paths: Word[] } | { readOnly: false; reason: string };
+export type ReadOnlyVerdict =
+  | { readOnly: true; paths: Word[]; recursive?: { dot: boolean } }
+  | { readOnly: false; reason: string };
 
 interface Spec {
   /** Operands that are not paths (grep's pattern, jq's filter). */
@@ -15,7 +17,13 @@ interface Spec {
   maxOperands?: number;
   /** A reason when an option or operand makes it write or run something. */
   unsafe?: (options: string[], operands: Word[], cmd: SimpleCommand) => string | undefined;
+  /** It reads whole trees (`grep -r`, `rg`): undefined when not, else whether hidden files are read too. */
+  recursive?: (options: string[]) => { dot: boolean } | undefined;
 }
+
+const grepRecursive = (o: string[]) =>
+  hasOption(o, "rR", ["recursive", "dereference-recursive"]) || o.includes("--directories=recurse") ? { dot: true } : undefined;
+const rgRecursive = (o: string[]) => ({ dot: hasOption(o, "u.", ["hidden", "no-ignore", "unrestricted"]) });
 
 const none: Spec = {};
 const noPaths: Spec = { noPaths: true };
@@ -101,15 +109,16 @@ const READ_ONLY: Record<string, Spec> = {
   cmp: none,
   comm: none,
   join: none,
-  grep: { patterns: 1 },
-  egrep: { patterns: 1 },
-  fgrep: { patterns: 1 },
+  grep: { patterns: 1, recursive: grepRecursive },
+  egrep: { patterns: 1, recursive: grepRecursive },
+  fgrep: { patterns: 1, recursive: grepRecursive },
   zgrep: { patterns: 1 },
   rg: {
     patterns: 1,
+    recursive: rgRecursive,
     unsafe: (o) => (optionStartsWith(o, ["--pre", "--hostname-bin"]) ? "rg --pre runs a program on every file" : undefined),
   },
-  ag: { patterns: 1 },
+  ag: { patterns: 1, recursive: rgRecursive },
   file: { unsafe: (o) => (hasOption(o, "C", ["compile"]) ? "file -C writes a magic file" : undefined) },
   sort: {
     unsafe: (o) => (hasOption(o, "o", ["output", "compress-program"]) || optionStartsWith(o, ["-o"]) ? "sort -o writes a file" : undefined),
@@ -219,7 +228,8 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   // With -e / -f the pattern is an option's value, so every operand is a path.
   const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
   const skip = patternInOption ? 0 : (spec.patterns ?? 0);
-  return { readOnly: true, paths: operands.slice(skip) };
+  const recursive = spec.recursive?.(options);
+  return { readOnly: true, paths: operands.slice(skip), ...(recursive ? { recursive } : {}) };
 }
 
 /** Whether a command name is on the read-only list at all (for messages and tests). */

@@ -39,6 +39,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   "dbus-run-session": { kind: "transparent" },
   catchsegv: { kind: "transparent" },
   busybox: { kind: "transparent" },
+  coproc: { kind: "transparent" },
   sudo: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"] },
   doas: { kind: "opaque", valued: ["-u", "-C"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
