@@ -21,7 +21,7 @@ type Args = z.output<typeof input>;
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path, true);
-  assertNotRoot(ctx, resolved, "append to");
+  assertNotRoot(resolved, "append to");
   const rel = shown(ctx.workspace, resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) {

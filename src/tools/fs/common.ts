@@ -140,9 +140,8 @@ export function formatBytes(n: number): string {
 }
 
 /** Refuses to treat the workspace root (or an extra root) as a file to replace or remove. */
-export function assertNotRoot(ctx: ToolContext, resolved: ResolvedPath, verb: string): void {
+export function assertNotRoot(resolved: ResolvedPath, verb: string): void {
   if (resolved.relative === ".") {
     throw new ToolError("INVALID_PATH", `Refusing to ${verb} the workspace root itself; name a file or folder inside it.`);
   }
-  void ctx;
 }

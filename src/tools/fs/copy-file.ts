@@ -29,7 +29,7 @@ async function plan(args: Args, ctx: ToolContext) {
   const srcStat = await statOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, src, "file or folder");
   const dest = await resolveArg(ctx, args.dest, true);
-  assertNotRoot(ctx, dest, "replace");
+  assertNotRoot(dest, "replace");
   const destRel = shown(ctx.workspace, dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
   const destStat = await statOrUndefined(dest.absolute);
@@ -48,7 +48,7 @@ async function plan(args: Args, ctx: ToolContext) {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const { src, srcRel, srcStat, dest, destRel, destStat } = await plan(args, ctx);
-  await ensureParent(ctx, dest, destRel, true);
+  await ensureParent(dest, destRel, true);
   if (srcStat.isDirectory()) {
     // Links inside are copied as links (never followed out of the workspace); every later use resolves them again.
     await cp(src.absolute, dest.absolute, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });

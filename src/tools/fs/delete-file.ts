@@ -27,7 +27,7 @@ const output = z.object({
 /** What a call would remove: the link itself for a symlink, else the resolved file or folder. */
 export async function target(ctx: ToolContext, given: string, write = true): Promise<{ absolute: string; rel: string; isLink: boolean }> {
   const resolved = await resolveArg(ctx, given, write);
-  assertNotRoot(ctx, resolved, "delete or move");
+  assertNotRoot(resolved, "delete or move");
   const base = path.basename(given.replace(/[\\/]+$/, ""));
   if (base && base !== "." && base !== "..") {
     // A symlink is removed (or moved) itself, never what it points at.

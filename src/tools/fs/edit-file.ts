@@ -64,10 +64,19 @@ function positionsOf(text: string, needle: string): number[] {
   return out;
 }
 
-function lineAt(text: string, index: number): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
-  return n;
+/** 1-based line numbers of ascending positions in `text`, in one pass. */
+function linesAt(text: string, positions: readonly number[]): number[] {
+  const out: number[] = [];
+  let line = 1;
+  let nl = text.indexOf("\n");
+  for (const at of positions) {
+    while (nl !== -1 && nl < at) {
+      line++;
+      nl = text.indexOf("\n", nl + 1);
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
@@ -194,7 +203,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   }
   const count = found.length;
   if (count === 0) throw new ToolError("INVALID_ARGS", nearestCandidates(text, args.old));
-  const lineList = found.map((i) => lineAt(text, i));
+  const lineList = linesAt(text, found);
   const where = `line${lineList.length > 1 ? "s" : ""} ${lineList.slice(0, 10).join(", ")}${lineList.length > 10 ? ", …" : ""}`;
   if (args.expected_replacements !== undefined) {
     if (count !== args.expected_replacements) {
@@ -204,16 +213,20 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     throw new ToolError("INVALID_ARGS", `old_string matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`);
   }
   // Replace by position, so "$" sequences in the new text stay literal.
-  let after = "";
+  const parts: string[] = [];
+  const newStarts: number[] = [];
   let last = 0;
-  const newLines: number[] = [];
+  let length = 0;
   for (const at of found) {
-    after += text.slice(last, at);
-    newLines.push(lineAt(after, after.length) );
-    after += newText;
+    const kept = text.slice(last, at);
+    parts.push(kept, newText);
+    newStarts.push(length + kept.length);
+    length += kept.length + newText.length;
     last = at + oldText.length;
   }
-  after += text.slice(last);
+  parts.push(text.slice(last));
+  const after = parts.join("");
+  const newLines = linesAt(after, newStarts);
   const out = Buffer.from(bom ? `\uFEFF${after}` : after, "utf8");
   return { resolved, rel, before: text, after, bytes: out, replacements: count, lines: newLines, newLength: newText.split("\n").length };
 }

@@ -26,7 +26,7 @@ async function plan(args: Args, ctx: ToolContext) {
   const srcStat = await lstatOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, await resolveArg(ctx, args.from, true), "file or folder");
   const dest = await resolveArg(ctx, args.to, true);
-  assertNotRoot(ctx, dest, "replace");
+  assertNotRoot(dest, "replace");
   const destRel = shown(ctx.workspace, dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `"${src.rel}" and "${destRel}" are the same path; nothing to move.`);
   if (srcStat.isDirectory() && Workspace.isInside(src.absolute, dest.absolute)) {
@@ -45,7 +45,7 @@ async function plan(args: Args, ctx: ToolContext) {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const { src, srcStat, dest, destRel, destStat } = await plan(args, ctx);
-  await ensureParent(ctx, dest, destRel, true);
+  await ensureParent(dest, destRel, true);
   try {
     await rename(src.absolute, dest.absolute);
   } catch (err) {

@@ -59,7 +59,7 @@ export async function assertWritableFile(resolved: ResolvedPath, rel: string): P
 }
 
 /** Makes sure the folder a file goes into exists, creating it when allowed. */
-export async function ensureParent(ctx: ToolContext, resolved: ResolvedPath, rel: string, create: boolean): Promise<void> {
+export async function ensureParent(resolved: ResolvedPath, rel: string, create: boolean): Promise<void> {
   const parent = path.dirname(resolved.absolute);
   const st = await statOrUndefined(parent);
   if (st?.isDirectory()) return;
@@ -69,17 +69,16 @@ export async function ensureParent(ctx: ToolContext, resolved: ResolvedPath, rel
   }
   // The parent was resolved through every existing symlink, so what mkdir creates is inside the workspace.
   await mkdir(parent, { recursive: true });
-  void ctx;
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path, true);
-  assertNotRoot(ctx, resolved, "overwrite");
+  assertNotRoot(resolved, "overwrite");
   const rel = shown(ctx.workspace, resolved);
   const bytes = contentBytes(args.content, args.encoding);
   const before = await statOrUndefined(resolved.absolute);
   await assertWritableFile(resolved, rel);
-  await ensureParent(ctx, resolved, rel, args.createDirs ?? args.createDirectories ?? true);
+  await ensureParent(resolved, rel, args.createDirs ?? args.createDirectories ?? true);
   const size = await atomicWriteFile(resolved.absolute, bytes);
   const what = before
     ? `replaced its previous ${formatBytes(before.size)}${before.nlink > 1 ? "; it was a hard link, and the other names keep the old content" : ""}`
