@@ -10,6 +10,7 @@ let counter = 0;
 /** Fills a partial context for direct `tool.execute(args)` calls outside the runner. */
 export function completeContext(partial: Partial<ToolContext> | undefined): ToolContext {
   return {
+    ...partial,
     toolCallId: partial?.toolCallId ?? `direct_${++counter}`,
     signal: partial?.signal ?? new AbortController().signal,
     workspace: partial?.workspace ?? Workspace.open(process.cwd()),

@@ -47,6 +47,11 @@ export interface ToolContext {
   onOutput: (chunk: string) => void;
   onProgress: (progress: Progress) => void;
   log: Logger;
+  /**
+   * Why a deny rule refuses `subject` (a path, command or domain met while running, such as a
+   * redirect's host), or undefined. Tools check what they reach beyond their arguments with it.
+   */
+  denied?: (subject: string) => string | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { VALIDATED } from "../core/context.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
-import { parseRules, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
+import { parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
 import { noApprover, type Approver } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
@@ -203,6 +203,11 @@ export class ToolRunner {
       signal,
       workspace: this.workspace,
       log: this.#logger,
+      denied: (subject) => {
+        const kind = p.tool.scope?.kind;
+        const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
+        return rule ? `denied by the rule "${rule.source}"` : undefined;
+      },
       onOutput: (chunk) => {
         if (partial) {
           partial.text += chunk;

@@ -242,6 +242,10 @@ export function createWebFetchTool(config: WebConfig) {
         onRedirect: (next) => {
           // In spec 003's strict mode, approval covered the URL asked for, not wherever it leads.
           const host = next.hostname.replace(/^\[|\]$/g, "");
+          const denial = ctx.denied?.(host);
+          if (denial) {
+            throw new ToolError("PERMISSION_DENIED", `${args.url} redirected to ${next.href.slice(0, 200)}, which is ${denial}; it was not followed.`, { recoverable: false });
+          }
           if (config.requireApprovalOutsideAllowlist && host !== hostOf(args.url) && !onAllowlist(config, host)) {
             throw new ToolError(
               "PERMISSION_DENIED",

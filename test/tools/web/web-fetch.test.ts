@@ -562,6 +562,20 @@ describe("web_fetch: approval", () => {
     expect(asked).toHaveLength(0);
   });
 
+  it("does not follow a redirect to a domain a deny rule names", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/start") {
+        res.writeHead(302, { location: `http://localhost:${new URL(server.url).port}/final` });
+        res.end();
+      } else res.end("reached");
+    });
+    const { outcome } = await fetchWith({ url: `${server.url}/start` }, {}, { rules: { deny: ["web_fetch(localhost)"] } });
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.code).toBe("PERMISSION_DENIED");
+    expect(outcome.content).toMatch(/denied by the rule "web_fetch\(localhost\)"; it was not followed/);
+    expect(server.requests.map((r) => r.url)).toEqual(["/start"]);
+  });
+
   it("scopes permission rules by domain", async () => {
     const server = await serve((_req, res) => res.end("ok"));
     const { outcome } = await fetchWith({ url: server.url }, {}, { rules: { deny: ["web_fetch(127.0.0.1)"] } });
