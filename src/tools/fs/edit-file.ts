@@ -80,6 +80,8 @@ function linesAt(text: string, positions: readonly number[]): number[] {
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+/** For the whitespace-insensitive check: spacing may differ in amount or be missing altogether. */
+const strip = (s: string) => s.replace(/\s+/g, "");
 
 function bigrams(s: string): Map<string, number> {
   const m = new Map<string, number>();
@@ -101,6 +103,10 @@ function similarity(a: string, b: string): number {
   return (2 * common) / (a.length - 1 + b.length - 1);
 }
 
+function span(from: number, to: number): string {
+  return from === to ? `Line ${from + 1}` : `Lines ${from + 1}–${to + 1}`;
+}
+
 function showLines(lines: readonly string[], from: number, to: number): string {
   const out: string[] = [];
   for (let i = from; i <= to && i < lines.length; i++) out.push(`${String(i + 1).padStart(6)}\t${lines[i]!.slice(0, 500)}`);
@@ -118,22 +124,23 @@ export function nearestCandidates(text: string, old: string): string {
   while (oldLines.length > 1 && oldLines[0]!.trim() === "") oldLines.shift();
   const k = oldLines.length;
   const want = oldLines.map(squash);
+  const bare = oldLines.map(strip);
   const loose: number[] = [];
-  if (want.some((w) => w !== "")) {
+  if (bare.some((w) => w !== "")) {
     for (let i = 0; i + k <= lines.length && loose.length < 3; i++) {
       let ok = true;
       for (let j = 0; j < k && ok; j++) {
-        const have = squash(lines[i + j]!);
-        if (k === 1) ok = have.includes(want[0]!);
-        else if (j === 0) ok = have.endsWith(want[0]!);
-        else if (j === k - 1) ok = have.startsWith(want[j]!);
-        else ok = have === want[j];
+        const have = strip(lines[i + j]!);
+        if (k === 1) ok = have.includes(bare[0]!);
+        else if (j === 0) ok = have.endsWith(bare[0]!);
+        else if (j === k - 1) ok = have.startsWith(bare[j]!);
+        else ok = have === bare[j];
       }
       if (ok) loose.push(i);
     }
   }
   if (loose.length) {
-    const shownMatches = loose.map((i) => `Lines ${i + 1}–${i + k}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
+    const shownMatches = loose.map((i) => `${span(i, i + k - 1)}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
     return `old_string was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace (indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact text from the file (read_file shows it) and try again. Nothing was changed.`;
   }
   // Anchor on the most distinctive line of old, then score whole windows around the best anchors.
@@ -154,12 +161,14 @@ export function nearestCandidates(text: string, old: string): string {
     }
   }
   scored.sort((a, b) => b.score - a.score);
-  const best = scored.filter((s, i) => s.score >= 0.4 && scored.findIndex((t) => t.start === s.start) === i).slice(0, 2);
+  const distinct = scored.filter((s, i) => s.score >= 0.4 && scored.findIndex((t) => t.start === s.start) === i);
+  // A second candidate only when it is nearly as good as the first; otherwise it is noise.
+  const best = distinct.filter((s, i) => i === 0 || s.score >= Math.max(0.7, distinct[0]!.score - 0.15)).slice(0, 2);
   if (!best.length) {
     return `old_string was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
   }
   const shownBest = best
-    .map((b) => `Lines ${b.start + 1}–${Math.min(lines.length, b.start + k)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`)
+    .map((b) => `${span(b.start, Math.min(lines.length, b.start + k) - 1)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`)
     .join("\n");
   return `old_string was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old_string. Nothing was changed.`;
 }

@@ -79,6 +79,13 @@ describe("edit_file", () => {
     expect(readFileSync(at("a.js"), "utf8")).toBe(CODE);
   });
 
+  it("counts missing spaces as a whitespace-only difference too", async () => {
+    writeFileSync(at("a.js"), CODE);
+    const err = await failure(edit({ path: "a.js", old: 'message="hi "+name;', new: "x" }));
+    expect(err.message).toContain("if whitespace");
+    expect(err.message).toContain("Line 2:");
+  });
+
   it("shows the most similar lines when nothing matches, and never applies them", async () => {
     writeFileSync(at("a.js"), CODE);
     const err = await failure(edit({ path: "a.js", old: 'const mesage = "hi" + nam;', new: "x" }));
