@@ -22,6 +22,8 @@ export interface HttpServeOptions {
   token?: string;
   /** More host names clients may use in the Host and Origin headers (a reverse proxy's name). */
   allowedHosts?: string[];
+  /** A 2025-era session with no request and no open stream for this long is closed. Default 30 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpServing {
@@ -31,6 +33,17 @@ export interface HttpServing {
 }
 
 const MCP_PATH = "/mcp";
+/** 2025-era sessions kept at once; more are refused until some close or expire. */
+const MAX_SESSIONS = 1000;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
+interface LegacySession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  lastSeen: number;
+  /** Responses (streams) still being written for this session. */
+  open: number;
+}
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
 
 /** Loopback addresses and the name that resolves to them. */
@@ -74,17 +87,31 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
   const allowedHosts = [...localhostAllowedHostnames(), ...extra, ...(loopback || WILDCARD_HOSTS.has(host) ? [] : [bracket(host)])];
   const tokenHash = options.token ? sha256(options.token) : undefined;
   const onerror = (error: Error) => logger.debug("mcp http", { error: error.message });
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
 
   const modern = createMcpHandler(() => service.createServer(), { legacy: "reject", onerror });
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: Server }>();
+  const sessions = new Map<string, LegacySession>();
+  // A 2025 client that goes away without DELETE leaves its session behind: idle ones are closed.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open === 0 && now - session.lastSeen > idleMs) {
+        sessions.delete(id);
+        session.transport.close().catch(() => {});
+      }
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const legacy = async (request: Request, parsedBody: unknown): Promise<Response> => {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId) {
       const session = sessions.get(sessionId);
       if (!session) return jsonRpcError(404, -32001, "Session not found; initialize a new session.");
+      session.lastSeen = Date.now();
       return session.transport.handleRequest(request, { parsedBody });
     }
+    if (sessions.size >= MAX_SESSIONS) return jsonRpcError(503, -32000, "Too many open sessions; try again later.");
     if (request.method !== "POST" || !isInitialize(parsedBody)) {
       return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first (or use the 2026-07-28 protocol).");
     }
@@ -92,7 +119,7 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, { transport, server, lastSeen: Date.now(), open: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -158,7 +185,17 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     }
     const isLegacy = await isLegacyRequest(request, parsedBody);
     const response = isLegacy ? await legacy(request, parsedBody) : await modern.fetch(request, parsedBody !== undefined ? { parsedBody } : {});
-    await send(res, response);
+    // An open stream (a GET listening for notifications, a long call) keeps its session alive.
+    const session = isLegacy ? sessions.get(request.headers.get("mcp-session-id") ?? response.headers.get("mcp-session-id") ?? "") : undefined;
+    if (session) session.open++;
+    try {
+      await send(res, response);
+    } finally {
+      if (session) {
+        session.open--;
+        session.lastSeen = Date.now();
+      }
+    }
   };
 
   const server = createServer((req, res) => {
@@ -184,6 +221,7 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
       modern.notify.toolsChanged();
     },
     async close() {
+      clearInterval(sweeper);
       await modern.close().catch(() => {});
       await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
       sessions.clear();

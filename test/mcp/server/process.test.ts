@@ -172,3 +172,23 @@ describe("tackle MCP server: binding beyond loopback", () => {
     }
   });
 });
+
+describe("tackle MCP server over HTTP: 2025-era sessions", () => {
+  it("closes a session left idle (no DELETE), and answers 404 for it afterwards", async () => {
+    const ws = tempDir("tackle-mcp-idle-");
+    const handle = await runMcpServer({ registry: servedRegistry(), workspace: ws.dir, http: { port: 0, sessionIdleMs: 150 } });
+    try {
+      const init = await rawPost(handle.url!, {});
+      expect(init.status).toBe(200);
+      const sessionId = String(init.headers["mcp-session-id"]);
+      const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+      const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
+      expect((await rawPost(handle.url!, headers, list)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await rawPost(handle.url!, headers, list)).status).toBe(404);
+    } finally {
+      await handle.close();
+      ws.cleanup();
+    }
+  });
+});
