@@ -226,6 +226,14 @@ describe("read_file", () => {
     expect((await read({ path: "bad.docx" })).content).toContain("could not be converted");
   });
 
+  it("refuses a named pipe instead of blocking on it", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [path.join(sb.ws, "pipe")]);
+    const err = await failure(read({ path: "pipe" }));
+    expect(err.code).toBe("INVALID_PATH");
+    expect(err.message).toContain("not a regular file");
+  });
+
   it("refuses directories and reports missing files with the nearest names", async () => {
     mkdirSync(path.join(sb.ws, "dir"));
     writeFileSync(path.join(sb.ws, "readme.md"), "x");

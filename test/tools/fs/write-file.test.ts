@@ -83,6 +83,13 @@ describe("write_file", () => {
     expect(r.structured).toMatchObject({ path: "real.txt" });
   });
 
+  it("a dangling symlink whose target is inside creates that target", async () => {
+    symlinkSync("made/by/link.txt", at("pending"));
+    const r = await write({ path: "pending", content: "through" });
+    expect(readFileSync(at("made", "by", "link.txt"), "utf8")).toBe("through");
+    expect(r.structured).toMatchObject({ path: "made/by/link.txt", created: true });
+  });
+
   it("replaces a hard link instead of writing through it", async () => {
     const outsideFile = path.join(sb.outside, "secret.txt");
     writeFileSync(outsideFile, "outside content");
