@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import {
   chmodSync,
   copyFileSync,
@@ -51,8 +52,7 @@ import { Workspace } from "./workspace.js";
  *   Memory is bounded per process (address space); the whole run's memory is at most
  *   processes x memory plus the tmpfs sizes.
  *
- * The code never passes through a shell string: argv goes to bwrap as separate arguments, and
- * the one `sh -c` (joining a cgroup) takes everything after it as "$@".
+ * The code never passes through a shell string: argv goes to bwrap as separate arguments.
  */
 
 /** A host path mounted read-only inside the sandbox (at the same place unless `target` says). */
@@ -477,17 +477,15 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   const args = buildArgs(argv, { ...options, limits }, status.userns);
 
   const maxTasks = limits.processes + SANDBOX_OVERHEAD_TASKS;
-  // Where RLIMIT_NPROC holds the cgroup is not needed, and joining one costs a shell's exec.
+  // Where RLIMIT_NPROC holds, the cgroup is not needed.
   const cgroup: PidsCgroup | undefined = options.cgroup === false || nprocHolds() ? undefined : createPidsCgroup(maxTasks);
   const processGuard = cgroup ? "cgroup" : nprocHolds() ? "rlimit" : "watcher";
 
-  // Joining the cgroup before exec leaves no moment in which the sandbox runs outside it.
-  const [file, fileArgs] = cgroup
-    ? ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', path.join(cgroup.dir, "cgroup.procs"), status.bwrap, ...args]]
-    : [status.bwrap, args];
-
-  const child = spawn(file, fileArgs, {
-    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  // With a cgroup, bwrap reports its child's pid (--info-fd 3) and then waits (--block-fd 4)
+  // after building the sandbox and before starting anything in it; the child joins the cgroup in
+  // that pause, so no process of the run ever exists outside it. No shell in between.
+  const child = spawn(status.bwrap, cgroup ? ["--info-fd", "3", "--block-fd", "4", ...args] : args, {
+    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...(cgroup ? (["pipe", "pipe"] as const) : [])],
     detached: true,
     env: { PATH: SANDBOX_PATH },
   });
@@ -495,6 +493,7 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
     child.stdin!.on("error", () => {});
     child.stdin!.end(options.input);
   }
+  if (cgroup) joinCgroupWhenReady(child, cgroup, () => void killProcessTree(child.pid ?? -1));
 
   let limitHit: "processes" | undefined;
   let watcher: NodeJS.Timeout | undefined;
@@ -542,6 +541,39 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
     },
     kill,
   };
+}
+
+/** Puts bwrap's child in the cgroup when bwrap reports it, then lets it go on; kills the run if that fails. */
+function joinCgroupWhenReady(child: ChildProcess, cgroup: PidsCgroup, kill: () => void): void {
+  const info = child.stdio[3] as Readable;
+  const release = child.stdio[4] as Writable;
+  info.on("error", () => {});
+  release.on("error", () => {});
+  let text = "";
+  let joined = false;
+  const fail = (why: string) => {
+    // Without the cgroup the process limit would not hold as root: nothing may start.
+    child.stderr?.emit("data", Buffer.from(`tackle: the sandbox was stopped before starting: ${why}\n`));
+    kill();
+  };
+  info.on("data", (chunk: Buffer) => {
+    if (joined) return;
+    text += chunk.toString();
+    const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+    if (!pid) return;
+    joined = true;
+    try {
+      writeFileSync(path.join(cgroup.dir, "cgroup.procs"), pid);
+    } catch (err) {
+      fail(`cannot join the pids cgroup (${(err as Error).message})`);
+      return;
+    }
+    release.end("go");
+  });
+  info.on("end", () => {
+    // Closing the release pipe would let the child go on unguarded: stop it instead.
+    if (!joined && child.exitCode === null && child.signalCode === null) fail("bubblewrap did not report its child's pid");
+  });
 }
 
 /** How a sandboxed run ended. */
