@@ -10,6 +10,11 @@ export const BACKEND_ENV = "TACKLE_GREP_BACKEND";
 
 export type ChosenBackend = { kind: "ripgrep"; rg: string } | { kind: "builtin" };
 
+/** The backend the environment asks for, if any. */
+export function backendFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBackend | undefined {
+  return parse(env[BACKEND_ENV]);
+}
+
 function parse(value: string | undefined): SearchBackend | undefined {
   const v = value?.trim().toLowerCase();
   if (v === "rg") return "ripgrep";

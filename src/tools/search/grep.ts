@@ -5,7 +5,7 @@ import { loadDescription } from "../../core/description.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { TOOL } from "../names.js";
 import { chooseBackend, type SearchBackend } from "./backend.js";
-import { compileFileFilter, isSensitivePath } from "./file-filter.js";
+import { compileFileFilter, isSensitive, isSensitivePath } from "./file-filter.js";
 import { listFiles } from "./file-list.js";
 import { grepBuiltin } from "./grep-builtin.js";
 import { grepRipgrep, RipgrepRejectedPattern } from "./grep-ripgrep.js";
@@ -67,7 +67,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       // A secret file named as the search root got past the policy (a rule allowed it); files
       // that merely lie under the root did not, so they are skipped.
       const skipSensitive = !options.includeSensitive && !isSensitivePath(root.relative);
-      const keep = (rel: string) => (!skipSensitive || !isSensitivePath(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
+      const keep = (rel: string) => (!skipSensitive || !isSensitive(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
 
       let hits = new HitCollector(args.maxResults);
       let engine: "ripgrep" | "builtin" = "builtin";
@@ -84,8 +84,9 @@ export function createGrepTool(options: GrepToolOptions = {}) {
             // reading (excluding them with --iglob cost every search ~10%).
             extraArgs: filter?.rgArgs ?? [],
             signal: ctx.signal,
+            // One file's hits at a time: the file is judged once, not per line.
             onHits: (fileHits) => {
-              for (const h of fileHits) if (keep(h.path)) hits.add(h);
+              if (keep(fileHits[0]!.path)) for (const h of fileHits) hits.add(h);
             },
           });
         } catch (err) {

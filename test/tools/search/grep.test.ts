@@ -80,6 +80,21 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
     expect(r.content).toBe("bom.txt:1: needle first\ntext.txt:1: a needle\nutf16.txt:1: say needle");
   });
 
+  it("searches files larger than one read block, across block boundaries, and drops one with a late NUL", async () => {
+    const filler = `${"x".repeat(99)}\n`; // 100 bytes a line
+    const lines = 180_000; // 18 MB: more than one 16 MB block
+    const body = filler.repeat(lines);
+    const big = `NEEDLE first\n${body.slice(0, 16 * 1024 * 1024 - 13 - 50)}NEEDLE across the block edge ${"y".repeat(60)}\n${body}NEEDLE last`;
+    sb.write({ "big.txt": big, "bigbin.txt": `NEEDLE\n${body}\0\n` });
+    const r = await grep({ pattern: "NEEDLE" });
+    const out = r.content.split("\n");
+    expect(out).toHaveLength(3);
+    expect(out[0]).toBe("big.txt:1: NEEDLE first");
+    const edgeLine = big.slice(0, big.indexOf("NEEDLE across")).split("\n").length;
+    expect(out[1]).toBe(`big.txt:${edgeLine}: ${"x".repeat(big.slice(0, big.indexOf("NEEDLE across")).split("\n").at(-1)!.length)}NEEDLE across the block edge ${"y".repeat(60)}`);
+    expect(out[2]).toBe(`big.txt:${big.split("\n").length}: NEEDLE last`);
+  });
+
   it("ignores case when asked", async () => {
     sb.write({ "a.txt": "Hello\nHELLO\nhello\nhelo\n" });
     expect((await grep({ pattern: "hello" })).content).toBe("a.txt:3: hello");
