@@ -72,6 +72,9 @@ export async function ensureParent(resolved: ResolvedPath, rel: string, create: 
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
+  if (/[\\/]$/.test(args.path)) {
+    throw new ToolError("INVALID_PATH", `"${args.path}" ends with a slash, so it names a folder; give the path of the file to write.`);
+  }
   const resolved = await resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "overwrite");
   const rel = shown(ctx.workspace, resolved);

@@ -40,6 +40,8 @@ beforeAll(() => {
   symlinkSync(path.join(sb.outside, "nowhere", "deep.txt"), path.join(sb.ws, "dangling-deep"));
   symlinkSync("out-link", path.join(sb.ws, "chain"));
   symlinkSync(sb.evil, path.join(sb.ws, "evil-dir"));
+  symlinkSync("loop-b", path.join(sb.ws, "loop-a"));
+  symlinkSync("loop-a", path.join(sb.ws, "loop-b"));
   mkdirSync(path.join(sb.ws, "nested"));
   symlinkSync("../../outside", path.join(sb.ws, "nested", "up"));
 });
@@ -67,6 +69,8 @@ function attacks(): Record<string, string> {
     "dangling symlink to a missing outside folder": "dangling-deep",
     "null byte": "inside.txt\0../outside/secret.txt",
     tilde: "~/.bashrc",
+    "symlink loop": "loop-a",
+    "through a symlink loop": "loop-a/x.txt",
     "filesystem root": "/",
     "etc passwd": "/etc/passwd",
   };
