@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Node, Parser } from "web-tree-sitter";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 import { bashParser } from "./bash-parser.js";
 import { findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
@@ -140,7 +140,7 @@ class Analyzer {
       this.flag("too-deep", "commands are nested too deeply to judge");
       return;
     }
-    const tree = this.parser.parse(forParser(source));
+    const tree = parseLikeBash(this.parser, source);
     if (!tree) {
       this.ok = false;
       this.flag("parse-error", `the command inside ${label} could not be parsed`);
@@ -541,6 +541,46 @@ function forParser(source: string): string {
   return source.replace(/(^|[^\\])((?:\r?\n)+)(?=\\)/g, "$1$2 ");
 }
 
+/** Nodes whose text keeps `\\<newline>` as written (or where bash does not join lines). */
+const LITERAL_NODES = new Set(["comment", "heredoc_body", "heredoc_content", "raw_string", "string", "string_content", "ansi_c_string", "translated_string"]);
+
+/**
+ * Parses as bash reads: bash removes `\\<newline>` before splitting words (`r\\<newline>m` is
+ * `rm`), but the grammar treats it as a blank. Continuations outside quotes, comments and
+ * here-documents are removed and the text parsed again.
+ */
+function parseLikeBash(parser: Parser, source: string): Tree | null {
+  const text = forParser(source);
+  const tree = parser.parse(text);
+  if (!tree || !text.includes("\\\n")) return tree;
+  const cuts: number[] = [];
+  for (let i = text.indexOf("\\\n"); i !== -1; i = text.indexOf("\\\n", i + 2)) {
+    let backslashes = 0;
+    for (let j = i - 1; j >= 0 && text[j] === "\\"; j--) backslashes++;
+    if (backslashes % 2 === 1) continue; // `\\\\<newline>`: an escaped backslash, then a real newline
+    let node: Node | null = tree.rootNode.descendantForIndex(i, i + 1);
+    // The nearest enclosing context decides: `$(...)` starts a fresh one even inside quotes.
+    let literal = false;
+    for (; node; node = node.parent) {
+      if (node.type === "command_substitution" || node.type === "process_substitution") break;
+      if (LITERAL_NODES.has(node.type)) {
+        literal = true;
+        break;
+      }
+    }
+    if (!literal) cuts.push(i);
+  }
+  if (cuts.length === 0) return tree;
+  tree.delete();
+  let joined = "";
+  let from = 0;
+  for (const c of cuts) {
+    joined += text.slice(from, c);
+    from = c + 2;
+  }
+  return parser.parse(forParser(joined + text.slice(from)));
+}
+
 function isWordNode(n: Node): boolean {
   return ["word", "string", "raw_string", "ansi_c_string", "concatenation", "simple_expansion", "expansion", "command_substitution", "process_substitution", "number", "translated_string", "arithmetic_expansion", "brace_expression"].includes(n.type);
 }
@@ -580,7 +620,7 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command contains a null byte");
   }
-  const tree = parser.parse(forParser(source));
+  const tree = parseLikeBash(parser, source);
   if (!tree) {
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command could not be parsed");

@@ -4,9 +4,10 @@ import { glob } from "tinyglobby";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
-import { analyzeCommand, expandTilde, type CommandAnalysis } from "./command-analysis.js";
+import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
-import { destructiveReason } from "./destructive.js";
+import { destructiveReason, gitSubcommand } from "./destructive.js";
+import { shellQuote } from "./words.js";
 import { readOnlyVerdict } from "./read-only.js";
 import { SHELLS, shellScriptArg } from "./wrappers.js";
 import type { Word } from "./words.js";
@@ -102,6 +103,14 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
   }
 }
 
+/** `git -C x --no-pager push` also as `git push`, so a deny rule on `git push` sees it. */
+function gitWithoutGlobals(c: SimpleCommand): string[] {
+  if (c.name !== "git") return [];
+  const { globals, sub, rest } = gitSubcommand(c);
+  if (!globals.length || !sub) return [];
+  return [["git", sub, ...rest.map((a) => (a.dynamic ? a.text : shellQuote(a.text)))].join(" ")];
+}
+
 /** Interpreters given code on the command line: what that code does cannot be judged. */
 const INLINE_CODE: Record<string, RegExp> = {
   python: /^-[A-Za-z]*c/,
@@ -132,7 +141,7 @@ function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
 export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
   const analysis = await analyzeCommand(command, { cwd, home });
   // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
-  const subjects = [...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : [])]))];
+  const subjects = [...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : []), ...gitWithoutGlobals(c)]))];
   if (subjects.length === 0 && !analysis.ok) subjects.push(command.trim());
   const asks: string[] = [];
   let deny: string | undefined;

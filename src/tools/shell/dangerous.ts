@@ -67,6 +67,11 @@ export function dangerousReason(cmd: SimpleCommand, home: string): string | unde
       }
       return undefined;
     }
+    case "find":
+      if (cmd.args.some((a) => a.text === "-delete") && cmd.args.some((a) => !a.text.startsWith("-") && isCritical(a, home))) {
+        return `"${cmd.text}" would delete a system folder or the home folder`;
+      }
+      return undefined;
     case "mv":
       if (operands.slice(0, -1).some((o) => isCritical(o, home))) return `"${cmd.text}" would move a system folder or the home folder away`;
       return undefined;

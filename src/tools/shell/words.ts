@@ -203,6 +203,6 @@ export function findNested(n: Node, nested: NestedSink): void {
 /** Renders a word for the normalized command text, quoting only where the text would be ambiguous. */
 export function shellQuote(text: string): string {
   if (text === "") return "''";
-  if (/^[A-Za-z0-9_@%+=:,./~^-]+$/.test(text) || /^\$/.test(text)) return text;
+  if (/^[A-Za-z0-9_@%+=:,./~^-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }

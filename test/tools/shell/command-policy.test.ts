@@ -82,6 +82,29 @@ describe("analysis details", () => {
     expect(j.readOnly).toBe(true);
   });
 
+  it("git's global options do not hide the subcommand from deny rules", async () => {
+    const j = await judge("git -C . --no-pager push --force origin main");
+    expect(j.subjects).toContain("git push --force origin main");
+    expect(j.ask).toMatch(/overwrites/);
+  });
+
+  it("reports redirections with their targets, and where each command runs", async () => {
+    const j = await judge("cd src; cat x.ts 2>/dev/null > out.txt < in.txt");
+    const r = j.analysis.redirections.map((x) => [x.operator, x.fd ?? "", x.target?.text, x.write, x.read]);
+    expect(r).toEqual([
+      [">", "2", "/dev/null", true, false],
+      [">", "", "out.txt", true, false],
+      ["<", "", "in.txt", false, true],
+    ]);
+    expect(j.analysis.commands.map((c) => c.cwd)).toEqual([ws.root, `${ws.root}/src`]);
+  });
+
+  it("labels where nested commands were found", async () => {
+    const j = await judge("echo $(sudo bash -c 'timeout 5 rm x')");
+    const rm = j.analysis.commands.find((c) => c.name === "rm")!;
+    expect(rm.via).toEqual(["$(...)", "sudo", "bash -c", "timeout"]);
+  });
+
   it("a parse failure is never read-only and always asks", async () => {
     const j = await judge("ls $(");
     expect(j.analysis.ok).toBe(false);

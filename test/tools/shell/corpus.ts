@@ -142,6 +142,8 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["ls >& /tmp/y", "ask"],
   ["tee >(cat > /tmp/x) < a.txt", "ask"],
   ["coproc rm x", "ask"],
+  ["echo a # comment \\\nrm x", "ask"],
+  ["echo a \\\n; rm x", "ask"],
   ["alias ll='rm -rf x'", "ask"],
   ["trap 'rm -rf x' EXIT", "ask"],
   ["ssh host rm -rf x", "ask"],
@@ -287,6 +289,8 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["kill -9 -1", "deny"],
   ["kill -- -1", "deny"],
   ["ssh host 'rm -rf /'", "deny"],
+  ["find / -delete", "deny"],
+  ["find ~ -name x -delete", "deny"],
   ["alias ls='rm -rf /'", "deny"],
   ["trap 'rm -rf ~' EXIT", "deny"],
 ];
@@ -391,4 +395,6 @@ export const RM_SPELLINGS: readonly string[] = [
   "$'\\162\\155'",
   "$'\\u0072m'",
   "r\\m",
+  "r\\\nm",
+  "\\\nrm",
 ];

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { decodeAnsiC, shellQuote } from "../../../src/tools/shell/words.js";
+import { analyzeCommand } from "../../../src/tools/shell/command-analysis.js";
+import { shellTools } from "../../../src/tools/shell/index.js";
+import { silentLogger } from "../../../src/core/logger.js";
+
+describe("$'...' decoding", () => {
+  it.each([
+    ["\\x72m", "rm"],
+    ["\\162\\155", "rm"],
+    ["\\u0072m", "rm"],
+    ["\\U00000072m", "rm"],
+    ["a\\nb\\tc", "a\nb\tc"],
+    ["\\'q\\'", "'q'"],
+    ["\\\\", "\\"],
+    ["\\cA", "\x01"],
+    ["\\e[0m", "\x1b[0m"],
+    ["\\z", "\\z"],
+  ])("%s", (body, want) => expect(decodeAnsiC(body)).toBe(want));
+});
+
+describe("word resolution in commands", () => {
+  const words = async (src: string) => (await analyzeCommand(src, { cwd: "/ws", home: "/home/u" })).commands[0]!;
+  it.each([
+    ["r''m x", "rm x"],
+    ["'r'\"m\" x", "rm x"],
+    ["\\r\\m x", "rm x"],
+    ["/usr/bin/rm x", "rm x"],
+    ["$'\\x72\\x6d' x", "rm x"],
+    ["rm \"a b\"", "rm 'a b'"],
+    ["rm a\\ b", "rm 'a b'"],
+    ["echo \"\\$HOME \\\"q\\\"\"", "echo '$HOME \"q\"'"],
+    ["echo $HOME", "echo /home/u"],
+    ["echo ${HOME}/x", "echo /home/u/x"],
+    ["echo $PWD", "echo /ws"],
+    ["echo $OTHER", "echo $OTHER"],
+    ["echo a\\\nb", "echo ab"],
+  ])("%s → %s", async (src, text) => expect((await words(src)).text).toBe(text));
+
+  it("marks dynamic words and unquoted globs", async () => {
+    const c = await words("ls $X '*' * ~/x");
+    expect(c.args.map((a) => [a.dynamic, a.glob, a.tilde])).toEqual([
+      [true, false, false],
+      [false, false, false],
+      [false, true, false],
+      [false, false, true],
+    ]);
+  });
+
+  it("quotes only what needs it", () => {
+    expect(shellQuote("a-b/c.d")).toBe("a-b/c.d");
+    expect(shellQuote("a b")).toBe("'a b'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote("")).toBe("''");
+  });
+});
+
+describe("the shell group", () => {
+  it("provides shell, bash and shell_background, with bash's 30 s and shell's 120 s defaults", async () => {
+    const tools = await shellTools({ config: {}, env: {}, workspace: process.cwd(), logger: silentLogger });
+    expect(tools.map((t) => t.name)).toEqual(["shell", "bash", "shell_background"]);
+    expect(tools[0]!.description).toMatch(/bash/);
+    expect(tools[1]!.description).toMatch(/30-second/);
+    expect(tools[0]!.inputSchema).toMatchObject({ required: ["command"] });
+  });
+
+  it("rejects an invalid shell section with the field named", () => {
+    expect(() => shellTools({ config: { shell: { inactivityTimeoutMs: -1 } }, env: {}, workspace: process.cwd(), logger: silentLogger })).toThrow(/inactivityTimeoutMs/);
+  });
+});
