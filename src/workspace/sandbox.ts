@@ -61,6 +61,13 @@ export interface SandboxBind {
   target?: string;
 }
 
+/** A file created inside the sandbox with the given content. */
+export interface SandboxFile {
+  /** Absolute path inside the sandbox (outside the workspace: a place only the sandbox has, e.g. /run/...). */
+  target: string;
+  content: string | Buffer;
+}
+
 /** Where and how a command runs inside the sandbox. */
 export interface SandboxOptions {
   /** The workspace root (absolute, real path): mounted read-write at the same path. */
@@ -75,6 +82,12 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   /** Extra host paths mounted read-only (an interpreter outside /usr, the code file). */
   readOnly?: ReadonlyArray<string | SandboxBind>;
+  /**
+   * Files made inside the sandbox from memory, read-only (bwrap's --ro-bind-data): the program
+   * to run, with no copy on the host's disk. bwrap reads file i from fd 3 + i (5 + i when a pids
+   * cgroup is used); {@link spawnSandboxed} supplies them.
+   */
+  files?: ReadonlyArray<SandboxFile>;
   /** The bubblewrap binary: a path, or a name looked up on PATH. Default `bwrap`. */
   bwrap?: string;
 }
@@ -378,9 +391,10 @@ interface BuildInput {
   env?: Readonly<Record<string, string>>;
   limits?: Partial<SandboxLimits>;
   readOnly?: ReadonlyArray<string | SandboxBind>;
+  files?: ReadonlyArray<SandboxFile>;
 }
 
-function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash"): string[] {
+function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash", firstFileFd = 3): string[] {
   if (argv.length === 0) throw new Error("Nothing to run: the command is empty.");
   const limits = sandboxLimits(o.limits);
   const args = ["--unshare-all"];
@@ -409,6 +423,11 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forc
     if (!path.isAbsolute(bind.source) || !path.isAbsolute(target)) throw new Error(`Sandbox binds need absolute paths: ${bind.source}.`);
     args.push("--ro-bind", bind.source, target);
   }
+
+  (o.files ?? []).forEach((file, i) => {
+    if (!path.isAbsolute(file.target)) throw new Error(`Sandbox files need absolute paths: ${file.target}.`);
+    args.push("--perms", "0444", "--ro-bind-data", String(firstFileFd + i), file.target);
+  });
 
   let cwd = "/tmp";
   if (o.workspace !== undefined) {
@@ -474,7 +493,6 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   const status = await sandboxAvailable(options.bwrap === undefined ? {} : { bwrap: options.bwrap });
   if (!status.available) throw sandboxUnavailableError(status);
   const limits = sandboxLimits(options.limits);
-  const args = buildArgs(argv, { ...options, limits }, status.userns);
 
   const maxTasks = limits.processes + SANDBOX_OVERHEAD_TASKS;
   // Where RLIMIT_NPROC holds, the cgroup is not needed.
@@ -484,8 +502,16 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   // With a cgroup, bwrap reports its child's pid (--info-fd 3) and then waits (--block-fd 4)
   // after building the sandbox and before starting anything in it; the child joins the cgroup in
   // that pause, so no process of the run ever exists outside it. No shell in between.
+  const files = options.files ?? [];
+  const args = buildArgs(argv, { ...options, limits }, status.userns, undefined, cgroup ? 5 : 3);
   const child = spawn(status.bwrap, cgroup ? ["--info-fd", "3", "--block-fd", "4", ...args] : args, {
-    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...(cgroup ? (["pipe", "pipe"] as const) : [])],
+    stdio: [
+      options.input === undefined ? "ignore" : "pipe",
+      "pipe",
+      "pipe",
+      ...(cgroup ? (["pipe", "pipe"] as const) : []),
+      ...files.map(() => "pipe" as const),
+    ],
     detached: true,
     env: { PATH: SANDBOX_PATH },
   });
@@ -493,6 +519,11 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
     child.stdin!.on("error", () => {});
     child.stdin!.end(options.input);
   }
+  files.forEach((file, i) => {
+    const pipe = child.stdio[(cgroup ? 5 : 3) + i] as Writable;
+    pipe.on("error", () => {});
+    pipe.end(file.content);
+  });
   if (cgroup) joinCgroupWhenReady(child, cgroup, () => void killProcessTree(child.pid ?? -1));
 
   let limitHit: "processes" | undefined;

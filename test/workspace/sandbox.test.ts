@@ -163,6 +163,20 @@ sandboxed("runSandboxed", () => {
     expect(chunks).toEqual(expect.arrayContaining([["stdout", "out\n"], ["stderr", "err\n"]]));
   });
 
+  it("makes files from memory, read-only, with no copy on the host", async () => {
+    const content = "echo from-memory \"$@\"\n" + "#".repeat(300_000) + "\n";
+    const r = await runSandboxed(["/bin/bash", "/run/tackle/prog.sh", "x"], {
+      workspace: ws.dir,
+      files: [{ target: "/run/tackle/prog.sh", content }, { target: "/run/tackle/data.txt", content: "second" }],
+    });
+    expect(r.stdout).toBe("from-memory x\n");
+    const check = await runSandboxed(["/bin/sh", "-c", "cat /run/tackle/data.txt; echo; echo x > /run/tackle/data.txt || echo READONLY"], {
+      workspace: ws.dir,
+      files: [{ target: "/run/tackle/data.txt", content: "second" }],
+    });
+    expect(check.stdout).toBe("second\nREADONLY\n");
+  });
+
   it("passes stdin when given", async () => {
     const r = await runSandboxed(["/bin/cat"], { workspace: ws.dir, input: "from stdin" });
     expect(r.stdout).toBe("from stdin");

@@ -1,6 +1,5 @@
 import { lstatSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
@@ -22,7 +21,7 @@ export interface RunCodeOptions {
 const DEFAULT_TIMEOUT_S = 60;
 const MAX_TIMEOUT_S = 3600;
 const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
-/** Where the program file appears inside the sandbox (a read-only bind of a private host file). */
+/** Where the program file appears inside the sandbox (made from memory, read-only). */
 const CODE_DIR_IN_SANDBOX = "/run/tackle";
 /**
  * Names in the workspace root that, if sandboxed code could create them, would run code or grant
@@ -103,38 +102,32 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
 
       const root = ctx.workspace.root;
       const absentBefore = MUST_NOT_APPEAR.filter((name) => !entryExists(path.join(root, name)));
-      const privateDir = await mkdtemp(path.join(os.tmpdir(), "tackle-code-"));
+      const inSandbox = `${CODE_DIR_IN_SANDBOX}/${language === "python" ? "main.py" : "main.sh"}`;
+      const env: Record<string, string> =
+        language === "python" ? { PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: root, ...args.env } : { ...args.env };
+      let run: SandboxRunResult;
       try {
-        const fileName = language === "python" ? "main.py" : "main.sh";
-        const hostFile = path.join(privateDir, fileName);
-        await writeFile(hostFile, args.code, { mode: 0o600 });
-        const inSandbox = `${CODE_DIR_IN_SANDBOX}/${fileName}`;
-        const env: Record<string, string> =
-          language === "python" ? { PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: root, ...args.env } : { ...args.env };
-        let run: SandboxRunResult;
-        try {
-          run = await runSandboxed([interpreter.path, inSandbox, ...args.args], {
-            workspace: root,
-            network,
-            env,
-            limits,
-            readOnly: [...interpreter.binds, ...(settings.readOnlyPaths ?? []), { source: hostFile, target: inSandbox }],
-            ...bwrap,
-            timeoutMs: Math.ceil(args.timeout * 1000),
-            signal: ctx.signal,
-            onOutput: (chunk) => ctx.onOutput(chunk),
-            maxOutputBytes,
-          });
-        } catch (err) {
-          if (err instanceof ToolError) throw err;
-          throw new ToolError("EXECUTION_ERROR", `The sandbox could not start: ${(err as Error).message}`);
-        }
-        if (run.cancelled) throw new ToolError("CANCELLED", "run_code was cancelled; the program and every process it started were killed.");
-        const removed = await removeAppeared(root, absentBefore);
-        return present(run, args.timeout, limits, network, removed);
-      } finally {
-        await rm(privateDir, { recursive: true, force: true });
+        run = await runSandboxed([interpreter.path, inSandbox, ...args.args], {
+          workspace: root,
+          network,
+          env,
+          limits,
+          readOnly: [...interpreter.binds, ...(settings.readOnlyPaths ?? [])],
+          // The program reaches the sandbox through a pipe: never a shell string, never a host file.
+          files: [{ target: inSandbox, content: args.code }],
+          ...bwrap,
+          timeoutMs: Math.ceil(args.timeout * 1000),
+          signal: ctx.signal,
+          onOutput: (chunk) => ctx.onOutput(chunk),
+          maxOutputBytes,
+        });
+      } catch (err) {
+        if (err instanceof ToolError) throw err;
+        throw new ToolError("EXECUTION_ERROR", `The sandbox could not start: ${(err as Error).message}`);
       }
+      if (run.cancelled) throw new ToolError("CANCELLED", "run_code was cancelled; the program and every process it started were killed.");
+      const removed = await removeAppeared(root, absentBefore);
+      return present(run, args.timeout, limits, network, removed);
     },
   });
 }
