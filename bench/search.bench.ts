@@ -50,14 +50,16 @@ function buildTree(root: string): number {
 }
 
 /**
- * Times several contenders round-robin (A, B, C, A, B, C, ...) and returns each one's median,
- * so a burst of load from other processes hits all of them alike rather than one.
+ * Times several contenders round-robin and returns each one's median, so a burst of load from
+ * other processes hits all of them alike rather than one. The starting contender rotates each
+ * round, so none always runs right after the one that left the most garbage to collect.
  */
 async function timeAll(fns: Array<() => Promise<unknown>>): Promise<number[]> {
   for (const fn of fns) await fn(); // warm caches and JIT
   const samples = fns.map(() => [] as number[]);
   for (let i = 0; i < RUNS; i++) {
-    for (let j = 0; j < fns.length; j++) {
+    for (let k = 0; k < fns.length; k++) {
+      const j = (k + i) % fns.length;
       const t = performance.now();
       await fns[j]!();
       samples[j]!.push(performance.now() - t);

@@ -41,7 +41,8 @@ const PICO: picomatch.PicomatchOptions = { dot: true };
  * directory made relative, and anything that climbs out (`..`, other absolute paths) refused.
  */
 function normalisePattern(pattern: string, root: SearchRoot): string {
-  let p = pattern.trim().replace(/\\/g, "/");
+  // Backslashes stay: in a glob they escape (`\*` is a literal star).
+  let p = pattern.trim();
   if (path.isAbsolute(p)) {
     const prefix = root.absolute.endsWith("/") ? root.absolute : `${root.absolute}/`;
     if (!p.startsWith(prefix)) {

@@ -362,6 +362,7 @@ class Translator {
  */
 export function compilePattern(pattern: string, caseInsensitive = false): CompiledPattern {
   if (pattern.length === 0) throw new ToolError("INVALID_ARGS", "The pattern is empty; give a regular expression to search for.");
+  if (pattern.includes("\0")) throw new ToolError("INVALID_ARGS", "The pattern contains a NUL character; write \\x00 to match one.");
   const t = new Translator(pattern).run();
   if (caseInsensitive) t.flags.add("i");
   const flags = `u${[...t.flags].sort().join("")}`;

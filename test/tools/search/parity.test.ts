@@ -95,6 +95,9 @@ const GREPS: Array<Record<string, unknown>> = [
   { pattern: "nothing-matches-this" },
   { pattern: "gamma(?=_delta)" },
   { pattern: "\\t" },
+  { pattern: "(?<w>alph)a" },
+  { pattern: "a\\/b|x\\/y" },
+  { pattern: "\\x{3A9}mega" },
   { pattern: "." , maxResults: 50 },
 ];
 

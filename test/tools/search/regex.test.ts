@@ -75,5 +75,6 @@ describe("grep's pattern dialect (Rust regex on V8)", () => {
     expect(rejects("\\q").message).toContain("unrecognised escape");
     expect(rejects("trailing\\").message).toContain("lone backslash");
     expect(rejects("").code).toBe("INVALID_ARGS");
+    expect(rejects("a\0b").message).toContain("NUL");
   });
 });
