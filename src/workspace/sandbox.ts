@@ -22,7 +22,7 @@ import { ToolError } from "../core/errors.js";
 import { BoundedOutput } from "./bounded-output.js";
 import { descendantsOf, killProcessTree } from "./process-tree.js";
 import { createPidsCgroup, type PidsCgroup } from "./sandbox-cgroup.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-config.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxSettings } from "./sandbox-config.js";
 import { Workspace } from "./workspace.js";
 
 /*
@@ -136,6 +136,20 @@ const ETC_FILES = [
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 /** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
 const PROTECTED_IN_WORKSPACE = [".git", ".tackle", "tackle.config.json", "config.json"];
+
+/**
+ * Sandbox options from the configuration's `sandbox` section (see ./sandbox-config.ts), for a
+ * tool that opts into the sandbox: `spawnSandboxed(["/bin/bash", "-c", cmd], sandboxOptionsFrom(settings, root))`.
+ */
+export function sandboxOptionsFrom(settings: SandboxSettings, workspace: string): SandboxOptions {
+  return {
+    workspace,
+    network: settings.network,
+    limits: settings.limits,
+    readOnly: settings.readOnlyPaths,
+    ...(settings.bwrap ? { bwrap: settings.bwrap } : {}),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Detection

@@ -12,6 +12,7 @@ import {
   SANDBOX_INSTALL_HINT,
   sandboxAvailable,
   sandboxLimits,
+  sandboxOptionsFrom,
   spawnSandboxed,
 } from "../../src/workspace/sandbox.js";
 import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/workspace/sandbox-config.js";
@@ -124,6 +125,19 @@ describe("configuration", () => {
     expect(s.limits).toMatchObject({ memoryBytes: 256 * 1024 * 1024, fileSizeBytes: 2 * 1024 * 1024, processes: 10 });
     expect(() => sandboxSettingsFrom({ sandbox: { netwrok: true } })).toThrow(/sandbox/);
     expect(() => sandboxSettingsFrom({ sandbox: { limits: { processes: -1 } } })).toThrow(/processes/);
+  });
+});
+
+describe("sandboxOptionsFrom", () => {
+  it("turns the configuration section into options another tool can spawn with", () => {
+    const settings = sandboxSettingsFrom({ sandbox: { network: true, bwrap: "/opt/bwrap", readOnlyPaths: ["/opt/tool"], limits: { processes: 9 } } });
+    expect(sandboxOptionsFrom(settings, ws.dir)).toEqual({
+      workspace: ws.dir,
+      network: true,
+      limits: { ...DEFAULT_SANDBOX_LIMITS, processes: 9 },
+      readOnly: ["/opt/tool"],
+      bwrap: "/opt/bwrap",
+    });
   });
 });
 
