@@ -40,6 +40,11 @@ export const APPROVAL_SCHEMA = {
       default: false,
     },
     message: { type: "string", title: "Message for the model", description: "Optional: why not, or what to do instead." },
+    arguments: {
+      type: "string",
+      title: "Edited arguments (JSON)",
+      description: "Optional: run with these arguments instead (a JSON object); they are checked again.",
+    },
   },
   required: ["approve"],
 } as const;
@@ -48,7 +53,7 @@ export const APPROVAL_SCHEMA = {
 export function approvalMessage(request: ApprovalRequest): string {
   let args = JSON.stringify(request.args, null, 2);
   if (args.length > 4000) args = `${args.slice(0, 4000)}\n... (${args.length - 4000} more characters)`;
-  const lines = [`Allow tackle to run ${request.tool} (${request.effect})?`, `Why: ${request.reason}.`, `Arguments:\n${args}`];
+  const lines = [`Allow tackle to run ${request.tool} (${request.effect})?`, `Why: ${request.reason.replace(/\.$/, "")}.`, `Arguments:\n${args}`];
   if (request.preview) {
     const preview = request.preview.length > 8000 ? `${request.preview.slice(0, 8000)}\n... (preview cut)` : request.preview;
     lines.push(`Preview:\n${preview}`);
@@ -62,8 +67,22 @@ export function responseFromElicitation(result: { action?: unknown; content?: un
   const content = (result?.content && typeof result.content === "object" ? result.content : {}) as Record<string, unknown>;
   const message = typeof content.message === "string" && content.message.trim() ? content.message.trim() : undefined;
   if (action === "accept") {
-    if (content.approve === true) return { approved: true, ...(content.always === true ? { always: true } : {}) };
-    return { approved: false, message: message ?? "not approved" };
+    if (content.approve !== true) return { approved: false, message: message ?? "not approved" };
+    const response: ApprovalResponse = { approved: true, ...(content.always === true ? { always: true } : {}) };
+    const edited = typeof content.arguments === "string" ? content.arguments.trim() : "";
+    if (edited) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(edited);
+      } catch {
+        return { approved: false, message: "the edited arguments were not valid JSON, so the call did not run" };
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+        return { approved: false, message: "the edited arguments were not a JSON object, so the call did not run" };
+      }
+      response.modifiedArgs = parsed as Record<string, unknown>;
+    }
+    return response;
   }
   if (action === "decline") return { approved: false, message: message ?? "declined" };
   return { approved: false, message: "the approval request was cancelled" };

@@ -117,6 +117,25 @@ for (const { era, wire } of MATRIX) {
       expect(existsSync(path.join(ws.dir, "refused.txt"))).toBe(false);
     });
 
+    it("the person may edit the arguments; they are validated again, and broken edits do not run", async () => {
+      client.answer = { action: "accept", content: { approve: true, arguments: JSON.stringify({ path: "edited.txt", text: "changed" }) } };
+      const edited = await client.callTool("write_note", { path: "original.txt", text: "first" });
+      expect(textOf(edited)).toContain("Wrote edited.txt");
+      expect(readFileSync(path.join(ws.dir, "edited.txt"), "utf8")).toBe("changed");
+      expect(existsSync(path.join(ws.dir, "original.txt"))).toBe(false);
+
+      client.answer = { action: "accept", content: { approve: true, arguments: "{not json" } };
+      const broken = await client.callTool("write_note", { path: "original.txt", text: "first" });
+      expect(broken.isError).toBe(true);
+      expect(textOf(broken)).toContain("not valid JSON");
+
+      client.answer = { action: "accept", content: { approve: true, arguments: JSON.stringify({ path: 42 }) } };
+      const invalid = await client.callTool("write_note", { path: "original.txt", text: "first" });
+      expect(invalid.isError).toBe(true);
+      expect(textOf(invalid)).toContain("INVALID_ARGS");
+      expect(existsSync(path.join(ws.dir, "original.txt"))).toBe(false);
+    });
+
     it("a client that cannot elicit gets a rejection, never a run; reads still run", async () => {
       const result = await mute.callTool("write_note", { path: "unasked.txt", text: "no" });
       expect(result.isError).toBe(true);
