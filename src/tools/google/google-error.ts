@@ -73,7 +73,10 @@ export function googleApiError(err: unknown, service: string, signal?: AbortSign
   if (status === undefined) {
     if (signal?.aborted) return new ToolError("CANCELLED", `The ${service} request was cancelled.`, { cause: err });
     const code = String(e?.code ?? e?.name ?? "");
-    if (code === "TimeoutError" || code === "ETIMEDOUT" || /timeout/i.test(e?.message ?? "")) {
+    const cause = (err as { cause?: { name?: string } })?.cause?.name;
+    // gaxios aborts a request at its time limit; when our own signal did not fire, that is what happened.
+    const aborted = cause === "AbortError" || cause === "TimeoutError" || /operation was aborted/i.test(e?.message ?? "");
+    if (aborted || code === "TimeoutError" || code === "ETIMEDOUT" || /timeout/i.test(e?.message ?? "")) {
       return new ToolError("TIMEOUT", `${service} did not answer in time. Try again.`, { cause: err });
     }
     if (["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"].includes(code) || /fetch failed/i.test(e?.message ?? "")) {
