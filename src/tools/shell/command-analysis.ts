@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { bashParser } from "./bash-parser.js";
-import { findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
+import { expandBraces, findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
 
 /** One command that will run, with quoting, paths and wrappers taken off its name. */
@@ -128,6 +128,11 @@ class Analyzer {
 
   /** `$(...)`, backticks, `<(...)`, `>(...)`: their commands run too. */
   substitution(node: Node, state: State): void {
+    if (node.type === "command_substitution" && node.text.startsWith("`")) {
+      // Inside backticks `\`` `\$` `\\` are escapes, so nested backticks only appear once they are undone.
+      this.script(node.text.slice(1, -1).replace(/\\([$`\\])/g, "$1"), state, "`...`");
+      return;
+    }
     const label = node.type === "process_substitution" ? node.text.slice(0, 2) + "...)" : "$(...)";
     const inner: State = { ...state, via: [...state.via, label] };
     for (const child of node.namedChildren) if (child) this.statement(child, inner);
@@ -352,6 +357,20 @@ class Analyzer {
     }
     for (const e of extra) words.push(this.word(e, state));
     if (words.length === 0) return;
+    // `{rm,-rf,x}` is `rm -rf x` to bash: expand braces before naming the command.
+    const expanded: Word[] = [];
+    for (const w of words) {
+      if (!w.brace || w.dynamic) {
+        expanded.push(w);
+        continue;
+      }
+      const list = expandBraces(w.text);
+      if (!list) {
+        expanded.push({ ...w, dynamic: true });
+        this.flag("dynamic", `"${w.raw}" expands to too many words to check`);
+      } else for (const t of list) expanded.push({ ...w, text: t, staticPrefix: t, brace: false, glob: w.glob || /[*?[]/.test(t) });
+    }
+    words.splice(0, words.length, ...expanded);
     this.simple(words, assignments.map((a) => a.text), assignments.some((a) => a.dynamic), state);
   }
 

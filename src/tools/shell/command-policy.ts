@@ -7,7 +7,7 @@ import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.j
 import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
 import { destructiveReason, gitSubcommand } from "./destructive.js";
-import { shellQuote } from "./words.js";
+import { expandBraces, shellQuote } from "./words.js";
 import { readOnlyVerdict } from "./read-only.js";
 import { SHELLS, shellScriptArg } from "./wrappers.js";
 import type { Word } from "./words.js";
@@ -103,6 +103,32 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
   }
 }
 
+/**
+ * For text the grammar cannot parse: split on operators and blanks, drop quotes and escapes,
+ * expand braces, take names without their paths. Crude on purpose: it only ever adds subjects
+ * (so deny rules and the dangerous list still see `{rm,-rf,/}`), never removes a question.
+ */
+export function fallbackCommands(source: string): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  for (const segment of source.split(/[;&|\n()`<>]+|\$\(|\bthen\b|\bdo\b|\belse\b/)) {
+    const tokens = segment
+      .replace(/\\\n/g, "")
+      .replace(/['"\\]/g, "")
+      .trim()
+      .split(/\s+/)
+      .filter((t) => t && t !== "{" && t !== "}" && t !== "!")
+      .flatMap((t) => expandBraces(t) ?? [t]);
+    while (tokens.length && /^(if|elif|while|until|then|do|else|time|coproc|function|!|\{|\})$/.test(tokens[0]!)) tokens.shift();
+    if (!tokens.length) continue;
+    const words: Word[] = tokens.map((t) => ({ text: t, dynamic: t.includes("$"), staticPrefix: t.split("$")[0]!, glob: /[*?[]/.test(t), brace: false, tilde: t.startsWith("~"), raw: t }));
+    const [first, ...args] = words;
+    const name = path.posix.basename(first!.text);
+    const text = [name, ...args.map((a) => a.text)].join(" ");
+    out.push({ name, args, assignments: [], text, bare: text, dynamic: true, dynamicName: first!.dynamic, cwd: undefined, via: ["unparsed"], inFunctions: [] });
+  }
+  return out;
+}
+
 /** `git -C x --no-pager push` also as `git push`, so a deny rule on `git push` sees it. */
 function gitWithoutGlobals(c: SimpleCommand): string[] {
   if (c.name !== "git") return [];
@@ -142,7 +168,10 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   const analysis = await analyzeCommand(command, { cwd, home });
   // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
   const subjects = [...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : []), ...gitWithoutGlobals(c)]))];
-  if (subjects.length === 0 && !analysis.ok) subjects.push(command.trim());
+  // What the grammar could not read is still matched by deny rules, split the crude way.
+  const fallback = analysis.ok ? [] : fallbackCommands(command);
+  if (!analysis.ok) subjects.push(...fallback.map((c) => c.text), command.trim());
+  subjects.splice(0, subjects.length, ...new Set(subjects));
   const asks: string[] = [];
   let deny: string | undefined;
   let destructive = false;
@@ -161,6 +190,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     if (why) notReadOnly ??= why;
   }
 
+  for (const cmd of fallback) deny ??= dangerousReason(cmd, home);
   for (const cmd of analysis.commands) {
     deny ??= dangerousReason(cmd, home);
     const d = destructiveReason(cmd);

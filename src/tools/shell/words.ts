@@ -206,3 +206,72 @@ export function shellQuote(text: string): string {
   if (/^[A-Za-z0-9_@%+=:,./~^-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * Bash's brace expansion of one word: `{rm,-rf,x}` → rm -rf x, `a{b,c}d` → abd acd,
+ * `{1..3}` → 1 2 3. Undefined when it would make more than `limit` words.
+ */
+export function expandBraces(text: string, limit = 256): string[] | undefined {
+  let depth = 0;
+  let open = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "{") {
+      if (depth++ === 0) open = i;
+    } else if (c === "}" && depth > 0 && --depth === 0) {
+      const body = text.slice(open + 1, i);
+      const alternatives = splitTopLevel(body) ?? sequence(body);
+      if (!alternatives) continue;
+      const prefix = text.slice(0, open);
+      const out: string[] = [];
+      for (const alt of alternatives) {
+        for (const rest of expandBraces(alt + text.slice(i + 1), limit) ?? []) {
+          out.push(prefix + rest);
+          if (out.length > limit) return undefined;
+        }
+      }
+      return out;
+    }
+  }
+  return [text];
+}
+
+/** `a,b,{c,d}` at depth 0 → ["a", "b", "{c,d}"]; undefined without a top-level comma. */
+function splitTopLevel(body: string): string[] | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\") i++;
+    else if (c === "{") depth++;
+    else if (c === "}") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (parts.length === 0) return undefined;
+  parts.push(body.slice(start));
+  return parts;
+}
+
+/** `1..5`, `a..e`, `1..10..2`. */
+function sequence(body: string): string[] | undefined {
+  const m = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(body);
+  if (!m) return undefined;
+  const numeric = /\d/.test(m[1]!);
+  const a = numeric ? Number(m[1]) : m[1]!.charCodeAt(0);
+  const b = numeric ? Number(m[2]) : m[2]!.charCodeAt(0);
+  const step = Math.abs(Number(m[3] ?? 1)) || 1;
+  const out: string[] = [];
+  for (let v = a; a <= b ? v <= b : v >= b; v += a <= b ? step : -step) {
+    out.push(numeric ? String(v) : String.fromCharCode(v));
+    if (out.length > 1000) return undefined;
+  }
+  return out;
+}
