@@ -130,6 +130,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     }
     const input = options.stdio?.input ?? process.stdin;
     const output = options.stdio?.output ?? process.stdout;
+    if (output === process.stdout) guardStdout();
     const transport = new StdioServerTransport(input, output);
     const handle = serveStdio(() => service.createServer({ track: true }), {
       transport,
@@ -144,5 +145,20 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+let guarded = false;
+
+/**
+ * On stdio, stdout is the protocol channel: one stray console.log from a tool or a library would
+ * corrupt it. Console output goes to stderr instead for the rest of the process's life.
+ */
+function guardStdout(): void {
+  if (guarded) return;
+  guarded = true;
+  const toStderr = new console.Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const method of ["log", "info", "debug", "dir", "dirxml", "table", "trace", "group", "groupCollapsed", "groupEnd", "count", "countReset", "time", "timeEnd", "timeLog"] as const) {
+    (console as unknown as Record<string, unknown>)[method] = (toStderr[method] as (...args: unknown[]) => void).bind(toStderr);
   }
 }

@@ -52,10 +52,13 @@ describe("tackle MCP server on stdio: the wire", () => {
       const send = (m: unknown) => proc.stdin!.write(`${JSON.stringify(m)}\n`);
       send(INIT);
       send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "chatty", arguments: {} } });
       send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 5 }, _meta: { progressToken: "p1" } } });
       await done;
       const messages = out.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const m of messages) expect(m.jsonrpc).toBe("2.0");
+      expect(messages.find((m) => m.id === 3)).toMatchObject({ result: { content: [{ type: "text", text: "said things" }] } });
+      expect(out).not.toContain("chatty:");
       const resultAt = messages.findIndex((m) => m.id === 2);
       const progress = messages.slice(0, resultAt).filter((m) => m.method === "notifications/progress");
       expect(progress.map((m) => (m.params as { message: string }).message)).toEqual(["step 1\n", "step 1 of 3", "step 2\n", "step 2 of 3", "step 3\n", "step 3 of 3"]);
