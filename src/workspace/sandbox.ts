@@ -9,6 +9,7 @@ import {
   mkdtempSync,
   readdirSync,
   readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -34,25 +35,27 @@ import { Workspace } from "./workspace.js";
  *   `--new-session` (no TIOCSTI into our terminal). The pid namespace means the code sees only its
  *   own processes in /proc, and when the sandbox's init dies the kernel kills everything in it.
  * - Files: the root is an empty tmpfs remounted read-only at the end. /usr (and /bin, /lib*,
- *   /sbin, as symlinks or read-only binds) and a short list of /etc files are read-only; passwd
- *   and group are synthesised. /tmp and /dev/shm are fresh, size-limited tmpfs. The workspace is
- *   the only host folder bound read-write; its .git and tackle's configuration are re-bound
- *   read-only on top, so sandboxed code cannot plant a git hook or grant itself permissions.
- *   Nothing else (home, /root, /work, /var, /run) exists inside, so a symlink that points there
- *   dangles.
+ *   /sbin, as symlinks or read-only binds) is read-only; /etc is a read-only copy, made once per
+ *   process, of a short list of world-readable files, with a synthesised passwd and group.
+ *   /tmp and /dev/shm are fresh, size-limited tmpfs; /dev holds only the usual devices. The
+ *   workspace is the only host folder bound read-write; its .git and tackle's configuration are
+ *   re-bound read-only on top, so sandboxed code cannot plant a git hook or grant itself
+ *   permissions. Nothing else (home, /root, /work, /var, /run, the workspace's extra roots)
+ *   exists inside, so a symlink that points there dangles. Programs come in as files made from
+ *   memory (`files`), never through a shell string or a file on the host.
  * - Network: a fresh network namespace with only a loopback of its own: not even the host's
  *   127.0.0.1 is reachable. `network: true` shares the host's instead.
- * - Environment: `--clearenv`, then PATH, HOME=/tmp, LANG, TMPDIR, and the caller's variables.
+ * - Environment: `--clearenv`, then PATH, HOME=/tmp, TMPDIR=/tmp, LANG=C.UTF-8, USER, and the
+ *   caller's variables.
  * - Limits: `prlimit` (util-linux) sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_NPROC, RLIMIT_FSIZE,
- *   RLIMIT_NOFILE and RLIMIT_CORE inside the sandbox before exec; without prlimit, bash's ulimit
- *   does the same. RLIMIT_NPROC is counted per user namespace on Linux >= 5.14, so it bounds the
- *   sandbox for non-root users, but the kernel ignores it for real root; there a pids cgroup
- *   (./sandbox-cgroup.ts) bounds the run, and where no cgroup can be made a watcher counts the
+ *   RLIMIT_NOFILE and RLIMIT_CORE inside the sandbox right before the command; without prlimit,
+ *   bash's ulimit does the same. RLIMIT_NPROC is counted per user namespace on Linux >= 5.14,
+ *   so for non-root users it bounds the sandbox's own tasks. The kernel ignores it for real
+ *   root: there each run gets a pids cgroup (./sandbox-cgroup.ts), joined while bwrap waits on
+ *   --block-fd, before anything runs inside. Where no cgroup can be made, a watcher counts the
  *   run's processes every 50 ms and kills the run above the limit (a bound, not a hard cap).
- *   Memory is bounded per process (address space); the whole run's memory is at most
- *   processes x memory plus the tmpfs sizes.
- *
- * The code never passes through a shell string: argv goes to bwrap as separate arguments.
+ *   Memory is bounded per process (address space): a run holds at most processes x memory plus
+ *   the tmpfs sizes. Disk use inside the workspace is bounded per file, not in total.
  */
 
 /** A host path mounted read-only inside the sandbox (at the same place unless `target` says). */
@@ -222,7 +225,12 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
   // First with a user namespace of our own (needed for --disable-userns); setuid builds of
   // bwrap on systems without unprivileged user namespaces may only manage the rest.
   for (const userns of [true, false]) {
-    const args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns);
+    let args: string[];
+    try {
+      args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns);
+    } catch (err) {
+      return { available: false, bwrap, reason: `the sandbox cannot be set up: ${(err as Error).message}` };
+    }
     const run = await capture(bwrap, args);
     if (run.code === 0) return { available: true, bwrap, version: version.out.trim(), userns };
     failures.push(run.err.trim() || `exit code ${run.code}`);
@@ -248,10 +256,22 @@ function capture(file: string, args: string[]): Promise<{ code: number; out: str
       resolve({ code: -1, out, err: (e as Error).message });
       return;
     }
+    // A probe that hangs must not hang every sandboxed call after it.
+    const timer = setTimeout(() => {
+      err += "(no answer within 10 s)";
+      child.kill("SIGKILL");
+    }, 10_000);
+    timer.unref();
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-    child.on("error", (e) => resolve({ code: -1, out, err: e.message }));
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), out, err }));
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ code: -1, out, err: e.message });
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : -1), out, err });
+    });
   });
 }
 
@@ -449,8 +469,8 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forc
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
     args.push("--bind", ws, ws);
     for (const name of PROTECTED_IN_WORKSPACE) {
-      const p = path.join(ws, name);
-      if (existsSync(p)) args.push("--ro-bind", p, p);
+      const p = protectedTarget(ws, name);
+      if (p) args.push("--ro-bind", p, p);
     }
     cwd = o.cwd ?? ws;
     if (!Workspace.isInside(ws, cwd)) throw new Error(`The working directory ${cwd} is outside the workspace ${ws}.`);
@@ -459,6 +479,22 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forc
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits, forceLimiter));
   return args;
+}
+
+/**
+ * Where a protected workspace entry really is, if it exists inside the workspace. A symlink is
+ * followed (a `.git` linking to `.git-real` protects `.git-real`); one leading outside is left
+ * alone, because binding it would show its target inside the sandbox, and it dangles there.
+ */
+function protectedTarget(ws: string, name: string): string | undefined {
+  const p = path.join(ws, name);
+  try {
+    if (!lstatSync(p).isSymbolicLink()) return p;
+    const real = realpathSync(p);
+    return Workspace.isInside(ws, real) && real !== ws ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -517,7 +553,13 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   // after building the sandbox and before starting anything in it; the child joins the cgroup in
   // that pause, so no process of the run ever exists outside it. No shell in between.
   const files = options.files ?? [];
-  const args = buildArgs(argv, { ...options, limits }, status.userns, undefined, cgroup ? 5 : 3);
+  let args: string[];
+  try {
+    args = buildArgs(argv, { ...options, limits }, status.userns, undefined, cgroup ? 5 : 3);
+  } catch (err) {
+    if (cgroup) void cgroup.remove();
+    throw err;
+  }
   const child = spawn(status.bwrap, cgroup ? ["--info-fd", "3", "--block-fd", "4", ...args] : args, {
     stdio: [
       options.input === undefined ? "ignore" : "pipe",

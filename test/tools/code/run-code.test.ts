@@ -460,6 +460,13 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     expect(r.s.stdout).toContain("NO-MOUNT");
   });
 
+  it("a protected name that is a symlink to outside does not bring its target in", async () => {
+    writeFileSync(path.join(outside.dir, "secret.txt"), "OUTSIDE-SECRET");
+    symlinkSync(outside.dir, path.join(ws.dir, ".tackle"));
+    const r = await call({ language: "bash", code: "cat .tackle/secret.txt || echo NOT-VISIBLE" });
+    expect(r.s.stdout).toBe("NOT-VISIBLE\n");
+  });
+
   it("cannot plant git hooks or tackle configuration in the workspace", async () => {
     mkdirSync(path.join(ws.dir, ".git", "hooks"), { recursive: true });
     writeFileSync(path.join(ws.dir, ".git", "config"), "[core]\n");
