@@ -87,6 +87,30 @@ describe("tackle mcp (the command) on stdio, over a real session", () => {
   });
 });
 
+describe("tackle mcp on stdio: lifetime", () => {
+  it("exits by itself (code 0) when the client closes stdin", async () => {
+    const ws = tempDir("tackle-mcp-cli-eof-");
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--workspace", ws.dir], { cwd: ws.dir, stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const answered = new Promise<void>((resolve) =>
+        proc.stdout!.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('"id":1')) resolve();
+        }),
+      );
+      proc.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } } })}\n`);
+      await answered;
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
+      proc.stdin!.end();
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await stopProcess(proc, "SIGKILL");
+      ws.cleanup();
+    }
+  });
+});
+
 describe("tackle mcp --http", () => {
   it("serves a 2.x client at 127.0.0.1, and stops on SIGTERM", async () => {
     const ws = tempDir("tackle-mcp-cli-http-");
