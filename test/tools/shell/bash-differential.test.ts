@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { analyzeCommand } from "../../../src/tools/shell/command-analysis.js";
+import { fallbackCommands } from "../../../src/tools/shell/command-policy.js";
+import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
+
+/**
+ * bash itself as the reference: `declare -f` prints a function's body in bash's own canonical
+ * form without running anything. The commands found in that form must all be found in the
+ * original text too; if tree-sitter reads the original differently from bash (as it does
+ * with `ls<newline>\rm`), a command bash would run goes missing and this fails.
+ */
+function canonical(command: string): string | undefined {
+  const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", `__tackle_probe() {\n${command}\n}\ndeclare -f __tackle_probe`], { encoding: "utf8", timeout: 5_000 });
+  if (r.status !== 0) return undefined;
+  const lines = r.stdout.split("\n");
+  const open = lines.indexOf("{ ");
+  const close = lines.lastIndexOf("}");
+  if (open === -1 || close <= open) return undefined;
+  return lines.slice(open + 1, close).join("\n");
+}
+
+/** Names the analysis finds; for text it cannot parse, also what the crude fallback finds (as the policy does). */
+async function names(command: string): Promise<{ ok: boolean; names: Set<string> }> {
+  const a = await analyzeCommand(command, { cwd: "/ws", home: "/home/u" });
+  const found = a.commands.filter((c) => !c.dynamicName).map((c) => c.name);
+  if (!a.ok) found.push(...fallbackCommands(command).map((c) => c.name));
+  return { ok: a.ok, names: new Set(found) };
+}
+
+const inputs = [
+  ...EXPECTATIONS.map(([c]) => c),
+  ...DISGUISES.flatMap((d) => RM_SPELLINGS.map((s) => d.replace("{}", () => `${s} -rf build`))),
+].filter((c) => !c.includes("\0"));
+
+describe(`bash's own parse agrees with the analysis (${inputs.length} commands)`, () => {
+  it("every command bash sees is found", async () => {
+    const missed: string[] = [];
+    let compared = 0;
+    for (const command of inputs) {
+      const body = canonical(command);
+      if (body === undefined) continue; // bash rejects it too: nothing would run
+      compared++;
+      const ours = (await names(command)).names;
+      const reference = await names(body);
+      // The canonical text sometimes trips the grammar itself (`coproc NAME`, indented heredocs).
+      if (!reference.ok) continue;
+      for (const n of reference.names) {
+        if (n === "COPROC") continue; // bash prints `coproc COPROC cmd` for `coproc cmd`
+        if (!ours.has(n)) missed.push(`${JSON.stringify(command)}: bash runs ${n}; canonical ${JSON.stringify(body)}`);
+      }
+    }
+    expect(compared).toBeGreaterThan(inputs.length / 2);
+    expect(compared).toBeGreaterThan(150);
+    expect(missed).toEqual([]);
+  }, 120_000);
+});
+
+/** A small seeded generator (mulberry32) so failures reproduce. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("bash's own parse agrees on generated commands", () => {
+  it("random combinations of names, quoting, separators and substitutions", async () => {
+    const rand = rng(20251123);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const commandNames = ["ls", "rm", "cat", "echo", "git", "mv", "touch", ...RM_SPELLINGS];
+    const separators = ["; ", " && ", " || ", " | ", " & ", "\n", "\n\n", " \\\n", ";\\\n", "\r\n", " |& "];
+    const forms = [
+      (c: string) => c,
+      (c: string) => `$(${c})`,
+      (c: string) => `\`${c}\``,
+      (c: string) => `echo "$(${c})"`,
+      (c: string) => `{ ${c}; }`,
+      (c: string) => `(${c})`,
+      (c: string) => `if ${c}; then :; fi`,
+      (c: string) => `bash -c '${c.replace(/'/g, "")}'`,
+      (c: string) => `env ${c}`,
+      (c: string) => `timeout 1 ${c}`,
+      (c: string) => `x=1 ${c}`,
+      (c: string) => `${c} 2>/dev/null`,
+      (c: string) => `${c} <<'E'\nbody\nE\n`,
+      (c: string) => `cat <(${c})`,
+    ];
+    const simple = () => `${pick(commandNames)} ${pick(["-rf x", "a", "-la", "'q r'", "\"s\"", "x\\ y", ""])}`.trim();
+    const missed: string[] = [];
+    let compared = 0;
+    for (let i = 0; i < 400; i++) {
+      const parts = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => pick(forms)(simple()));
+      let command = parts[0]!;
+      for (const p of parts.slice(1)) command += pick(separators) + p;
+      const body = canonical(command);
+      if (body === undefined) continue;
+      const reference = await names(body);
+      if (!reference.ok) continue;
+      compared++;
+      const ours = (await names(command)).names;
+      for (const n of reference.names) if (n !== "COPROC" && !ours.has(n)) missed.push(`${JSON.stringify(command)}: bash runs ${n}`);
+    }
+    expect(compared).toBeGreaterThan(150);
+    expect(missed).toEqual([]);
+  }, 120_000);
+});
