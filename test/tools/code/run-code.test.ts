@@ -12,6 +12,7 @@ import { Workspace } from "../../../src/workspace/workspace.js";
 import { sandboxAvailable } from "../../../src/workspace/sandbox.js";
 import type { SandboxSettings } from "../../../src/workspace/sandbox-config.js";
 import { codeTools, createRunCodeTool } from "../../../src/tools/code/index.js";
+import { resolveInterpreter } from "../../../src/tools/code/interpreters.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { tempDir } from "../../support/tools.js";
 
@@ -145,6 +146,20 @@ sandboxed("run_code", () => {
     expect(r.s.stdout).toBe(args.map((a) => `<${a}>\n`).join(""));
     expect(existsSync(path.join(ws.dir, "pwned"))).toBe(false);
     expect(existsSync(path.join(ws.dir, "pwned2"))).toBe(false);
+  });
+
+  it("finds the python3 on PATH even outside /usr (pyenv, venv), mounting only its own prefix", async () => {
+    const found = await resolveInterpreter("python", "python3");
+    expect(found).toBeDefined();
+    for (const bind of found!.binds) expect(bind === os.homedir() || os.homedir().startsWith(bind + "/")).toBe(false);
+    const r = await call({ language: "python", code: "import sys, json, ssl, sqlite3\nprint(sys.executable)" }, { sandbox: { python: "python3" } });
+    expect(r.s).toMatchObject({ exitCode: 0, stdout: `${found!.path}\n` });
+  });
+
+  it("says so when the configured python does not exist", async () => {
+    const err = await call({ language: "python", code: "print(1)" }, { sandbox: { python: "/nonexistent/python3" } }).catch((e: unknown) => e);
+    expect((err as ToolError).code).toBe("UNAVAILABLE");
+    expect((err as ToolError).message).toMatch(/Python is not available.*sandbox\.python/);
   });
 
   it("passes sys.argv to python", async () => {
