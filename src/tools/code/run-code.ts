@@ -85,7 +85,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
   return defineTool({
     name: TOOL.runCode,
     title: "Run code (sandboxed)",
-    description: loadDescription(import.meta.url, "run-code.txt"),
+    description: `${loadDescription(import.meta.url, "run-code.txt")}\n\n${describeLimits(limits, network)}`,
     input: Input,
     output: Output,
     effect: "execute",
@@ -193,6 +193,15 @@ function present(
   const content = sections.join("\n");
   if (run.timedOut) return { content, isError: true, errorCode: "TIMEOUT", structured };
   return { content, structured, metadata: { exitCode: run.exitCode, durationMs: duration, processGuard: run.processGuard } };
+}
+
+/** The limits as the model should know them, appended to the description. */
+function describeLimits(limits: typeof DEFAULT_SANDBOX_LIMITS, network: boolean): string {
+  return (
+    `Limits here: CPU time ${limits.cpuSeconds} s per process, memory ${mb(limits.memoryBytes)} per process, ` +
+    `${limits.processes} processes, files up to ${mb(limits.fileSizeBytes)}, /tmp ${mb(limits.tmpBytes)}; ` +
+    (network ? "network access is enabled." : "no network.")
+  );
 }
 
 function mb(bytes: number): string {

@@ -118,6 +118,7 @@ describe("arguments and registration", () => {
     expect(ok.valid && ok.value).toMatchObject({ args: [], env: {}, timeout: 60 });
     expect(tool.effect).toBe("execute");
     expect(tool.description).toMatch(/sandbox/);
+    expect(tool.description).toContain("Limits here: CPU time 60 s per process, memory 1024 MB per process, 128 processes");
   });
 
   it("is registered by the code group, configured from the sandbox section", async () => {
