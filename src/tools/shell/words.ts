@@ -229,7 +229,9 @@ export function expandBraces(text: string, limit = 256): string[] | undefined {
       const prefix = text.slice(0, open);
       const out: string[] = [];
       for (const alt of alternatives) {
-        for (const rest of expandBraces(alt + text.slice(i + 1), limit) ?? []) {
+        const tails = expandBraces(alt + text.slice(i + 1), limit);
+        if (!tails) return undefined;
+        for (const rest of tails) {
           out.push(prefix + rest);
           if (out.length > limit) return undefined;
         }

@@ -55,6 +55,29 @@ describe("word resolution in commands", () => {
   });
 });
 
+describe("brace expansion", () => {
+  it.each([
+    ["{rm,-rf,x}", ["rm", "-rf", "x"]],
+    ["a{b,c}d", ["abd", "acd"]],
+    ["{a,b}{1,2}", ["a1", "a2", "b1", "b2"]],
+    ["x{1..3}", ["x1", "x2", "x3"]],
+    ["{c..a}", ["c", "b", "a"]],
+    ["{a,{b,c}}", ["a", "b", "c"]],
+    ["{single}", ["{single}"]],
+    ["plain", ["plain"]],
+  ])("%s", async (word, want) => {
+    const { expandBraces } = await import("../../../src/tools/shell/words.js");
+    expect(expandBraces(word)).toEqual(want);
+  });
+
+  it("gives up on expansions too large to check, and the command is then judged dynamic", async () => {
+    const { expandBraces } = await import("../../../src/tools/shell/words.js");
+    expect(expandBraces("{a,b}".repeat(20))).toBeUndefined();
+    const a = await analyzeCommand(`echo ${"{a,b}".repeat(20)}`, { cwd: "/ws", home: "/h" });
+    expect(a.flags.has("dynamic")).toBe(true);
+  });
+});
+
 describe("the shell group", () => {
   it("provides shell, bash and shell_background, with bash's 30 s and shell's 120 s defaults", async () => {
     const tools = await shellTools({ config: {}, env: {}, workspace: process.cwd(), logger: silentLogger });
@@ -62,6 +85,19 @@ describe("the shell group", () => {
     expect(tools[0]!.description).toMatch(/bash/);
     expect(tools[1]!.description).toMatch(/30-second/);
     expect(tools[0]!.inputSchema).toMatchObject({ required: ["command"] });
+  });
+
+  it("registers as the presets want: shell_exec resolves to shell, bash only listed in the assistant preset", async () => {
+    const { createRegistry } = await import("../../../src/tools/builtin.js");
+    const loaded = { config: {}, workspace: process.cwd(), env: {} };
+    const plain = await createRegistry(loaded, { groups: [shellTools] });
+    expect(plain.names()).toEqual(expect.arrayContaining(["shell", "shell_background"]));
+    expect(plain.names()).not.toContain("bash");
+    expect(plain.canonicalName("shell_exec")).toBe("shell");
+    expect(plain.get("bash")?.name).toBe("bash");
+    const assistant = await createRegistry(loaded, { groups: [shellTools], toolset: "assistant" });
+    expect(assistant.names()).toContain("bash");
+    expect(assistant.names()).not.toContain("shell");
   });
 
   it("rejects an invalid shell section with the field named", () => {
