@@ -4,6 +4,7 @@ import { glob } from "tinyglobby";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
+import { isProtectedPath } from "../../workspace/protected.js";
 import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
 import { destructiveReason, gitSubcommand } from "./destructive.js";
@@ -99,8 +100,28 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
     if (isSensitivePath(resolved.relative)) return { ask: `it writes to ${resolved.relative}, which may hold secrets` };
     return {};
   } catch (err) {
+    // tackle's configuration and git's hooks: writing them would let a command grant itself more.
+    if ((err as { code?: string }).code === "PERMISSION_DENIED") return { deny: (err as Error).message };
     return { ask: `it writes to ${absolute}: ${(err as Error).message}`, outside: true };
   }
+}
+
+/** Arguments of a command that name tackle's configuration or git's hooks and config. */
+function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | undefined {
+  for (const a of cmd.args) {
+    if (a.dynamic || a.text.startsWith("-") || cmd.cwd === undefined) continue;
+    const absolute = path.resolve(cmd.cwd, a.text.includes("=") && !a.text.startsWith("/") ? a.text.slice(a.text.indexOf("=") + 1) : a.text);
+    if (workspace.rootOf(absolute) !== workspace.root) continue;
+    const rel = path.relative(workspace.root, absolute).split(path.sep).join("/");
+    if (isProtectedPath(rel)) return `${cmd.text} names ${rel}, which holds tackle's configuration or git's hooks`;
+  }
+  if (cmd.name === "git") {
+    const { globals, sub, rest } = gitSubcommand(cmd);
+    if (sub === "config" && readOnlyVerdict(cmd).readOnly === false) return "git config can make git run programs (hooks, pagers, aliases)";
+    if (globals.some((g) => g === "-c" || g.startsWith("--config-env") || g.startsWith("--exec-path"))) return "git -c can make git run programs";
+    void rest;
+  }
+  return undefined;
 }
 
 /**
@@ -201,6 +222,10 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     if (cmd.name === "sudo" || cmd.name === "doas" || cmd.name === "su" || cmd.name === "runuser") asks.push(`${cmd.name} runs commands as another user`);
     const inline = inlineCode(cmd);
     if (inline) asks.push(inline);
+    if (!readOnlyVerdict(cmd).readOnly) {
+      const protectedWhy = touchesProtected(cmd, workspace);
+      if (protectedWhy) asks.push(protectedWhy);
+    }
     if (SHELLS.has(cmd.name) && !cmd.dynamicName) {
       const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
