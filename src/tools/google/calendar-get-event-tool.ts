@@ -6,6 +6,12 @@ import type { CalendarApi } from "./calendar-api.js";
 import { conferenceLinks, EventSchema, formatPerson, formatSpan } from "./calendar-event.js";
 import { CalendarId, EventId } from "./calendar-ids.js";
 import { unexpectedResponse } from "./google-error.js";
+import { htmlToText } from "../web/html-to-text.js";
+
+/** Event descriptions written in Google Calendar's editor arrive as HTML. */
+function descriptionText(text: string): string {
+  return /<\/?[a-z][^>]*>/i.test(text) ? htmlToText(text) : text;
+}
 
 /** spec 000's calendar_get_event: events.get with attendees, conference links and recurrence. */
 export function calendarGetEventTool(api: CalendarApi) {
@@ -43,7 +49,7 @@ export function calendarGetEventTool(api: CalendarApi) {
         ...(e.recurrence?.length ? ["Recurrence:", ...e.recurrence.map((r) => `  ${r}`)] : []),
         ...(e.recurringEventId ? [`Occurrence of recurring event ${e.recurringEventId}`] : []),
         ...(e.htmlLink ? [`Link: ${e.htmlLink}`] : []),
-        ...(e.description ? ["", "Description:", e.description] : []),
+        ...(e.description ? ["", "Description:", descriptionText(e.description)] : []),
       ];
       return {
         content: lines.join("\n"),

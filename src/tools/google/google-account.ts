@@ -4,11 +4,9 @@ import type { GoogleServiceConfig } from "./config.js";
 import { googleApiError, httpStatus } from "./google-error.js";
 import { startLoopbackFlow, type LoopbackFlow } from "./loopback-flow.js";
 import { openSystemBrowser, type OpenBrowser } from "./open-browser.js";
+import type { Credentials, OAuth2Client } from "./oauth-client.js";
 import type { TokenStore } from "./token-store.js";
 
-/** The OAuth2 client class googleapis itself is built against (its own google-auth-library copy). */
-export type OAuth2Client = InstanceType<typeof google.auth.OAuth2>;
-type Credentials = Parameters<OAuth2Client["setCredentials"]>[0];
 
 interface PendingSignIn {
   flow: LoopbackFlow;
@@ -133,14 +131,18 @@ export class GoogleAccount {
   }
 
   async #ensureCredentials(signal: AbortSignal): Promise<void> {
-    const creds = this.client.credentials;
-    if (creds.access_token || creds.refresh_token) return;
-    const cached = this.#options.store.load();
-    if (cached) {
-      this.client.setCredentials(cached as Credentials);
-      return;
+    let creds = this.client.credentials;
+    if (!creds.access_token && !creds.refresh_token) {
+      const cached = this.#options.store.load();
+      if (cached) this.client.setCredentials(cached as Credentials);
+      creds = this.client.credentials;
     }
-    await this.#signIn(signal);
+    // An expired access token without a refresh token cannot be renewed: sign in again.
+    const expired = !creds.refresh_token && (!creds.access_token || (typeof creds.expiry_date === "number" && creds.expiry_date <= Date.now()));
+    if (expired) {
+      this.#forget();
+      await this.#signIn(signal);
+    }
   }
 
   /**

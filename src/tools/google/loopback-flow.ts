@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import type { OAuth2Client } from "./google-account.js";
+import type { OAuth2Client } from "./oauth-client.js";
 import { ToolError } from "../../core/errors.js";
 import type { StoredTokens } from "./token-store.js";
 

@@ -102,6 +102,14 @@ describe("calendar_get_event", () => {
     expect(outcome.content).toContain("When: 2026-11-25T10:00:00Z → 10:15:00Z");
   });
 
+  it("turns an HTML description into text", async () => {
+    h.fake.events.get("primary")!.push({ id: "htmldesc1", summary: "Offsite", start: { date: "2026-12-01" }, end: { date: "2026-12-02" }, description: "<b>Agenda</b><br><ul><li>Plan</li><li>Lunch</li></ul>" });
+    const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "htmldesc1" } });
+    expect(outcome.content).toContain("When: 2026-12-01 (all day)");
+    expect(outcome.content).toMatch(/Agenda\n+• Plan\n• Lunch/);
+    expect(outcome.content).not.toContain("<b>");
+  });
+
   it("reports an unknown event id", async () => {
     const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "missing123" } });
     expect(outcome.status).toBe("error");

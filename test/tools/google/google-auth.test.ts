@@ -71,6 +71,15 @@ describe("cached tokens", () => {
     expect(readTokens(x.tokenFile("gmail"))["refresh_token"]).toMatch(/^refresh-[0-9a-f]+$/);
   });
 
+  it("an expired access token with no refresh token signs in again", async () => {
+    const x = await harness({ seed: "none", browser: "act" });
+    seedTokens(path.dirname(x.tokenFile("calendar")), { access_token: "access-valid", expiry_date: Date.now() - 1000 });
+    const outcome = await x.runner().run({ name: "calendar_list_events", args: {} });
+    expect(outcome.status).toBe("success");
+    expect(x.opened).toHaveLength(1);
+    expect(tokenRequests(x).map((g) => g.get("grant_type"))).toEqual(["authorization_code"]);
+  });
+
   it("ignores a corrupt token file and signs in again", async () => {
     const x = await harness({ seed: "none", browser: "act" });
     seedTokens(path.dirname(x.tokenFile("gmail")), {});
