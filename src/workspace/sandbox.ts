@@ -23,6 +23,7 @@ import { ToolError } from "../core/errors.js";
 import { BoundedOutput } from "./bounded-output.js";
 import { descendantsOf, killProcessTree } from "./process-tree.js";
 import { createPidsCgroup, type PidsCgroup } from "./sandbox-cgroup.js";
+import { seccompProgram } from "./sandbox-seccomp.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxSettings } from "./sandbox-config.js";
 import { Workspace } from "./workspace.js";
 
@@ -56,6 +57,8 @@ import { Workspace } from "./workspace.js";
  *   run's processes every 50 ms and kills the run above the limit (a bound, not a hard cap).
  *   Memory is bounded per process (address space): a run holds at most processes x memory plus
  *   the tmpfs sizes. Disk use inside the workspace is bounded per file, not in total.
+ * - System calls: a seccomp filter (./sandbox-seccomp.ts, x86-64 and arm64) refuses keyrings,
+ *   bpf, perf, userfaultfd, io_uring, mount and module calls, and foreign-ABI calls.
  */
 
 /** A host path mounted read-only inside the sandbox (at the same place unless `target` says). */
@@ -179,6 +182,8 @@ export function resetSandboxDetection(): void {
   probes.clear();
 }
 
+export { seccompProgram, BLOCKED_SYSCALLS } from "./sandbox-seccomp.js";
+
 /** The error every sandboxed tool returns when the sandbox cannot run: never a silent fallback. */
 export function sandboxUnavailableError(status: Extract<SandboxStatus, { available: false }>, what = "This tool"): ToolError {
   return new ToolError(
@@ -226,12 +231,13 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
   // bwrap on systems without unprivileged user namespaces may only manage the rest.
   for (const userns of [true, false]) {
     let args: string[];
+    const program = seccompProgram();
     try {
-      args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns);
+      args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns, undefined, program ? { seccomp: 3, firstFile: 4 } : { firstFile: 3 });
     } catch (err) {
       return { available: false, bwrap, reason: `the sandbox cannot be set up: ${(err as Error).message}` };
     }
-    const run = await capture(bwrap, args);
+    const run = await capture(bwrap, args, program ? [program] : []);
     if (run.code === 0) return { available: true, bwrap, version: version.out.trim(), userns };
     failures.push(run.err.trim() || `exit code ${run.code}`);
   }
@@ -245,17 +251,22 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
   };
 }
 
-function capture(file: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+function capture(file: string, args: string[], inputs: Buffer[] = []): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     let out = "";
     let err = "";
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { PATH: SANDBOX_PATH } });
+      child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe" as const)], env: { PATH: SANDBOX_PATH } });
     } catch (e) {
       resolve({ code: -1, out, err: (e as Error).message });
       return;
     }
+    inputs.forEach((data, i) => {
+      const pipe = child.stdio[3 + i] as Writable;
+      pipe.on("error", () => {});
+      pipe.end(data);
+    });
     // A probe that hangs must not hang every sandboxed call after it.
     const timer = setTimeout(() => {
       err += "(no answer within 10 s)";
@@ -428,13 +439,20 @@ interface BuildInput {
   files?: ReadonlyArray<SandboxFile>;
 }
 
-function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash", firstFileFd = 3): string[] {
+/** Descriptors bwrap reads from: the seccomp program, then one per file made from memory. */
+interface InputFds {
+  seccomp?: number;
+  firstFile: number;
+}
+
+function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash", fds: InputFds = { firstFile: 3 }): string[] {
   if (argv.length === 0) throw new Error("Nothing to run: the command is empty.");
   const limits = sandboxLimits(o.limits);
   const args = ["--unshare-all"];
   if (o.network) args.push("--share-net");
   if (userns) args.push("--unshare-user", "--disable-userns");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox");
+  if (fds.seccomp !== undefined) args.push("--seccomp", String(fds.seccomp));
 
   args.push("--clearenv");
   const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", USER: "sandbox", ...o.env };
@@ -460,7 +478,7 @@ function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forc
 
   (o.files ?? []).forEach((file, i) => {
     if (!path.isAbsolute(file.target)) throw new Error(`Sandbox files need absolute paths: ${file.target}.`);
-    args.push("--perms", "0444", "--ro-bind-data", String(firstFileFd + i), file.target);
+    args.push("--perms", "0444", "--ro-bind-data", String(fds.firstFile + i), file.target);
   });
 
   let cwd = "/tmp";
@@ -500,14 +518,16 @@ function protectedTarget(ws: string, name: string): string | undefined {
 /**
  * The bubblewrap arguments (everything after the `bwrap` binary) that run `argv` in the
  * sandbox with its limits. Pure apart from cached system lookups; spawn `bwrap` with them
- * yourself, or use {@link spawnSandboxed}, which also applies the process guard.
+ * yourself (supplying fd `seccompFd` with {@link seccompProgram} and the files' fds after it),
+ * or use {@link spawnSandboxed}, which does that and applies the process guard.
  */
 export function buildSandboxArgs(
   argv: readonly string[],
   options: SandboxOptions,
-  profile: { userns?: boolean; limiter?: "prlimit" | "bash" } = {},
+  profile: { userns?: boolean; limiter?: "prlimit" | "bash"; seccompFd?: number } = {},
 ): string[] {
-  return buildArgs(argv, options, profile.userns ?? true, profile.limiter);
+  const fds: InputFds = profile.seccompFd === undefined ? { firstFile: 3 } : { seccomp: profile.seccompFd, firstFile: profile.seccompFd + 1 };
+  return buildArgs(argv, options, profile.userns ?? true, profile.limiter, fds);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,9 +573,14 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   // after building the sandbox and before starting anything in it; the child joins the cgroup in
   // that pause, so no process of the run ever exists outside it. No shell in between.
   const files = options.files ?? [];
+  const program = seccompProgram();
+  // Extra descriptors, in order: cgroup info and release, the seccomp program, the files.
+  const inputs: Array<string | Buffer> = [...(program ? [program] : []), ...files.map((f) => f.content)];
+  const firstInput = cgroup ? 5 : 3;
+  const fds: InputFds = program ? { seccomp: firstInput, firstFile: firstInput + 1 } : { firstFile: firstInput };
   let args: string[];
   try {
-    args = buildArgs(argv, { ...options, limits }, status.userns, undefined, cgroup ? 5 : 3);
+    args = buildArgs(argv, { ...options, limits }, status.userns, undefined, fds);
   } catch (err) {
     if (cgroup) void cgroup.remove();
     throw err;
@@ -566,7 +591,7 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
       "pipe",
       "pipe",
       ...(cgroup ? (["pipe", "pipe"] as const) : []),
-      ...files.map(() => "pipe" as const),
+      ...inputs.map(() => "pipe" as const),
     ],
     detached: true,
     env: { PATH: SANDBOX_PATH },
@@ -575,10 +600,10 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
     child.stdin!.on("error", () => {});
     child.stdin!.end(options.input);
   }
-  files.forEach((file, i) => {
-    const pipe = child.stdio[(cgroup ? 5 : 3) + i] as Writable;
+  inputs.forEach((data, i) => {
+    const pipe = child.stdio[firstInput + i] as Writable;
     pipe.on("error", () => {});
-    pipe.end(file.content);
+    pipe.end(data);
   });
   if (cgroup) joinCgroupWhenReady(child, cgroup, () => void killProcessTree(child.pid ?? -1));
 

@@ -13,6 +13,8 @@ import {
   sandboxAvailable,
   sandboxLimits,
   sandboxOptionsFrom,
+  seccompProgram,
+  BLOCKED_SYSCALLS,
   spawnSandboxed,
 } from "../../src/workspace/sandbox.js";
 import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/workspace/sandbox-config.js";
@@ -138,6 +140,21 @@ describe("sandboxOptionsFrom", () => {
       readOnly: ["/opt/tool"],
       bwrap: "/opt/bwrap",
     });
+  });
+});
+
+describe("seccompProgram", () => {
+  it("is a whole number of BPF instructions ending in allow and deny, on the architectures it knows", () => {
+    for (const arch of ["x64", "arm64"]) {
+      const prog = seccompProgram(arch)!;
+      expect(prog.length % 8).toBe(0);
+      const n = prog.length / 8;
+      expect(prog.readUInt16LE((n - 2) * 8)).toBe(0x06);
+      expect(prog.readUInt32LE((n - 2) * 8 + 4)).toBe(0x7fff0000);
+      expect(prog.readUInt32LE((n - 1) * 8 + 4)).toBe(0x00050001);
+    }
+    expect(seccompProgram("ia32")).toBeUndefined();
+    expect(BLOCKED_SYSCALLS).toContain("io_uring_setup");
   });
 });
 

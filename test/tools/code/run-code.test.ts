@@ -483,6 +483,25 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     expect(r.s.stdout).toBe("NOT-VISIBLE\n");
   });
 
+  it.skipIf(process.arch !== "x64" && process.arch !== "arm64")("dangerous system calls fail (seccomp): keyrings, bpf, userfaultfd, io_uring, perf", async () => {
+    const nr = process.arch === "x64" ? { keyctl: 250, bpf: 321, userfaultfd: 323, io_uring_setup: 425, perf_event_open: 298, x32_bpf: 0x40000000 + 321 } : { keyctl: 219, bpf: 280, userfaultfd: 282, io_uring_setup: 425, perf_event_open: 241 };
+    const r = await call({
+      language: "python",
+      code: [
+        "import ctypes, json",
+        "libc = ctypes.CDLL(None, use_errno=True)",
+        `calls = ${JSON.stringify(nr)}`,
+        "out = {}",
+        "for name, n in calls.items():",
+        "    rc = libc.syscall(n, 0, 0, 0, 0, 0)",
+        "    out[name] = [rc, ctypes.get_errno()]",
+        "print(json.dumps(out))",
+      ].join("\n"),
+    });
+    const results = JSON.parse(r.s.stdout) as Record<string, [number, number]>;
+    for (const [name, [rc, errno]] of Object.entries(results)) expect([name, rc, errno]).toEqual([name, -1, 1]);
+  });
+
   it("cannot plant git hooks or tackle configuration in the workspace", async () => {
     mkdirSync(path.join(ws.dir, ".git", "hooks"), { recursive: true });
     writeFileSync(path.join(ws.dir, ".git", "config"), "[core]\n");
