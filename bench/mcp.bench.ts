@@ -30,41 +30,43 @@ interface Target {
   toolArgs: Record<string, unknown>;
 }
 
-const tsx = ["--import", "tsx"];
+// Every server runs as plain JavaScript (tackle from dist, which `npm run bench` builds first), so
+// no one pays for a TypeScript loader's helpers.
+const dist = path.join(root, "dist/mcp/server.js");
+if (!existsSync(dist)) throw new Error("Build first (npm run build): the benchmark runs tackle from dist.");
 const targets: Target[] = [
   {
     label: "bare SDK server (no checks)",
     command: process.execPath,
-    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-bare-server.ts"), dir],
+    args: [path.join(root, "test/fixtures/mcp/bench-bare-server.mjs"), dir],
     tool: "read_file",
     toolArgs: { path: FILE },
   },
   {
     label: "reference server-filesystem",
     command: process.execPath,
-    // Under the same loader as the TypeScript servers, so none pays for a different runtime setup.
-    args: [...tsx, path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), dir],
+    args: [path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), dir],
     tool: "read_text_file",
     toolArgs: { path: path.join(dir, FILE) },
   },
   {
     label: "tackle layer (bare read tool, no cache)",
     command: process.execPath,
-    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir, "--no-cache", "--bare-tool"],
+    args: [path.join(root, "test/fixtures/mcp/bench-tackle-server.mjs"), dir, "--no-cache", "--bare-tool"],
     tool: "read_file",
     toolArgs: { path: FILE },
   },
   {
     label: "tackle read_file (cache on)",
     command: process.execPath,
-    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir],
+    args: [path.join(root, "test/fixtures/mcp/bench-tackle-server.mjs"), dir],
     tool: "read_file",
     toolArgs: { path: FILE },
   },
   {
     label: "tackle read_file (cache off)",
     command: process.execPath,
-    args: [...tsx, path.join(root, "test/fixtures/mcp/bench-tackle-server.ts"), dir, "--no-cache"],
+    args: [path.join(root, "test/fixtures/mcp/bench-tackle-server.mjs"), dir, "--no-cache"],
     tool: "read_file",
     toolArgs: { path: FILE },
   },
