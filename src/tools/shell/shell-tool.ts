@@ -26,6 +26,15 @@ export interface ShellToolOptions {
 }
 
 const MAX_TIMEOUT_MS = 3_600_000;
+
+/** The structured result (MCP structuredContent): each stream cut to head + tail when long. */
+export const ShellOutputSchema = z.object({
+  stdout: z.string(),
+  stderr: z.string(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  durationMs: z.number(),
+});
 /** The runner's own limit waits this much longer, so the tool's timeout (with its partial output) wins. */
 const RUNNER_GRACE_MS = 5_000;
 
@@ -89,6 +98,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     title: options.title,
     description: loadDescription(import.meta.url, options.descriptionFile),
     input,
+    output: ShellOutputSchema,
     effect: "execute",
     idempotent: false,
     cacheable: false,
