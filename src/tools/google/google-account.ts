@@ -32,6 +32,8 @@ export interface GoogleAccountOptions extends SignInOptions {
   scopes: string[];
   store: TokenStore;
   config: GoogleServiceConfig;
+  /** A tool of this account to name in the sign-in message ("gmail_search"). */
+  firstTool?: string;
 }
 
 /**
@@ -173,7 +175,7 @@ export class GoogleAccount {
       const minutes = Math.max(1, Math.round((pending.flow.deadline - Date.now()) / 60_000));
       throw new ToolError(
         "PERMISSION_DENIED",
-        `${this.service} needs a Google sign-in, and no browser could be opened here. Ask the user to open this address in a browser on this machine within ${minutes} min and sign in, then call the tool again:\n${pending.flow.url}`,
+        `${this.service} needs a Google sign-in, and no browser could be opened here. Ask the user to open this address in a browser on this machine within ${minutes} min and sign in, then call the tool again:\n${pending.flow.url}\n(The sign-in page answers only while this tackle process runs; if it has ended, sign in once from a terminal, e.g. \`tackle call ${this.#options.firstTool ?? "the tool"}\`.)`,
       );
     }
     await abortable(pending.ready, signal);

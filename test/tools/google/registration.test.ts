@@ -39,3 +39,16 @@ describe("google group registration", () => {
     expect(() => group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }, { google: { tokenUrl: "not a url" } })).toThrow(/services\.google.*tokenUrl/);
   });
 });
+
+describe("in the assembled registry", () => {
+  it("the assistant toolset lists the Google and Anthropic tools exactly when their credentials are present", async () => {
+    const { createRegistry } = await import("../../../src/tools/builtin.js");
+    const { anthropicTools } = await import("../../../src/tools/anthropic/index.js");
+    const names = async (env: Record<string, string>) =>
+      (await createRegistry({ config: {}, workspace: "/tmp", env }, { groups: [googleTools, anthropicTools], toolset: "assistant", logger: silentLogger })).names();
+    expect(await names({})).toEqual([]);
+    expect(await names({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "s" })).toEqual(ALL);
+    expect(await names({ ANTHROPIC_ADMIN_API_KEY: "k" })).toEqual(["anthropic_usage"]);
+    expect((await names({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "s", ANTHROPIC_ADMIN_API_KEY: "k" })).length).toBe(7);
+  });
+});
