@@ -322,11 +322,18 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     writeFileSync(path.join(fakeHome, ".ssh", "id_rsa"), "SECRET-KEY-MATERIAL");
     const r = await call({
       language: "bash",
-      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir()}'; ls /work; echo end`,
+      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir()}'; ls /work; ls /sys/class; ls /var/log; ls /run/user; echo end`,
     });
     expect(r.s.stdout).not.toContain("SECRET-KEY-MATERIAL");
     expect(r.s.stdout).toBe("end\n");
     expect(r.s.stderr).toMatch(/No such file or directory/);
+  });
+
+  it("has only the harmless devices", async () => {
+    const r = await call({ language: "bash", code: "ls /dev | sort | tr '\\n' ' '" });
+    const devices = r.s.stdout.trim().split(" ");
+    for (const d of devices) expect(["console", "core", "fd", "full", "mqueue", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"]).toContain(d);
+    expect(devices).toContain("null");
   });
 
   it("cannot follow a symlink in the workspace that points outside", async () => {
