@@ -8,6 +8,7 @@ import { chooseBackend, type SearchBackend } from "./backend.js";
 import { compileFileFilter, isSensitive, isSensitivePath } from "./file-filter.js";
 import { listFiles } from "./file-list.js";
 import { grepBuiltin } from "./grep-builtin.js";
+import { grepOffThread } from "./grep-offthread.js";
 import { grepRipgrep, RipgrepRejectedPattern } from "./grep-ripgrep.js";
 import { displayLine, HitCollector } from "./hits.js";
 import { compilePattern } from "./regex.js";
@@ -39,6 +40,11 @@ export interface GrepToolOptions {
   backend?: SearchBackend;
   /** Search files that may hold secrets (.env, keys) too. Default false: they are skipped. */
   includeSensitive?: boolean;
+  /**
+   * Run the built-in engine on the calling thread instead of a worker thread. Saves the worker's
+   * start-up, but a pathological regex then cannot be cancelled. Default false.
+   */
+  inProcess?: boolean;
 }
 
 /** Where a hit's path (relative to the root directory) sits relative to the search root. */
@@ -98,8 +104,11 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         }
       }
       if (engine === "builtin") {
-        const files = root.isFile ? [root.relative] : await listFiles(root, { kind: "builtin" }, ctx.signal);
-        await grepBuiltin(root.root, files.filter(keep), pattern, ctx.signal, (h) => hits.add(h));
+        const files = (root.isFile ? [root.relative] : await listFiles(root, { kind: "builtin" }, ctx.signal)).filter(keep);
+        const input = { cwd: root.root, files, pattern: args.pattern, caseInsensitive: args.caseInsensitive, limit: args.maxResults };
+        const done = options.inProcess ? undefined : await grepOffThread(input, ctx.signal);
+        if (done) hits = HitCollector.from(args.maxResults, done);
+        else await grepBuiltin(root.root, files, pattern, ctx.signal, (h) => hits.add(h));
       }
       return formatGrep(args, root, hits, engine);
     },

@@ -38,7 +38,18 @@ export class HitCollector {
   }
 
   get fileCount(): number {
-    return this.#files.size;
+    return this.#files.size + this.#extraFiles;
+  }
+
+  #extraFiles = 0;
+
+  /** A collector holding a result computed elsewhere (a worker thread). */
+  static from(limit: number, done: { hits: GrepHit[]; total: number; files: number }): HitCollector {
+    const c = new HitCollector(limit);
+    c.#hits = done.hits.slice(0, limit);
+    c.total = done.total;
+    c.#extraFiles = done.files;
+    return c;
   }
 
   #trim(): void {

@@ -141,6 +141,27 @@ describe.each(BACKENDS)("search security (%s backend)", (backend) => {
   });
 });
 
+describe("a pathological pattern on the built-in engine", () => {
+  it("can still be cancelled: the search runs in a worker thread that abort terminates", async () => {
+    const sandbox = makeSandbox();
+    try {
+      // (a|aa)+$ backtracks exponentially on a run of a's that does not end the line.
+      sandbox.write({ "evil.txt": `${"a".repeat(60)}b\n` });
+      const tool = createGrepTool({ backend: "builtin" });
+      const controller = new AbortController();
+      const started = Date.now();
+      const running = tool.execute({ pattern: "^(a|aa)+$" } as never, { ...sandbox.ctx, signal: controller.signal });
+      setTimeout(() => controller.abort(), 300);
+      const err = await failure(running);
+      expect(err.code).toBe("CANCELLED");
+      // Not a timing assertion on speed: only that abort was honoured rather than the match finishing.
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
+
 describe("search tool metadata", () => {
   it("declares read effect, a path scope and reads of the resolved root", async () => {
     const sandbox = makeSandbox();
