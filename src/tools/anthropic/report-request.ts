@@ -54,7 +54,7 @@ const StringList = z
  * request is sent for a call that cannot succeed.
  */
 export const UsageArgsSchema = z
-  .object({
+  .strictObject({
     action: z.enum(ACTIONS).describe("usage = token usage of the Messages API; cost = spend in USD; claude_code = Claude Code productivity metrics for one day."),
     starting_at: z
       .string()

@@ -14,7 +14,7 @@ const EMAIL = z.email();
 const TIME_HINT = "an ISO 8601 date-time (2026-11-25T14:00:00) or a day (2026-11-25)";
 
 const Input = z
-  .object({
+  .strictObject({
     summary: z.string().min(1).max(1024).describe("The event's title."),
     start: z.string().describe(`When it starts: ${TIME_HINT}.`),
     end: z.string().optional().describe("When it ends: same kind as start. All-day: the last day, inclusive. Default: one day, or one hour."),

@@ -19,7 +19,7 @@ export function calendarGetEventTool(api: CalendarApi) {
     name: TOOL.calendarGetEvent,
     title: "Get a calendar event",
     description: loadDescription(import.meta.url, "calendar-get-event-tool.txt"),
-    input: z.object({ eventId: EventId, calendarId: CalendarId }),
+    input: z.strictObject({ eventId: EventId, calendarId: CalendarId }),
     effect: "read",
     cacheable: false,
     execute: async (args, ctx) => {

@@ -13,7 +13,7 @@ const TIME_HINT = "an ISO 8601 date-time (2026-11-25T09:00:00Z, 2026-11-25T09:00
 const ListSchema = z.looseObject({ items: z.array(z.unknown()).optional(), nextPageToken: z.string().optional(), timeZone: z.string().optional() });
 
 const Input = z
-  .object({
+  .strictObject({
     timeMin: z.string().optional().describe(`Start of the range: ${TIME_HINT}.`),
     timeMax: z.string().optional().describe(`End of the range: ${TIME_HINT}; a day includes the whole day.`),
     date: z.string().optional().describe("One day, YYYY-MM-DD (instead of timeMin/timeMax)."),

@@ -31,7 +31,7 @@ export function gmailReadTool(api: GmailApi) {
     name: TOOL.gmailRead,
     title: "Read a Gmail message",
     description: loadDescription(import.meta.url, "gmail-read-tool.txt"),
-    input: z.object({
+    input: z.strictObject({
       id: z
         .string()
         .regex(/^[A-Za-z0-9_-]{1,200}$/, "a Gmail message id is letters, digits, - and _ (take it from gmail_search)")

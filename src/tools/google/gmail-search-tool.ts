@@ -32,7 +32,7 @@ export function gmailSearchTool(api: GmailApi) {
     name: TOOL.gmailSearch,
     title: "Search Gmail",
     description: loadDescription(import.meta.url, "gmail-search-tool.txt"),
-    input: z.object({
+    input: z.strictObject({
       query: z.string().max(2000).describe('Gmail search syntax, e.g. "is:unread from:boss@example.com newer_than:2d".'),
       maxResults: z.number().int().min(1).max(50).default(10).describe("How many messages to return (1-50, default 10)."),
       pageToken: z.string().max(500).optional().describe("The pageToken from a previous search, for the next page."),

@@ -52,3 +52,20 @@ describe("in the assembled registry", () => {
     expect((await names({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "s", ANTHROPIC_ADMIN_API_KEY: "k" })).length).toBe(7);
   });
 });
+
+describe("arguments", () => {
+  it("unknown fields are refused, not silently dropped", async () => {
+    const { ToolRegistry } = await import("../../../src/core/registry.js");
+    const { ToolRunner } = await import("../../../src/runtime/runner.js");
+    const registry = new ToolRegistry();
+    registry.registerAll(group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }));
+    const runner = new ToolRunner({ registry, workspace: "/tmp", cache: false });
+    try {
+      const outcome = await runner.run({ name: "calendar_list_events", args: { startDate: "2026-11-01" } });
+      expect(outcome.error?.code).toBe("INVALID_ARGS");
+      expect(outcome.content).toMatch(/unknown field\(s\) "startDate"/);
+    } finally {
+      await runner.close();
+    }
+  });
+});
