@@ -116,10 +116,9 @@ function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | un
     if (isProtectedPath(rel)) return `${cmd.text} names ${rel}, which holds tackle's configuration or git's hooks`;
   }
   if (cmd.name === "git") {
-    const { globals, sub, rest } = gitSubcommand(cmd);
+    const { globals, sub } = gitSubcommand(cmd);
     if (sub === "config" && readOnlyVerdict(cmd).readOnly === false) return "git config can make git run programs (hooks, pagers, aliases)";
     if (globals.some((g) => g === "-c" || g.startsWith("--config-env") || g.startsWith("--exec-path"))) return "git -c can make git run programs";
-    void rest;
   }
   return undefined;
 }
