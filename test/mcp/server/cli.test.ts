@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSession } from "../../../src/session.js";
 import { toMcpTools } from "../../../src/adapters/mcp.js";
 import { tempDir } from "../../support/tools.js";
-import { connect, isAlive, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
+import { connect, fixtureCommand, isAlive, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
 
 /** `tackle` from source, so the tests do not depend on a fresh build. */
 const TACKLE = { command: process.execPath, args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts")] };
@@ -84,6 +84,40 @@ describe("tackle mcp (the command) on stdio, over a real session", () => {
     const outside = await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } });
     expect(outside.isError).toBe(true);
     expect(textOf(outside as Record<string, unknown>)).toContain("INVALID_PATH");
+  });
+});
+
+describe("tackle mcp serves proxied MCP tools too", () => {
+  it("lists and runs {server}__{tool} from a configured MCP server, asking first (untrusted server)", async () => {
+    const ws = tempDir("tackle-mcp-cli-proxy-");
+    const inner = fixtureCommand(["--workspace", ws.dir]);
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ mcpServers: { inner: { command: inner.command, args: inner.args } } }));
+    let asked = 0;
+    const client = new Client({ name: "proxy-test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: "accept", content: { approve: true } };
+    });
+    const transport = new StdioClientTransport({ command: TACKLE.command, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], cwd: ws.dir, stderr: "pipe" });
+    try {
+      await client.connect(transport);
+      const names = await waitFor(async () => {
+        const listed = (await client.listTools()).tools.map((t) => t.name);
+        return listed.includes("inner__echo") ? listed : undefined;
+      }, 20_000);
+      expect(names).toContain("read_file");
+      const echoed = await client.callTool({ name: "inner__echo", arguments: { text: "through two servers" } });
+      expect(echoed.isError ?? false).toBe(false);
+      expect(textOf(echoed as Record<string, unknown>)).toContain("through two servers");
+      expect(asked).toBe(1);
+    } finally {
+      const pid = transport.pid;
+      await client.close();
+      if (pid) await waitFor(() => !isAlive(pid));
+      // The configured server tackle started is gone with it.
+      await waitFor(() => !execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).includes(ws.dir));
+      ws.cleanup();
+    }
   });
 });
 
