@@ -1,5 +1,6 @@
 import type { ToolGroup } from "../group.js";
 import { sandboxSettingsFrom } from "../../workspace/sandbox-config.js";
+import { sandboxAvailable } from "../../workspace/sandbox.js";
 import { createRunCodeTool } from "./run-code.js";
 
 export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
@@ -9,4 +10,9 @@ export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
  * still exists and says how to install it, rather than vanishing without a word. The `sandbox`
  * section of tackle.config.json sets network access, limits, the bwrap and python paths.
  */
-export const codeTools: ToolGroup = ({ config }) => [createRunCodeTool({ sandbox: sandboxSettingsFrom(config) })];
+export const codeTools: ToolGroup = ({ config }) => {
+  const sandbox = sandboxSettingsFrom(config);
+  // Detect bubblewrap now, in the background, so the first call does not wait for the probe.
+  void sandboxAvailable(sandbox.bwrap ? { bwrap: sandbox.bwrap } : {});
+  return [createRunCodeTool({ sandbox })];
+};
