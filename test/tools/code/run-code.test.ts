@@ -21,6 +21,11 @@ if (!status.available) console.warn(`run_code sandbox tests skipped: ${status.re
 /** Tests that need a working bubblewrap; where it cannot run, only the refusal tests run. */
 const sandboxed = describe.skipIf(!status.available);
 
+// CI sets TACKLE_REQUIRE_SANDBOX=1 so that a runner that lost bubblewrap fails instead of skipping.
+it.runIf(process.env.TACKLE_REQUIRE_SANDBOX === "1")("the sandbox is available where it is required", () => {
+  expect(status.available ? "available" : status.reason).toBe("available");
+});
+
 type Structured = { stdout: string; stderr: string; exitCode: number; duration: number; timedOut?: boolean; limit?: string; truncated?: boolean };
 
 let ws: ReturnType<typeof tempDir>;
