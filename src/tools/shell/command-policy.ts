@@ -175,6 +175,14 @@ const INLINE_CODE: Record<string, RegExp> = {
 };
 
 function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
+  if (/^(awk|gawk|mawk|nawk)$/.test(cmd.name)) {
+    // awk programs may run commands (`system()`, pipes) or write files (`print > f`).
+    const program = cmd.args.find((a) => !a.text.startsWith("-"));
+    if (cmd.args.some((a) => a.text === "-f" || a.text.startsWith("--file")) || !program || program.dynamic || /system|\||>|getline|ENVIRON/.test(program.text)) {
+      return `${cmd.name} runs a program that may run commands or write files`;
+    }
+    return undefined;
+  }
   const re = INLINE_CODE[cmd.name];
   if (!re) return undefined;
   return cmd.args.some((a) => re.test(a.text)) ? `${cmd.name} runs code given on the command line, which cannot be checked` : undefined;

@@ -103,9 +103,21 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
     if (!optionsDone && isOption(t)) {
       if (spec.lookupOnly?.includes(t)) return { kind: "lookup" };
       const long = t.startsWith("--");
-      const key = long ? t.split("=")[0]! : t.slice(0, 2);
-      const attached = long ? t.includes("=") : t.length > 2;
-      const value = valued.has(key) ? (attached ? { ...w, text: long ? t.slice(t.indexOf("=") + 1) : t.slice(2) } : args[++i]) : undefined;
+      let key = long ? t.split("=")[0]! : t.slice(0, 2);
+      let attached = long ? t.includes("=") : t.length > 2;
+      let valueText = long ? t.slice(t.indexOf("=") + 1) : t.slice(2);
+      if (!long) {
+        // A cluster (`-iu root`, `-Eu0`): the first option that takes a value takes the rest, or the next word.
+        for (let c = 1; c < t.length; c++) {
+          if (valued.has(`-${t[c]}`)) {
+            key = `-${t[c]}`;
+            attached = c < t.length - 1;
+            valueText = t.slice(c + 1);
+            break;
+          }
+        }
+      }
+      const value = valued.has(key) ? (attached ? { ...w, text: valueText } : args[++i]) : undefined;
       if (name === "env" && (key === "-S" || key === "--split-string") && value) script = value;
       if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir"))) chdir = value;
       // `sudo -s` / `sudo -i` with no command start a shell: the rest is the shell's command.
