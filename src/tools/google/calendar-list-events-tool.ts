@@ -46,14 +46,16 @@ export function listRange(args: { timeMin?: string | undefined; timeMax?: string
   }
   const min = parse(args.timeMin);
   const max = parse(args.timeMax);
+  const today: CalendarTime = { kind: "date", date: localToday(now) };
   if (min || max) {
+    // "Until Friday" means from today, not from the calendar's first event (unless Friday is past).
+    const from = min ? rangeBound(min, "min") : new Date(rangeBound(max!, "max")) > new Date(rangeBound(today, "min")) ? rangeBound(today, "min") : undefined;
     return {
-      ...(min ? { timeMin: rangeBound(min, "min") } : {}),
+      ...(from ? { timeMin: from } : {}),
       ...(max ? { timeMax: rangeBound(max, "max") } : {}),
-      label: `${args.timeMin ? `from ${args.timeMin}` : ""}${args.timeMin && args.timeMax ? " " : ""}${args.timeMax ? `until ${args.timeMax}` : ""}`,
+      label: `${args.timeMin ? `from ${args.timeMin}` : from ? "from today" : ""} ${args.timeMax ? `until ${args.timeMax}` : "on"}`.trim(),
     };
   }
-  const today: CalendarTime = { kind: "date", date: localToday(now) };
   if (args.query) return { timeMin: rangeBound(today, "min"), label: "from today on" };
   return { timeMin: rangeBound(today, "min"), timeMax: rangeBound(today, "max"), label: `today (${today.date})` };
 }

@@ -61,6 +61,16 @@ describe("calendar_list_events", () => {
     expect(listRequests()[0]!.query.has("timeMax")).toBe(false);
   });
 
+  it("with only timeMax starts the range today (not at the calendar's first event)", async () => {
+    const outcome = await h.runner().run({ name: "calendar_list_events", args: { timeMax: localDay(2) } });
+    expect(outcome.content).toContain(`2 events from today until ${localDay(2)}:`);
+    expect(outcome.content).not.toContain("Quarterly review");
+    const [y, m, d] = localDay(0).split("-").map(Number) as [number, number, number];
+    expect(listRequests()[0]!.query.get("timeMin")).toBe(new Date(y, m - 1, d).toISOString());
+    await h.runner().run({ name: "calendar_list_events", args: { timeMax: "2020-01-01" } });
+    expect(listRequests()[1]!.query.has("timeMin")).toBe(false);
+  });
+
   it("refuses bad ranges before any request", async () => {
     for (const args of [{ timeMin: "tomorrow" }, { date: "2026-02-30" }, { timeMin: "2026-11-05", timeMax: "2026-11-01" }, { date: "2026-11-05", timeMin: "2026-11-01" }, { calendarId: "a/b" }]) {
       const outcome = await h.runner().run({ name: "calendar_list_events", args });
