@@ -4,20 +4,8 @@ import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
+import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client-config.js";
 
-const McpServerSchema = z.looseObject({
-  transport: z.enum(["stdio", "http", "sse"]).optional(),
-  type: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
-  command: z.string().optional(),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-  url: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  trusted: z.boolean().optional(),
-  disabled: z.boolean().optional(),
-});
 
 /**
  * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated
@@ -32,7 +20,7 @@ export const ConfigSchema = z.looseObject({
   toolset: z.enum(["default", "coding", "assistant", "editor", "workspace"]).optional(),
   /** Extra folders tools may reach besides the workspace. */
   roots: z.array(z.object({ path: z.string(), writable: z.boolean().default(false) })).optional(),
-  mcpServers: z.record(z.string(), McpServerSchema).optional(),
+  mcpServers: z.record(z.string(), McpServerEntrySchema).optional(),
   services: z.record(z.string(), z.looseObject({})).optional(),
   log: z.string().optional(),
   timeoutMs: z.number().int().positive().optional(),
@@ -40,7 +28,8 @@ export const ConfigSchema = z.looseObject({
 });
 
 export type TackleConfig = z.infer<typeof ConfigSchema>;
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
+/** One `mcpServers` entry (spec 000's McpServerConfig). */
+export type McpServerConfig = McpServerEntry;
 
 /** Configuration with where it came from and the secrets beside it. */
 export interface LoadedConfig {
