@@ -128,11 +128,6 @@ export class ToolCallService {
     }
   }
 
-  /** Calls waiting for a 2026-era client to come back with an approval (for tests and diagnostics). */
-  get parkedCount(): number {
-    return this.#parked.size;
-  }
-
   async #call(server: Server, request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const name = request.params.name;
     const args = request.params.arguments ?? {};
@@ -146,7 +141,11 @@ export class ToolCallService {
     const unroute = this.#router.route(id, canElicitForm(caps) ? legacyAsk(ctx, caps, this.#approvalTimeoutMs) : undefined);
     try {
       const emit = progressEmitter(ctx);
-      const outcome = await this.#runner.run({ id, name, args }, { signal: ctx.mcpReq.signal, ...progressOptions(id, () => emit) });
+      const outcome = await this.#runner.run(
+        { id, name, args },
+        // Without a progress token nobody listens: the runner is spared the callbacks.
+        { signal: ctx.mcpReq.signal, ...(emit === noEmit ? {} : progressOptions(id, () => emit)) },
+      );
       await emit.flush?.();
       return result(server, this.#registry, outcome);
     } finally {
