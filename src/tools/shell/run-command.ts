@@ -212,6 +212,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       }
       settled = true;
       for (const t of timers) clearTimeout(t);
+      options.signal?.removeEventListener("abort", onAbort);
       collector.close();
       reject(err);
     });

@@ -150,6 +150,20 @@ describe("shell through ToolRunner", () => {
     expect(chunks.join("")).toBe("first\nsecond\n");
   });
 
+  it("long output is cut to head and tail, and the whole of it is saved where read tools can reach it", async () => {
+    const r = runner("all");
+    const out = await r.run({ name: "shell", args: { command: "seq 1 300000" } });
+    expect(out.status).toBe("success");
+    expect(out.content.startsWith("1\n2\n3\n")).toBe(true);
+    expect(out.content).toContain("300000");
+    expect(out.content).toMatch(/characters of output cut/);
+    const full = out.metadata?.fullOutputPath as string;
+    const resolved = await r.workspace.resolve(full);
+    expect(resolved.absolute).toBe(full);
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(full, "utf8").split("\n").length).toBe(300001);
+  });
+
   it("a timeout comes back as TIMEOUT with the partial output", async () => {
     const out = await runner("all").run({ name: "shell", args: { command: "echo partial-output; sleep 30", timeout: 500 } });
     expect(out.status).toBe("error");
