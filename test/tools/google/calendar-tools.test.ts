@@ -200,11 +200,8 @@ describe("calendar_create_event", () => {
   });
 
   it("is not retried after a timeout, and warns it may exist", async () => {
-    const slow = await (async () => {
-      await h.close();
-      h = await (await import("../../fixtures/google/google-harness.js")).googleHarness({ timeoutMs: 500 });
-      return h;
-    })();
+    await h.close();
+    const slow = (h = await googleHarness({ timeoutMs: 500 }));
     slow.fake.script.push({ match: "/events", hang: true });
     const outcome = await slow.runner().run({ name: "calendar_create_event", args: { summary: "x", start: "2026-11-25" } });
     expect(outcome.error?.code).toBe("TIMEOUT");

@@ -26,7 +26,7 @@ const FAILURES: Array<[string, (match: string) => Scripted[], string, RegExp]> =
 
 let h: Harness;
 beforeEach(async () => {
-  h = await googleHarness({ timeoutMs: 300 });
+  h = await googleHarness({ timeoutMs: 1000 });
 });
 afterEach(async () => {
   await h.close();

@@ -4,7 +4,7 @@ import { googleHarness, type Harness } from "../../fixtures/google/google-harnes
 
 let h: Harness;
 beforeEach(async () => {
-  h = await googleHarness({ timeoutMs: 500 });
+  h = await googleHarness({ timeoutMs: 1500 });
 });
 afterEach(async () => {
   await h.close();
@@ -62,7 +62,7 @@ describe("Google API failures, through the runner", () => {
     h.fake.script.push({ match: "/messages/", hang: true });
     const outcome = await h.runner().run({ name: "gmail_read", args: { id: "18c1a2b3c4d5e6f7" } });
     expect(outcome.status).toBe("success");
-    const again = await googleHarness({ timeoutMs: 300 });
+    const again = await googleHarness({ timeoutMs: 500 });
     try {
       for (let i = 0; i < 3; i++) again.fake.script.push({ match: "/events", hang: true });
       const failed = await again.runner().run({ name: "calendar_list_events", args: {} });
