@@ -650,6 +650,11 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
         analyzer.flag("parse-error", "the command is not valid bash");
       }
       analyzer.statement(tree.rootNode, root);
+    } catch (err) {
+      // Nesting deep enough to exhaust the stack: judged as unreadable, never as harmless.
+      if (!(err instanceof RangeError)) throw err;
+      analyzer.ok = false;
+      analyzer.flag("too-deep", "commands are nested too deeply to judge");
     } finally {
       tree.delete();
     }

@@ -105,6 +105,13 @@ describe("analysis details", () => {
     expect(rm.via).toEqual(["$(...)", "sudo", "bash -c", "timeout"]);
   });
 
+  it("nesting deep enough to exhaust the stack is judged unreadable, and rm inside is still seen", async () => {
+    const j = await judge("echo " + "$(".repeat(3000) + "rm x" + ")".repeat(3000));
+    expect(j.readOnly).toBe(false);
+    expect(j.ask).toMatch(/too deeply/);
+    expect(j.subjects).toContain("rm x");
+  });
+
   it("a parse failure is never read-only and always asks", async () => {
     const j = await judge("ls $(");
     expect(j.analysis.ok).toBe(false);
