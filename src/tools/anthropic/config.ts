@@ -23,5 +23,7 @@ export function anthropicServiceConfig(config: TackleConfig): AnthropicServiceCo
   if (!parsed.success) {
     throw new Error(`services.anthropic in the configuration is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
   }
-  return { baseUrl: parsed.data.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL, timeoutMs: parsed.data.timeoutMs ?? 30_000 };
+  // Spec 000 names https://api.anthropic.com/v1/organizations as the base; the paths here carry /v1/organizations.
+  const baseUrl = (parsed.data.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/v1(\/organizations)?\/?$/, "");
+  return { baseUrl, timeoutMs: parsed.data.timeoutMs ?? 30_000 };
 }

@@ -80,6 +80,13 @@ describe("anthropic_usage against the fake Admin API", () => {
     expect(outcome.content).toContain("Total: input 3,000");
   });
 
+  it("accepts a base URL written with /v1/organizations, as spec 000 gives it", async () => {
+    const t = group({ ANTHROPIC_ADMIN_API_KEY: ADMIN_KEY }, { anthropic: { baseUrl: `${api.url}/v1/organizations` } })[0]!;
+    const outcome = await runner(t).run({ name: "anthropic_usage", args: { action: "cost", starting_at: "2026-11-01" } });
+    expect(outcome.status).toBe("success");
+    expect(api.requests[0]!.path).toBe("/v1/organizations/cost_report");
+  });
+
   it("accepts a single group_by string as a list of one", async () => {
     const outcome = await runner().run({ name: "anthropic_usage", args: { action: "usage", starting_at: "2026-11-01T00:00:00Z", bucket_width: "1h", group_by: "model" } });
     expect(outcome.status).toBe("success");
