@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import path from "node:path";
 
@@ -26,6 +26,34 @@ export function pidsCgroupBase(): string | null {
   if (base !== undefined) return base;
   base = findBase();
   return base;
+}
+
+/** Removes empty cgroups left by tackle processes that were killed before their exit hook ran. */
+function removeStale(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^tackle-sandbox-(\d+)-\d+$/.exec(name)?.[1];
+    if (!pid || alive(Number(pid))) continue;
+    try {
+      rmdirSync(path.join(dir, name));
+    } catch {
+      // still has tasks, or not ours
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function findBase(): string | null {
@@ -61,7 +89,10 @@ function findBase(): string | null {
       mkdirSync(probe);
       const ok = hasPidsMax(probe);
       rmdirSync(probe);
-      if (ok) return dir;
+      if (ok) {
+        removeStale(dir);
+        return dir;
+      }
     } catch {
       // not usable
     }

@@ -321,7 +321,8 @@ function systemArgs(): string[] {
  */
 function sandboxSupportDir(): string {
   if (supportDir) return supportDir;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-sandbox-"));
+  removeStaleSupportDirs();
+  const dir = mkdtempSync(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   const etc = path.join(dir, "etc");
   mkdirSync(etc, { mode: 0o755 });
@@ -338,6 +339,41 @@ function sandboxSupportDir(): string {
   writeFileSync(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
   supportDir = dir;
   return dir;
+}
+
+/**
+ * Removes support folders of tackle processes that ended without running their exit hook
+ * (killed by a signal, as test runners do to their workers): ours, named after a dead pid.
+ */
+function removeStaleSupportDirs(): void {
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^tackle-sandbox-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1];
+    if (!pid || isAlive(Number(pid))) continue;
+    const p = path.join(os.tmpdir(), name);
+    try {
+      if (uid !== undefined && lstatSync(p).uid !== uid) continue;
+      rmSync(p, { recursive: true, force: true });
+    } catch {
+      // someone else's, or gone already
+    }
+  }
+}
+
+/** Whether a process exists (EPERM means it does, but is not ours). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Copies a world-readable file, or a folder's world-readable entries, keeping inner symlinks. */
