@@ -56,8 +56,17 @@ export interface CommandResult {
   promptLike: boolean;
 }
 
-/** Output that ends like a question waiting for an answer. */
-const PROMPT_TAIL = /(?:password|passphrase|username|\[y\/n\]|\(y\/n\)|\[yes\/no\]|yes\/no|continue\?|press (?:any key|enter|return)|overwrite\?|proceed\?)[^\n]*$|[?:>\]]\s*$/i;
+/** A last line that reads like a question waiting for an answer. */
+const PROMPT_TAIL = /(?:password|passphrase|username|\[y\/n\]|\(y\/n\)|\[yes\/no\]|yes\/no|continue\?|press (?:any key|enter|return)|overwrite\?|proceed\?).*$|[?:>\]] *$/i;
+
+/**
+ * Whether output ends in an unfinished line that looks like a prompt. A finished line
+ * ("Building:\n") is progress, not a question: programs that ask leave the cursor on the line.
+ */
+export function looksLikePrompt(recent: string): boolean {
+  const last = recent.slice(recent.lastIndexOf("\n") + 1);
+  return last.trim().length > 0 && PROMPT_TAIL.test(last);
+}
 
 /** Time given to background processes to let go of the output pipes after the shell exits. */
 const LINGER_MS = 200;
@@ -149,7 +158,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
         truncated: collector.truncated,
         ...(collector.file.path ? { fullOutputPath: collector.file.path } : {}),
         strayProcessesKilled,
-        promptLike: PROMPT_TAIL.test(recent),
+        promptLike: looksLikePrompt(recent),
       });
     };
 
@@ -191,7 +200,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       const check = () => {
         if (stopping || settled) return;
         const silent = performance.now() - lastOutputAt;
-        const limit = promptInactivity > 0 && PROMPT_TAIL.test(recent) ? promptInactivity : inactivity;
+        const limit = promptInactivity > 0 && looksLikePrompt(recent) ? promptInactivity : inactivity;
         if (limit > 0 && silent >= limit) return stop("inactive");
         const wait = Math.min(...[inactivity, promptInactivity].filter((n) => n > 0).map((n) => Math.max(n - silent, 50)));
         timers.push(setTimeout(check, wait));

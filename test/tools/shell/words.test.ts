@@ -104,3 +104,21 @@ describe("the shell group", () => {
     expect(() => shellTools({ config: { shell: { inactivityTimeoutMs: -1 } }, env: {}, workspace: process.cwd(), logger: silentLogger })).toThrow(/inactivityTimeoutMs/);
   });
 });
+
+describe("prompt detection", () => {
+  it.each([
+    ["Password: ", true],
+    ["Overwrite file? [y/N] ", true],
+    ["Continue? ", true],
+    ["Enter passphrase for key '/x':", true],
+    ["> ", true],
+    ["Building:\n", false],
+    ["Downloading...\n", false],
+    ["done\n", false],
+    ["progress 10%", false],
+    ["", false],
+  ])("%j → %s", async (text, want) => {
+    const { looksLikePrompt } = await import("../../../src/tools/shell/run-command.js");
+    expect(looksLikePrompt(text)).toBe(want);
+  });
+});
