@@ -57,6 +57,8 @@ export interface ToolRunnerOptions {
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_MAX_ARGS_BYTES = 5 * 1024 * 1024;
 const PARTIAL_OUTPUT_CHARS = 20_000;
+/** Structured results may be this many times the text cap: they repeat the text with fields around it. */
+const STRUCTURED_ALLOWANCE = 2;
 
 interface Prepared {
   id: string;
@@ -393,9 +395,19 @@ export class ToolRunner {
 
   #capped(outcome: ToolOutcome, tool: AnyTool): ToolOutcome {
     const max = tool.maxOutputChars ?? this.#maxOutput;
-    const cut = capOutput(outcome.content, max, () => this.#spill.save(outcome.toolCallId, outcome.content));
-    if (!cut.truncated) return outcome;
-    return { ...outcome, content: cut.text, metadata: { ...outcome.metadata, truncated: true, fullOutputPath: cut.fullPath } };
+    let capped = outcome;
+    if (outcome.structured !== undefined) {
+      // Structured results reach MCP clients and models too, so they are capped like text: one
+      // that would not fit is left out, and the text (cut with a notice) carries the result.
+      const size = JSON.stringify(outcome.structured)?.length ?? 0;
+      if (size > max * STRUCTURED_ALLOWANCE) {
+        const { structured: _dropped, ...rest } = outcome;
+        capped = { ...rest, metadata: { ...outcome.metadata, structuredOmitted: `${size} characters, over the ${max * STRUCTURED_ALLOWANCE} limit` } };
+      }
+    }
+    const cut = capOutput(capped.content, max, () => this.#spill.save(capped.toolCallId, capped.content));
+    if (!cut.truncated) return capped;
+    return { ...capped, content: cut.text, metadata: { ...capped.metadata, truncated: true, fullOutputPath: cut.fullPath } };
   }
 
   #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {

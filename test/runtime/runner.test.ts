@@ -5,6 +5,8 @@ import { ToolRegistry } from "../../src/core/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../src/runtime/runner.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../src/runtime/approver.js";
 import type { ToolEvent } from "../../src/runtime/events.js";
+import { z } from "zod";
+import { defineTool } from "../../src/core/define-tool.js";
 import { tempDir, testTools } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -285,6 +287,23 @@ describe("execution", () => {
     const full = out.metadata?.fullOutputPath as string;
     expect(readFileSync(full, "utf8").split("\n")).toHaveLength(10_000);
     expect(out.content).toContain(full);
+  });
+
+  it("leaves out a structured result too large to send, keeping the capped text", async () => {
+    const huge = defineTool({
+      name: "huge",
+      description: "Returns a large structured result.",
+      effect: "read",
+      input: z.object({ n: z.number() }),
+      execute: async ({ n }) => ({ content: "summary", structured: { rows: Array.from({ length: n }, (_, i) => `row ${i}`) } }),
+    });
+    registry.register(huge);
+    const small = await runner({ maxOutputChars: 1_000 }).run({ name: "huge", args: { n: 10 } });
+    expect(small.structured).toEqual({ rows: Array.from({ length: 10 }, (_, i) => `row ${i}`) });
+    const big = await runner({ maxOutputChars: 1_000 }).run({ name: "huge", args: { n: 1_000 } });
+    expect(big.structured).toBeUndefined();
+    expect(big.content).toBe("summary");
+    expect(big.metadata?.structuredOmitted).toMatch(/over the 2000 limit/);
   });
 
   it("marks untrusted content", async () => {
