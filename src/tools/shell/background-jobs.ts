@@ -15,6 +15,16 @@ function installExitHook(): void {
   });
 }
 
+/** Whether any process is left in the process group. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Recent output of a job: a ring of characters with a read cursor. */
 export class OutputRing {
   #chunks: string[] = [];
@@ -134,19 +144,12 @@ export class BackgroundJobs {
     child.once("exit", (code, signal) => {
       job.exitCode = code;
       job.signal = signal;
-      // Children it left behind in its group go with it; its pipes then close.
-      if (child.pid !== undefined) {
-        killProcessGroupSync(child.pid, "SIGKILL");
-        liveGroups.delete(child.pid);
-      }
-      setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, 500).unref();
     });
     child.once("close", () => {
       output.push(decoders[0].end() + decoders[1].end());
       job.running = false;
+      // `server &` inside a job: what it left in its group keeps running until stop or exit.
+      if (child.pid !== undefined && !groupAlive(child.pid)) liveGroups.delete(child.pid);
       settle();
     });
     this.#jobs.set(id, job);
@@ -166,13 +169,23 @@ export class BackgroundJobs {
   async stop(id: string): Promise<Job | undefined> {
     const job = this.#jobs.get(id);
     if (!job) return undefined;
-    if (!job.running) return job;
+    const lingering = liveGroups.has(job.pid) && groupAlive(job.pid);
+    if (!job.running && !lingering) return job;
     job.stoppedByRequest = true;
     await killProcessTree(job.pid, "SIGTERM");
     const timer = setTimeout(() => void killProcessTree(job.pid, "SIGKILL"), this.killGraceMs);
     await job.done;
+    // Whatever it started in the background goes too.
+    for (let i = 0; i < 50 && groupAlive(job.pid); i++) await new Promise((r) => setTimeout(r, 20));
+    if (groupAlive(job.pid)) killProcessGroupSync(job.pid, "SIGKILL");
     clearTimeout(timer);
+    liveGroups.delete(job.pid);
     return job;
+  }
+
+  /** The job ended but processes it started in the background still run. */
+  lingering(job: Job): boolean {
+    return !job.running && liveGroups.has(job.pid) && groupAlive(job.pid);
   }
 
   /** Stops every job (session close). */

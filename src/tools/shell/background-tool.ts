@@ -27,10 +27,11 @@ const input = z
   });
 type Args = z.output<typeof input>;
 
-function state(j: Job): string {
+function state(j: Job, jobs?: BackgroundJobs): string {
   if (j.running) return "running";
   if (j.stoppedByRequest) return "stopped";
-  return j.signal ? `killed by ${j.signal}` : `exited with code ${j.exitCode}`;
+  const ended = j.signal ? `killed by ${j.signal}` : `exited with code ${j.exitCode}`;
+  return jobs?.lingering(j) ? `${ended}; processes it started in the background are still running (stop it to end them)` : ended;
 }
 
 function describeJob(j: Job) {
@@ -91,7 +92,7 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
         case "read": {
           const job = lookup(args.id!);
           const { text, dropped } = job.output.readNew(READ_LIMIT);
-          const lines = [`${job.id}: ${state(job)}`];
+          const lines = [`${job.id}: ${state(job, jobs)}`];
           if (dropped > 0) lines.push(`[${dropped.toLocaleString("en-US")} earlier characters were not kept; read more often to see everything]`);
           lines.push(text.length ? text : "(no new output)");
           return { content: lines.join("\n"), structured: { ...describeJob(job), output: text, droppedChars: dropped } };
@@ -99,11 +100,11 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
         case "list": {
           const all = jobs.list();
           if (all.length === 0) return { content: "No background jobs.", structured: { jobs: [] } };
-          return { content: all.map((j) => `${j.id}  ${state(j)}  pid ${j.pid}  ${j.command}`).join("\n"), structured: { jobs: all.map(describeJob) } };
+          return { content: all.map((j) => `${j.id}  ${state(j, jobs)}  pid ${j.pid}  ${j.command}`).join("\n"), structured: { jobs: all.map(describeJob) } };
         }
         case "stop": {
           const job = lookup(args.id!);
-          const wasRunning = job.running;
+          const wasRunning = job.running || jobs.lingering(job);
           await jobs.stop(job.id);
           const { text } = job.output.readNew(READ_LIMIT);
           return {

@@ -214,6 +214,21 @@ describe("shell_background through ToolRunner", () => {
     expect(read.content).toContain("exited with code 0");
   });
 
+  it("a job that puts a server in the background keeps it until stop", async () => {
+    const { processesWith, eventually } = await import("./helpers.js");
+    const m = `tackle-bg-${Date.now()}`;
+    const r = runner("all");
+    const started = await r.run({ name: "shell_background", args: { command: `bash -c 'exec -a ${m} sleep 1000' > /dev/null 2>&1 & echo launched` } });
+    const id = (started.structured as { id: string }).id;
+    await jobs.get(id)!.done;
+    expect(processesWith(m).length).toBe(1);
+    const read = await r.run({ name: "shell_background", args: { action: "read", id } });
+    expect(read.content).toContain("still running");
+    const stopped = await r.run({ name: "shell_background", args: { action: "stop", id } });
+    expect(stopped.content).toMatch(/Stopped/);
+    expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
+  });
+
   it("explains a missing id or an unknown job", async () => {
     const r = runner("all");
     expect((await r.run({ name: "shell_background", args: { action: "read" } })).error?.code).toBe("INVALID_ARGS");
