@@ -24,5 +24,7 @@ export function directArgv(command: string): string[] | undefined {
   // `true` and `false` are builtins with identical programs; every other builtin needs bash.
   if (BASH_BUILTINS.has(name) && name !== "true" && name !== "false") return undefined;
   if (name.includes("=")) return undefined;
+  // `./script` without a shebang is run by bash as a bash script; exec would refuse it (ENOEXEC).
+  if (name.includes("/")) return undefined;
   return argv;
 }

@@ -33,6 +33,8 @@ describe("directArgv: only commands bash would merely split and exec", () => {
     "ls &",
     "ls # comment",
     "ls a=b",
+    "./script.sh",
+    "/usr/bin/ls",
   ])("%s goes through bash", (cmd) => {
     if (cmd === "ls a=b") expect(directArgv(cmd)).toEqual(["ls", "a=b"]);
     else expect(directArgv(cmd)).toBeUndefined();
