@@ -84,6 +84,17 @@ async function secretUnder(roots: Word[], cwd: string | undefined, dot: boolean,
   return undefined;
 }
 
+/** Whether a directory is inside the workspace once symlinks are followed (`cd link` may lead out). */
+async function insideReally(dir: string, workspace: Workspace): Promise<boolean> {
+  if (!workspace.rootOf(dir)) return false;
+  try {
+    await workspace.resolve(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Where a redirection writes; undefined when it is harmless, else why it needs a person (or is denied). */
 async function checkWrite(target: Word | undefined, cwd: string | undefined, workspace: Workspace, home: string): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
   if (!target) return undefined;
@@ -242,7 +253,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       if (!verdict.readOnly) notReadOnly = verdict.reason;
       else {
         if (cmd.cwd === undefined) notReadOnly = "the working directory is only known when it runs";
-        else if (!workspace.rootOf(cmd.cwd)) notReadOnly = `it runs in ${cmd.cwd}, outside the workspace`;
+        else if (!(await insideReally(cmd.cwd, workspace))) notReadOnly = `it runs in ${cmd.cwd}, outside the workspace`;
         for (const p of verdict.paths) {
           if (notReadOnly) break;
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);

@@ -139,4 +139,13 @@ describe("analysis details", () => {
     const j = await judge("cat innocent.txt");
     expect(j.readOnly).toBe(false);
   });
+
+  it("a directory symlink that leads out of the workspace is not listed freely", async () => {
+    const { symlinkSync } = await import("node:fs");
+    const path = await import("node:path");
+    symlinkSync("/etc", path.join(ws.root, "etc-link"));
+    expect((await judge("cd etc-link && ls")).readOnly).toBe(false);
+    expect((await judge("ls etc-link")).readOnly).toBe(false);
+    expect((await judge("cd src && ls")).readOnly).toBe(true);
+  });
 });
