@@ -1,20 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -24,7 +10,9 @@ import { BoundedOutput } from "./bounded-output.js";
 import { descendantsOf, killProcessTree } from "./process-tree.js";
 import { createPidsCgroup, type PidsCgroup } from "./sandbox-cgroup.js";
 import { seccompProgram } from "./sandbox-seccomp.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxSettings } from "./sandbox-config.js";
+import { isExecutableFile, limitedArgv, nprocHolds, SANDBOX_OVERHEAD_TASKS, sandboxLimits } from "./sandbox-limits.js";
+import { systemArgs } from "./sandbox-rootfs.js";
+import type { SandboxLimits, SandboxSettings } from "./sandbox-config.js";
 import { Workspace } from "./workspace.js";
 
 /*
@@ -84,7 +72,7 @@ export interface SandboxOptions {
   network?: boolean;
   /** Variables added to the minimal environment (PATH, HOME=/tmp, LANG, TMPDIR). */
   env?: Readonly<Record<string, string>>;
-  /** Resource limits; missing fields take {@link DEFAULT_SANDBOX_LIMITS}. */
+  /** Resource limits; missing fields take DEFAULT_SANDBOX_LIMITS (./sandbox-config.ts). */
   limits?: Partial<SandboxLimits>;
   /** Extra host paths mounted read-only (an interpreter outside /usr, the code file). */
   readOnly?: ReadonlyArray<string | SandboxBind>;
@@ -109,37 +97,8 @@ export const SANDBOX_INSTALL_HINT =
   "`sudo pacman -S bubblewrap` (Arch), or `apk add bubblewrap` (Alpine).";
 
 const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-/** Tasks besides the code's own: bwrap outside, bwrap as init inside, and slack for the limiter's exec. */
-const SANDBOX_OVERHEAD_TASKS = 3;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** /etc files most programs need, none of them secret (only world-readable entries are copied). */
-const ETC_FILES = [
-  "/etc/ld.so.cache",
-  "/etc/ld.so.conf",
-  "/etc/ld.so.conf.d",
-  "/etc/alternatives",
-  "/etc/localtime",
-  "/etc/timezone",
-  "/etc/nsswitch.conf",
-  "/etc/hosts",
-  "/etc/host.conf",
-  "/etc/gai.conf",
-  "/etc/protocols",
-  "/etc/services",
-  "/etc/mime.types",
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/pki",
-  "/etc/crypto-policies",
-  "/etc/debian_version",
-  "/etc/os-release",
-  "/etc/lsb-release",
-  "/etc/inputrc",
-  "/etc/magic",
-];
-/** The top-level system folders; on merged-/usr systems they are symlinks into /usr. */
-const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 /** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
 const PROTECTED_IN_WORKSPACE = [".git", ".tackle", "tackle.config.json", "config.json"];
 
@@ -183,6 +142,7 @@ export function resetSandboxDetection(): void {
 }
 
 export { seccompProgram, BLOCKED_SYSCALLS } from "./sandbox-seccomp.js";
+export { sandboxLimits } from "./sandbox-limits.js";
 
 /** The error every sandboxed tool returns when the sandbox cannot run: never a silent fallback. */
 export function sandboxUnavailableError(status: Extract<SandboxStatus, { available: false }>, what = "This tool"): ToolError {
@@ -202,15 +162,6 @@ function findExecutable(name: string): string | undefined {
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
-}
-
-function isExecutableFile(p: string): boolean {
-  try {
-    const st = statSync(p);
-    return st.isFile() && (st.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
 }
 
 async function probeSandbox(name: string): Promise<SandboxStatus> {
@@ -288,182 +239,6 @@ function capture(file: string, args: string[], inputs: Buffer[] = []): Promise<{
 
 // ---------------------------------------------------------------------------------------------
 // The command line
-
-let systemArgsCache: string[] | undefined;
-let supportDir: string | undefined;
-let limiterCache: { kind: "prlimit"; path: string } | { kind: "bash"; path: string } | null | undefined;
-
-/** /usr, the top-level system folders and the sandbox's own /etc, found once. */
-function systemArgs(): string[] {
-  if (systemArgsCache) return systemArgsCache;
-  const args = ["--ro-bind", "/usr", "/usr"];
-  for (const dir of SYSTEM_DIRS) {
-    try {
-      const st = lstatSync(dir);
-      if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
-      else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
-    } catch {
-      // not on this system
-    }
-  }
-  // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
-  // process holds exactly the files chosen (world-readable ones only) and nothing else.
-  args.push("--ro-bind", path.join(sandboxSupportDir(), "etc"), "/etc");
-  systemArgsCache = args;
-  return args;
-}
-
-/**
- * A private folder holding the sandbox's /etc, made once per process: copies of {@link ETC_FILES}
- * that everyone may read (symlinks inside copied folders kept as they are, so certificate links
- * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
- * network-enabled runs mount the real one over.
- */
-function sandboxSupportDir(): string {
-  if (supportDir) return supportDir;
-  removeStaleSupportDirs();
-  const dir = mkdtempSync(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  const etc = path.join(dir, "etc");
-  mkdirSync(etc, { mode: 0o755 });
-  for (const source of ETC_FILES) copyPublic(source, path.join(etc, path.basename(source)));
-  const uid = process.getuid?.() ?? 1000;
-  const gid = process.getgid?.() ?? 1000;
-  // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
-  const users = uid === 0 ? [`root:x:0:0:root:/tmp:/bin/sh`] : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
-  users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
-  const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
-  groups.push("nogroup:x:65534:");
-  writeFileSync(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
-  writeFileSync(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
-  writeFileSync(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
-  supportDir = dir;
-  return dir;
-}
-
-/**
- * Removes support folders of tackle processes that ended without running their exit hook
- * (killed by a signal, as test runners do to their workers): ours, named after a dead pid.
- */
-function removeStaleSupportDirs(): void {
-  const uid = process.getuid?.();
-  let names: string[];
-  try {
-    names = readdirSync(os.tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = /^tackle-sandbox-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1];
-    if (!pid || isAlive(Number(pid))) continue;
-    const p = path.join(os.tmpdir(), name);
-    try {
-      if (uid !== undefined && lstatSync(p).uid !== uid) continue;
-      rmSync(p, { recursive: true, force: true });
-    } catch {
-      // someone else's, or gone already
-    }
-  }
-}
-
-/** Whether a process exists (EPERM means it does, but is not ours). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Copies a world-readable file, or a folder's world-readable entries, keeping inner symlinks. */
-function copyPublic(source: string, target: string, top = true): void {
-  let st;
-  try {
-    st = top ? statSync(source) : lstatSync(source);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink()) {
-    symlinkSync(readlinkSync(source), target);
-  } else if (st.isDirectory()) {
-    if ((st.mode & 0o005) !== 0o005) return;
-    mkdirSync(target, { mode: 0o755 });
-    for (const name of readdirSync(source)) copyPublic(path.join(source, name), path.join(target, name), false);
-  } else if (st.isFile() && (st.mode & 0o004) !== 0) {
-    copyFileSync(source, target);
-    chmodSync(target, 0o644);
-  }
-}
-
-/** prlimit where util-linux has it (reachable inside because /usr and /bin are), else bash's ulimit. */
-function limiter(): { kind: "prlimit" | "bash"; path: string } | null {
-  if (limiterCache !== undefined) return limiterCache;
-  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/sbin/prlimit"].find(isExecutableFile);
-  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
-  limiterCache = prlimit ? { kind: "prlimit", path: prlimit } : bash ? { kind: "bash", path: bash } : null;
-  return limiterCache;
-}
-
-/**
- * Whether RLIMIT_NPROC bounds the sandbox by itself: not for real root (the kernel exempts it),
- * and not before Linux 5.14, where it counted every process of the user on the host rather than
- * those in the sandbox's user namespace (there it is not set at all, see {@link limitedArgv}).
- */
-function nprocHolds(): boolean {
-  return process.getuid?.() !== 0 && kernelAtLeast(5, 14);
-}
-
-function kernelAtLeast(major: number, minor: number): boolean {
-  const [a = 0, b = 0] = os.release().split(/[.-]/).map(Number);
-  return a > major || (a === major && b >= minor);
-}
-
-function bashLimiter(): { kind: "bash"; path: string } | undefined {
-  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
-  return bash ? { kind: "bash", path: bash } : undefined;
-}
-
-/** Limits with defaults filled in. */
-export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimits {
-  const out = { ...DEFAULT_SANDBOX_LIMITS };
-  for (const [key, value] of Object.entries(partial) as Array<[keyof SandboxLimits, number | undefined]>) {
-    if (value !== undefined) {
-      if (!Number.isFinite(value) || value <= 0) throw new Error(`Sandbox limit ${key} must be a positive number, not ${value}.`);
-      out[key] = Math.floor(value);
-    }
-  }
-  return out;
-}
-
-/** argv wrapped so the limits are set inside the sandbox right before the command runs. */
-function limitedArgv(argv: readonly string[], limits: SandboxLimits, force?: "prlimit" | "bash"): string[] {
-  const found = limiter();
-  const lim = force === "bash" && found?.kind === "prlimit" ? bashLimiter() ?? found : found;
-  if (!lim) throw new Error("Neither prlimit (util-linux) nor bash is installed, so the sandbox cannot set resource limits.");
-  const nproc = limits.processes + SANDBOX_OVERHEAD_TASKS;
-  // Before 5.14 the count was host-wide per user: a limit this low could forbid any fork at all.
-  const setNproc = kernelAtLeast(5, 14);
-  if (lim.kind === "prlimit") {
-    return [
-      lim.path,
-      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-      `--as=${limits.memoryBytes}`,
-      ...(setNproc ? [`--nproc=${nproc}`] : []),
-      `--fsize=${limits.fileSizeBytes}`,
-      `--nofile=${limits.openFiles}`,
-      "--core=0",
-      "--",
-      ...argv,
-    ];
-  }
-  // bash (not sh) so the units are bash's: -v and -f in KiB; limits are numbers we computed.
-  const kib = (n: number) => Math.max(1, Math.floor(n / 1024));
-  const script =
-    `ulimit -S -t ${limits.cpuSeconds} && ulimit -H -t ${limits.cpuSeconds + 1} && ulimit -v ${kib(limits.memoryBytes)} && ` +
-    `${setNproc ? `ulimit -u ${nproc} && ` : ""}ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
-  return [lim.path, "-c", script, "tackle-limits", ...argv];
-}
 
 interface BuildInput {
   workspace: string | undefined;

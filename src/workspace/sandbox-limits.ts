@@ -1,0 +1,91 @@
+import os from "node:os";
+import { statSync } from "node:fs";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-config.js";
+
+/*
+ * Resource limits inside the sandbox: set by prlimit (or bash's ulimit) right before the command.
+ */
+
+/** Tasks besides the code's own: bwrap outside, bwrap as init inside, and slack for the limiter's exec. */
+export const SANDBOX_OVERHEAD_TASKS = 3;
+let limiterCache: { kind: "prlimit"; path: string } | { kind: "bash"; path: string } | null | undefined;
+
+/** A regular file someone may execute. */
+export function isExecutableFile(p: string): boolean {
+  try {
+    const st = statSync(p);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** prlimit where util-linux has it (reachable inside because /usr and /bin are), else bash's ulimit. */
+function limiter(): { kind: "prlimit" | "bash"; path: string } | null {
+  if (limiterCache !== undefined) return limiterCache;
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/sbin/prlimit"].find(isExecutableFile);
+  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
+  limiterCache = prlimit ? { kind: "prlimit", path: prlimit } : bash ? { kind: "bash", path: bash } : null;
+  return limiterCache;
+}
+
+/**
+ * Whether RLIMIT_NPROC bounds the sandbox by itself: not for real root (the kernel exempts it),
+ * and not before Linux 5.14, where it counted every process of the user on the host rather than
+ * those in the sandbox's user namespace (there it is not set at all, see {@link limitedArgv}).
+ */
+export function nprocHolds(): boolean {
+  return process.getuid?.() !== 0 && kernelAtLeast(5, 14);
+}
+
+function kernelAtLeast(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = os.release().split(/[.-]/).map(Number);
+  return a > major || (a === major && b >= minor);
+}
+
+function bashLimiter(): { kind: "bash"; path: string } | undefined {
+  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
+  return bash ? { kind: "bash", path: bash } : undefined;
+}
+
+/** Limits with defaults filled in. */
+export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimits {
+  const out = { ...DEFAULT_SANDBOX_LIMITS };
+  for (const [key, value] of Object.entries(partial) as Array<[keyof SandboxLimits, number | undefined]>) {
+    if (value !== undefined) {
+      if (!Number.isFinite(value) || value <= 0) throw new Error(`Sandbox limit ${key} must be a positive number, not ${value}.`);
+      out[key] = Math.floor(value);
+    }
+  }
+  return out;
+}
+
+/** argv wrapped so the limits are set inside the sandbox right before the command runs. */
+export function limitedArgv(argv: readonly string[], limits: SandboxLimits, force?: "prlimit" | "bash"): string[] {
+  const found = limiter();
+  const lim = force === "bash" && found?.kind === "prlimit" ? bashLimiter() ?? found : found;
+  if (!lim) throw new Error("Neither prlimit (util-linux) nor bash is installed, so the sandbox cannot set resource limits.");
+  const nproc = limits.processes + SANDBOX_OVERHEAD_TASKS;
+  // Before 5.14 the count was host-wide per user: a limit this low could forbid any fork at all.
+  const setNproc = kernelAtLeast(5, 14);
+  if (lim.kind === "prlimit") {
+    return [
+      lim.path,
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+      `--as=${limits.memoryBytes}`,
+      ...(setNproc ? [`--nproc=${nproc}`] : []),
+      `--fsize=${limits.fileSizeBytes}`,
+      `--nofile=${limits.openFiles}`,
+      "--core=0",
+      "--",
+      ...argv,
+    ];
+  }
+  // bash (not sh) so the units are bash's: -v and -f in KiB; limits are numbers we computed.
+  const kib = (n: number) => Math.max(1, Math.floor(n / 1024));
+  const script =
+    `ulimit -S -t ${limits.cpuSeconds} && ulimit -H -t ${limits.cpuSeconds + 1} && ulimit -v ${kib(limits.memoryBytes)} && ` +
+    `${setNproc ? `ulimit -u ${nproc} && ` : ""}ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
+  return [lim.path, "-c", script, "tackle-limits", ...argv];
+}
+

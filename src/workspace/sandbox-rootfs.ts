@@ -1,0 +1,142 @@
+import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/*
+ * What the sandbox sees of the system: /usr read-only, the top-level system folders as the host
+ * has them (symlinks into /usr, or read-only binds), and an /etc of its own.
+ */
+
+/** /etc files most programs need, none of them secret (only world-readable entries are copied). */
+const ETC_FILES = [
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/nsswitch.conf",
+  "/etc/hosts",
+  "/etc/host.conf",
+  "/etc/gai.conf",
+  "/etc/protocols",
+  "/etc/services",
+  "/etc/mime.types",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+  "/etc/crypto-policies",
+  "/etc/debian_version",
+  "/etc/os-release",
+  "/etc/lsb-release",
+  "/etc/inputrc",
+  "/etc/magic",
+];
+/** The top-level system folders; on merged-/usr systems they are symlinks into /usr. */
+const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+let systemArgsCache: string[] | undefined;
+let supportDir: string | undefined;
+
+/** /usr, the top-level system folders and the sandbox's own /etc, found once. */
+export function systemArgs(): string[] {
+  if (systemArgsCache) return systemArgsCache;
+  const args = ["--ro-bind", "/usr", "/usr"];
+  for (const dir of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(dir);
+      if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+      else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
+    } catch {
+      // not on this system
+    }
+  }
+  // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
+  // process holds exactly the files chosen (world-readable ones only) and nothing else.
+  args.push("--ro-bind", path.join(sandboxSupportDir(), "etc"), "/etc");
+  systemArgsCache = args;
+  return args;
+}
+
+/**
+ * A private folder holding the sandbox's /etc, made once per process: copies of {@link ETC_FILES}
+ * that everyone may read (symlinks inside copied folders kept as they are, so certificate links
+ * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
+ * network-enabled runs mount the real one over.
+ */
+function sandboxSupportDir(): string {
+  if (supportDir) return supportDir;
+  removeStaleSupportDirs();
+  const dir = mkdtempSync(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const etc = path.join(dir, "etc");
+  mkdirSync(etc, { mode: 0o755 });
+  for (const source of ETC_FILES) copyPublic(source, path.join(etc, path.basename(source)));
+  const uid = process.getuid?.() ?? 1000;
+  const gid = process.getgid?.() ?? 1000;
+  // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
+  const users = uid === 0 ? [`root:x:0:0:root:/tmp:/bin/sh`] : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
+  users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
+  const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
+  groups.push("nogroup:x:65534:");
+  writeFileSync(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
+  writeFileSync(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
+  writeFileSync(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
+  supportDir = dir;
+  return dir;
+}
+
+/**
+ * Removes support folders of tackle processes that ended without running their exit hook
+ * (killed by a signal, as test runners do to their workers): ours, named after a dead pid.
+ */
+function removeStaleSupportDirs(): void {
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(os.tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^tackle-sandbox-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1];
+    if (!pid || isAlive(Number(pid))) continue;
+    const p = path.join(os.tmpdir(), name);
+    try {
+      if (uid !== undefined && lstatSync(p).uid !== uid) continue;
+      rmSync(p, { recursive: true, force: true });
+    } catch {
+      // someone else's, or gone already
+    }
+  }
+}
+
+/** Whether a process exists (EPERM means it does, but is not ours). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Copies a world-readable file, or a folder's world-readable entries, keeping inner symlinks. */
+function copyPublic(source: string, target: string, top = true): void {
+  let st;
+  try {
+    st = top ? statSync(source) : lstatSync(source);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) {
+    symlinkSync(readlinkSync(source), target);
+  } else if (st.isDirectory()) {
+    if ((st.mode & 0o005) !== 0o005) return;
+    mkdirSync(target, { mode: 0o755 });
+    for (const name of readdirSync(source)) copyPublic(path.join(source, name), path.join(target, name), false);
+  } else if (st.isFile() && (st.mode & 0o004) !== 0) {
+    copyFileSync(source, target);
+    chmodSync(target, 0o644);
+  }
+}
+
