@@ -1,13 +1,5 @@
 import { ToolError } from "../../core/errors.js";
-
-/** Milliseconds from a Retry-After header: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
+import { parseRetryAfter } from "../../runtime/retry.js";
 
 /** The Admin API's error body: `{ type: "error", error: { type, message } }`. */
 function errorMessage(body: string): string | undefined {
@@ -46,8 +38,9 @@ export function anthropicApiError(status: number, retryAfter: string | null, bod
     });
   }
   if (status >= 500) {
+    const retryAfterMs = parseRetryAfter(retryAfter);
     return new ToolError("UNAVAILABLE", `The Anthropic Admin API is unavailable (HTTP ${status}${detail}). Try again later.`, {
-      ...(parseRetryAfter(retryAfter) !== undefined ? { retryAfterMs: parseRetryAfter(retryAfter)! } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     });
   }
   if (status === 400 || status === 422) {

@@ -1,13 +1,5 @@
 import { ToolError, toToolError } from "../../core/errors.js";
-
-/** Milliseconds from a Retry-After header: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
+import { parseRetryAfter } from "../../runtime/retry.js";
 
 /** The parts of a gaxios error this module reads (gaxios 6 and 7 differ in how headers look). */
 interface HttpFailure {

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import zlib from "node:zlib";
 import type { Readable } from "node:stream";
 import { Agent, request } from "undici";
+import { parseRetryAfter } from "../../runtime/retry.js";
 import { ToolError } from "../../core/errors.js";
 import { addressPolicy, BlockedAddressError, guardedLookup, type PrivateNetworkAllowance } from "./address-guard.js";
 
@@ -307,15 +308,6 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
-/** Milliseconds to wait from a Retry-After header (seconds or an HTTP date), if it has one. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** Longest Retry-After the runner waits out by itself; beyond it the model is told to come back later. */
 export const MAX_AUTOMATIC_RETRY_AFTER_MS = 30_000;
 
@@ -327,7 +319,7 @@ export const MAX_AUTOMATIC_RETRY_AFTER_MS = 30_000;
 export function statusError(service: string, status: number, headers: Record<string, string>, detail: string, retryable = true): ToolError {
   const suffix = detail ? ` ${detail}` : "";
   if (status === 429) {
-    const wait = retryAfterMs(headers["retry-after"]);
+    const wait = parseRetryAfter(headers["retry-after"]);
     const when = wait === undefined ? "Wait a little before trying again." : `The server asks to wait ${Math.ceil(wait / 1000)} s.`;
     return new ToolError("RATE_LIMITED", `${service} answered 429 Too Many Requests. ${when}${suffix}`, {
       recoverable: retryable && (wait === undefined || wait <= MAX_AUTOMATIC_RETRY_AFTER_MS),
@@ -344,7 +336,7 @@ export function statusError(service: string, status: number, headers: Record<str
     const transient = status === 500 || status === 502 || status === 503 || status === 504;
     return new ToolError("UNAVAILABLE", `${service} answered ${status}: the server failed. ${transient ? "Try again later." : ""}${suffix}`.trim(), {
       recoverable: retryable && transient,
-      ...(headers["retry-after"] ? { retryAfterMs: retryAfterMs(headers["retry-after"]) ?? 0 } : {}),
+      ...(headers["retry-after"] ? { retryAfterMs: parseRetryAfter(headers["retry-after"]) ?? 0 } : {}),
     });
   }
   return new ToolError("EXECUTION_ERROR", `${service} answered HTTP ${status}.${suffix}`, { recoverable: false });
