@@ -204,17 +204,18 @@ class Analyzer {
       case "variable_assignments":
         for (const child of node.namedChildren) if (child) this.assignment(child, state);
         return;
-      case "declaration_command": {
+      case "declaration_command":
+      case "unset_command": {
+        // `export`, `declare -p`, `readonly` alone print every variable (secrets included): a command like any other.
+        const keyword = node.children[0]?.text ?? node.type;
+        const words: Word[] = [literal(keyword)];
         for (const child of node.namedChildren) {
           if (!child) continue;
-          if (child.type === "variable_assignment") this.assignment(child, state);
-          else this.word(child, state);
+          words.push(child.type === "variable_assignment" ? this.assignment(child, state) : this.word(child, state));
         }
+        this.simple(words, [], false, state);
         return;
       }
-      case "unset_command":
-        for (const child of node.namedChildren) if (child) this.word(child, state);
-        return;
       case "test_command":
         // `[[ ... ]]` only tests; substitutions inside still run.
         findNested(node, (n) => this.substitution(n, state));
