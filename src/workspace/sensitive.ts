@@ -35,6 +35,9 @@ export const SENSITIVE_PATTERNS: readonly string[] = [
   "**/secrets.*",
 ];
 
+/** Folder names that hold secrets wherever they appear in a path. */
+export const SENSITIVE_FOLDERS: readonly string[] = [".ssh", ".aws", ".gnupg"];
+
 const ALLOWED_TEMPLATES = picomatch(["**/.env.example", "**/.env.sample", "**/.env.template"], { dot: true });
 const matcher = picomatch(SENSITIVE_PATTERNS as string[], { dot: true, nocase: true });
 
@@ -42,5 +45,5 @@ const matcher = picomatch(SENSITIVE_PATTERNS as string[], { dot: true, nocase: t
 export function isSensitivePath(relative: string): boolean {
   const p = relative.replace(/^\.\//, "");
   if (ALLOWED_TEMPLATES(p)) return false;
-  return matcher(p) || matcher(`${p}/`) || p.split("/").some((part) => part === ".ssh" || part === ".aws" || part === ".gnupg");
+  return matcher(p) || matcher(`${p}/`) || p.split("/").some((part) => SENSITIVE_FOLDERS.includes(part));
 }

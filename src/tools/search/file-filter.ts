@@ -1,7 +1,7 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../../core/errors.js";
-import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
+import { isSensitivePath, SENSITIVE_FOLDERS, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
 
 /** grep's `glob` argument: which files to search. */
 export interface FileFilter {
@@ -43,9 +43,6 @@ export function compileFileFilter(glob: string | undefined): FileFilter | undefi
   return { source, matches, rgArgs };
 }
 
-/** Folder names isSensitivePath treats as secret wherever they appear, besides its patterns. */
-const SENSITIVE_SEGMENTS = [".ssh", ".aws", ".gnupg"];
-
 /**
  * Literal text every sensitive path must contain: for each pattern its longest run of
  * characters that are not glob syntax or "/" (any path a glob matches contains each such run),
@@ -58,7 +55,7 @@ const SENSITIVE_LITERALS: readonly string[] = [
       .reduce((a, b) => (b.length > a.length ? b : a), "")
       .toLowerCase(),
   ),
-  ...SENSITIVE_SEGMENTS,
+  ...SENSITIVE_FOLDERS,
 ];
 
 /**
