@@ -3,12 +3,12 @@ import { statSync } from "node:fs";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-config.js";
 
 /*
- * Resource limits inside the sandbox: set by prlimit (or bash's ulimit) right before the command.
+ * Resource limits inside the sandbox: set by bash's ulimit (or prlimit) right before the command.
  */
 
 /** Tasks besides the code's own: bwrap outside, bwrap as init inside, and slack for the limiter's exec. */
 export const SANDBOX_OVERHEAD_TASKS = 3;
-let limiterCache: { kind: "prlimit"; path: string } | { kind: "bash"; path: string } | null | undefined;
+let limiterCache: { kind: "prlimit" | "bash"; path: string } | null | undefined;
 
 /** A regular file someone may execute. */
 export function isExecutableFile(p: string): boolean {
@@ -20,13 +20,22 @@ export function isExecutableFile(p: string): boolean {
   }
 }
 
-/** prlimit where util-linux has it (reachable inside because /usr and /bin are), else bash's ulimit. */
+/**
+ * bash where there is one: besides the limits, it closes every inherited descriptor above 2
+ * (a descriptor tackle's own parent leaked without close-on-exec would otherwise cross into the
+ * sandbox: a directory one is a way out). Otherwise prlimit (util-linux), limits only.
+ */
 function limiter(): { kind: "prlimit" | "bash"; path: string } | null {
   if (limiterCache !== undefined) return limiterCache;
   const prlimit = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/sbin/prlimit"].find(isExecutableFile);
-  const bash = ["/usr/bin/bash", "/bin/bash"].find(isExecutableFile);
-  limiterCache = prlimit ? { kind: "prlimit", path: prlimit } : bash ? { kind: "bash", path: bash } : null;
+  const bash = bashLimiter();
+  limiterCache = bash ?? (prlimit ? { kind: "prlimit", path: prlimit } : null);
   return limiterCache;
+}
+
+function prlimitLimiter(): { kind: "prlimit"; path: string } | undefined {
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/sbin/prlimit"].find(isExecutableFile);
+  return prlimit ? { kind: "prlimit", path: prlimit } : undefined;
 }
 
 /**
@@ -62,9 +71,8 @@ export function sandboxLimits(partial: Partial<SandboxLimits> = {}): SandboxLimi
 
 /** argv wrapped so the limits are set inside the sandbox right before the command runs. */
 export function limitedArgv(argv: readonly string[], limits: SandboxLimits, force?: "prlimit" | "bash"): string[] {
-  const found = limiter();
-  const lim = force === "bash" && found?.kind === "prlimit" ? bashLimiter() ?? found : found;
-  if (!lim) throw new Error("Neither prlimit (util-linux) nor bash is installed, so the sandbox cannot set resource limits.");
+  const lim = (force === "bash" ? bashLimiter() : force === "prlimit" ? prlimitLimiter() : undefined) ?? limiter();
+  if (!lim) throw new Error("Neither bash nor prlimit (util-linux) is installed, so the sandbox cannot set resource limits.");
   const nproc = limits.processes + SANDBOX_OVERHEAD_TASKS;
   // Before 5.14 the count was host-wide per user: a limit this low could forbid any fork at all.
   const setNproc = kernelAtLeast(5, 14);
@@ -82,8 +90,10 @@ export function limitedArgv(argv: readonly string[], limits: SandboxLimits, forc
     ];
   }
   // bash (not sh) so the units are bash's: -v and -f in KiB; limits are numbers we computed.
+  // `exec {n}>&-` closes descriptor $n; the glob's own descriptor is already closed by then.
   const kib = (n: number) => Math.max(1, Math.floor(n / 1024));
   const script =
+    `for f in /proc/self/fd/*; do n=\${f##*/}; if [ "$n" -gt 2 ]; then exec {n}>&-; fi; done; ` +
     `ulimit -S -t ${limits.cpuSeconds} && ulimit -H -t ${limits.cpuSeconds + 1} && ulimit -v ${kib(limits.memoryBytes)} && ` +
     `${setNproc ? `ulimit -u ${nproc} && ` : ""}ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
   return [lim.path, "-c", script, "tackle-limits", ...argv];

@@ -36,9 +36,10 @@ import { Workspace } from "./workspace.js";
  *   127.0.0.1 is reachable. `network: true` shares the host's instead.
  * - Environment: `--clearenv`, then PATH, HOME=/tmp, TMPDIR=/tmp, LANG=C.UTF-8, USER, and the
  *   caller's variables.
- * - Limits: `prlimit` (util-linux) sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_NPROC, RLIMIT_FSIZE,
- *   RLIMIT_NOFILE and RLIMIT_CORE inside the sandbox right before the command; without prlimit,
- *   bash's ulimit does the same. RLIMIT_NPROC is counted per user namespace on Linux >= 5.14,
+ * - Descriptors: none but stdin, stdout and stderr reach the command; the limiter closes any
+ *   other it inherited (./sandbox-limits.ts).
+ * - Limits: bash's ulimit sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_NPROC, RLIMIT_FSIZE, RLIMIT_NOFILE
+ *   and RLIMIT_CORE inside the sandbox right before the command (prlimit where bash is missing). RLIMIT_NPROC is counted per user namespace on Linux >= 5.14,
  *   so for non-root users it bounds the sandbox's own tasks. The kernel ignores it for real
  *   root: there each run gets a pids cgroup (./sandbox-cgroup.ts), joined while bwrap waits on
  *   --block-fd, before anything runs inside. Where no cgroup can be made, a watcher counts the

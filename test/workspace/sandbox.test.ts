@@ -237,21 +237,35 @@ sandboxed("runSandboxed", () => {
     expect(r.stdout.length).toBeLessThan(110_000);
   });
 
-  it("sets every limit inside the sandbox, with prlimit and with the bash fallback", async () => {
-    const limits = { cpuSeconds: 7, memoryBytes: 300 * 1024 * 1024, processes: 20, fileSizeBytes: 5 * 1024 * 1024, openFiles: 64 };
-    const script = "ulimit -t; ulimit -v; ulimit -f; ulimit -n; ulimit -c";
-    const expected = `7\n${300 * 1024}\n${5 * 1024}\n64\n0\n`;
-    const viaPrlimit = await runSandboxed(["/bin/bash", "-c", script], { workspace: ws.dir, limits });
-    expect(viaPrlimit.stdout).toBe(expected);
-    const args = buildSandboxArgs(["/bin/bash", "-c", script], { workspace: ws.dir, limits }, { userns: status.available && status.userns, limiter: "bash" });
-    expect(args).toContain("tackle-limits");
-    const viaBash = await new Promise<string>((resolve) => {
+  /** Runs bwrap directly with built arguments; `prefix` is a shell snippet run first (to leak a descriptor). */
+  function rawBwrap(args: string[], prefix = ""): Promise<string> {
+    return new Promise<string>((resolve) => {
       let out = "";
-      const child = spawn(status.available ? status.bwrap : "bwrap", args, { stdio: ["ignore", "pipe", "inherit"] });
+      const bwrap = status.available ? status.bwrap : "bwrap";
+      const child = spawn("/bin/sh", ["-c", `${prefix}exec "$0" "$@"`, bwrap, ...args], { stdio: ["ignore", "pipe", "inherit"] });
       child.stdout.on("data", (d: Buffer) => (out += d.toString()));
       child.on("close", () => resolve(out));
     });
-    expect(viaBash).toBe(expected);
+  }
+
+  it("sets every limit inside the sandbox, with bash's ulimit and with prlimit", async () => {
+    const limits = { cpuSeconds: 7, memoryBytes: 300 * 1024 * 1024, processes: 20, fileSizeBytes: 5 * 1024 * 1024, openFiles: 64 };
+    const script = "ulimit -t; ulimit -v; ulimit -f; ulimit -n; ulimit -c; head -c 6000000 /dev/zero > big 2>/dev/null; stat -c %s big";
+    const expected = `7\n${300 * 1024}\n${5 * 1024}\n64\n0\n${5 * 1024 * 1024}\n`;
+    const viaDefault = await runSandboxed(["/bin/bash", "-c", script], { workspace: ws.dir, limits });
+    expect(viaDefault.stdout).toBe(expected);
+    const userns = status.available && status.userns;
+    for (const limiter of ["bash", "prlimit"] as const) {
+      const args = buildSandboxArgs(["/bin/bash", "-c", script], { workspace: ws.dir, limits }, { userns, limiter });
+      expect(await rawBwrap(args)).toBe(expected);
+    }
+  });
+
+  it("lets no inherited descriptor but 0, 1 and 2 reach the command", async () => {
+    const args = buildSandboxArgs(["/bin/sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"], { workspace: ws.dir }, { userns: status.available && status.userns });
+    // fd 7 is a directory outside the sandbox, fd 9 a file: both leaked into bwrap on purpose.
+    const out = await rawBwrap(args, `exec 7<'${os.tmpdir()}' 9<'${path.join(ws.dir, "..")}'; `);
+    expect(out.trim().split(" ").map(Number).filter((n) => n > 2 && n !== 3)).toEqual([]);
   });
 
   it("leaves no cgroup with tasks in it, and keeps at most a few idle ones", async () => {
