@@ -57,9 +57,22 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/**
+ * Terminal noise the model cannot use: colour and cursor escapes (from programs that ignore
+ * NO_COLOR), and progress bars redrawn with a bare carriage return (only the last state is kept).
+ */
+export function cleanForModel(text: string): string {
+  return text
+    .replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g, "")
+    .replace(/\r\n/g, "\n")
+    .replace(/^[^\n]*\r(?=[^\n])/gm, "")
+    .replace(/\r/g, "");
+}
+
 /** What the model reads about a finished command. */
 export function formatResult(r: CommandResult, timeoutMs: number, settings: ShellSettings): { content: string; errorCode?: "TIMEOUT" | "CANCELLED" } {
-  const body = r.output.length ? r.output : "(no output)";
+  const cleaned = cleanForModel(r.output);
+  const body = cleaned.length ? cleaned : "(no output)";
   const lines = [body.endsWith("\n") ? body.slice(0, -1) : body];
   if (r.ended === "timeout") {
     return { content: `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`, errorCode: "TIMEOUT" };

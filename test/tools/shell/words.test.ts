@@ -122,3 +122,16 @@ describe("prompt detection", () => {
     expect(looksLikePrompt(text)).toBe(want);
   });
 });
+
+describe("output cleaned for the model", () => {
+  it.each([
+    ["\x1b[31mred\x1b[0m ok", "red ok"],
+    ["10%\r50%\r100%\ndone\n", "100%\ndone\n"],
+    ["a\r\nb\r\n", "a\nb\n"],
+    ["\x1b]0;title\x07text", "text"],
+    ["plain\n", "plain\n"],
+  ])("%j", async (raw, want) => {
+    const { cleanForModel } = await import("../../../src/tools/shell/shell-tool.js");
+    expect(cleanForModel(raw)).toBe(want);
+  });
+});
