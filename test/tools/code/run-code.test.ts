@@ -312,7 +312,8 @@ sandboxed("run_code", () => {
 
 sandboxed("run_code escape attempts (each must fail)", () => {
   it("cannot write outside the workspace: /etc, the real home, /work, a sibling folder, /usr, /", async () => {
-    const home = os.homedir();
+    // The real home, unless it is the temp folder (HOME=/tmp), which the sandbox replaces with its own.
+    const home = os.homedir() === os.tmpdir() ? "/root" : os.homedir();
     const targets = ["/etc/tackle-escape", `${home}/tackle-escape`, "/work/tackle-escape", `${outside.dir}/tackle-escape`, "/usr/tackle-escape", "/tackle-escape", "/root/tackle-escape", "/var/tmp/tackle-escape", "/dev/shm/../tackle-escape"];
     const code = targets.map((t) => `if echo pwned > '${t}' 2>/dev/null; then echo "WROTE ${t}"; else echo "DENIED ${t}"; fi`).join("\n");
     const r = await call({ language: "bash", code });
@@ -327,7 +328,7 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     writeFileSync(path.join(fakeHome, ".ssh", "id_rsa"), "SECRET-KEY-MATERIAL");
     const r = await call({
       language: "bash",
-      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir()}'; ls /work; ls /sys/class; ls /var/log; ls /run/user; echo end`,
+      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir() === os.tmpdir() ? "/root" : os.homedir()}'; ls /work; ls /sys/class; ls /var/log; ls /run/user; echo end`,
     });
     expect(r.s.stdout).not.toContain("SECRET-KEY-MATERIAL");
     expect(r.s.stdout).toBe("end\n");
