@@ -252,7 +252,13 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       const verdict = readOnlyVerdict(cmd);
       if (!verdict.readOnly) notReadOnly = verdict.reason;
       else {
-        if (cmd.cwd === undefined) notReadOnly = "the working directory is only known when it runs";
+        if (verdict.noPaths) {
+          // echo, true, printf read no files, but bash expands their globs (`echo /etc/*`) to file names.
+          for (const a of cmd.args) {
+            if (notReadOnly || !a.glob) continue;
+            notReadOnly = await checkReadPath(a, cmd.cwd, workspace, home);
+          }
+        } else if (cmd.cwd === undefined) notReadOnly = "the working directory is only known when it runs";
         else if (!(await insideReally(cmd.cwd, workspace))) notReadOnly = `it runs in ${cmd.cwd}, outside the workspace`;
         for (const p of verdict.paths) {
           if (notReadOnly) break;

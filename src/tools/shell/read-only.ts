@@ -5,7 +5,7 @@ import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
 export type ReadOnlyVerdict =
-  | { readOnly: true; paths: Word[]; recursive?: { dot: boolean } }
+  | { readOnly: true; paths: Word[]; recursive?: { dot: boolean }; /** Reads nothing at all, not even its working directory. */ noPaths?: boolean }
   | { readOnly: false; reason: string };
 
 interface Spec {
@@ -224,7 +224,7 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const unsafe = spec.unsafe?.(options, operands, cmd);
   if (unsafe) return { readOnly: false, reason: unsafe };
   if (spec.maxOperands !== undefined && operands.length > spec.maxOperands) return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
-  if (spec.noPaths) return { readOnly: true, paths: [] };
+  if (spec.noPaths) return { readOnly: true, paths: [], noPaths: true };
   // With -e / -f the pattern is an option's value, so every operand is a path.
   const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
   const skip = patternInOption ? 0 : (spec.patterns ?? 0);
