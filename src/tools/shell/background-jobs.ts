@@ -6,13 +6,28 @@ import { killProcessGroupSync, killProcessTree } from "../../workspace/process-t
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
+function killAllGroups(): void {
+  for (const pid of liveGroups) killProcessGroupSync(pid, "SIGKILL");
+  liveGroups.clear();
+}
+
+/**
+ * Jobs run in their own process groups, so neither tackle's exit nor a Ctrl-C in its terminal
+ * reaches them: tackle kills them itself on `exit`, and on SIGINT / SIGTERM / SIGHUP. A signal
+ * nobody else handles is then raised again, so tackle still dies of it as it would have.
+ */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const pid of liveGroups) killProcessGroupSync(pid, "SIGKILL");
-    liveGroups.clear();
-  });
+  process.once("exit", killAllGroups);
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      killAllGroups();
+      process.removeListener(sig, onSignal);
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
+  }
 }
 
 /** Whether any process is left in the process group. */

@@ -174,6 +174,20 @@ describe("background jobs", () => {
     return eventually(() => processesWith(m).length === 0).then((gone) => expect(gone).toBe(true));
   });
 
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("die when tackle is killed by %s", async (sig) => {
+    const { spawn } = await import("node:child_process");
+    const m = marker();
+    const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "job-then-wait.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", script, m], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve()));
+    // The fixture's own command line holds the marker too.
+    expect(processesWith(m).filter((p) => p !== child.pid).length).toBe(1);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    child.kill(sig);
+    expect(await exited).toBe(sig);
+    expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
+  });
+
   it("keep bounded output and report what was dropped between reads", async () => {
     const small = createShellTools(shellSettingsFrom({ shell: { backgroundBufferChars: 1000 } }));
     const job = small.jobs.start({ command: "for i in $(seq 1 2000); do echo line-$i; done", cwd: ws.root, env: process.env });
