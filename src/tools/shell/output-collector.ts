@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -62,7 +62,7 @@ let ownSpillDir: string | undefined;
 
 /** tackle's own folder for full outputs, removed when the process exits. */
 function shellSpillDir(): string {
-  if (!ownSpillDir) {
+  if (!ownSpillDir || !existsSync(ownSpillDir)) {
     ownSpillDir = mkdtempSync(path.join(os.tmpdir(), "tackle-shell-"));
     const dir = ownSpillDir;
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

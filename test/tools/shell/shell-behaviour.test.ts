@@ -129,7 +129,7 @@ describe("shell behaviour", () => {
     expect(existsSync(full)).toBe(true);
     expect(statSync(full).size).toBeGreaterThan(100_000_000);
     expect(r.content).toContain(full);
-    rmSync(full);
+    rmSync(path.dirname(full), { recursive: true, force: true });
     // 100 MB of text is 200 MB as JS strings; what stays must be a small fraction of it.
     expect(peak - before).toBeLessThan(80 * 1024 * 1024);
   });
@@ -179,13 +179,19 @@ describe("background jobs", () => {
     const m = marker();
     const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "job-then-wait.ts");
     const child = spawn(process.execPath, ["--import", "tsx", script, m], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((resolve) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve()));
-    // The fixture's own command line holds the marker too.
-    expect(processesWith(m).filter((p) => p !== child.pid).length).toBe(1);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
-    child.kill(sig);
-    expect(await exited).toBe(sig);
-    expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
+    try {
+      await new Promise<void>((resolve) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve()));
+      // The fixture's own command line holds the marker too.
+      expect(processesWith(m).filter((p) => p !== child.pid).length).toBe(1);
+      child.kill(sig);
+      expect(await exited).toBe(sig);
+      expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
+    } finally {
+      // Whatever happened above, nothing this test started may outlive it.
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      for (const pid of processesWith(m)) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("keep bounded output and report what was dropped between reads", async () => {
