@@ -26,7 +26,8 @@ export function toolsCommand(): Command {
         }
         const width = Math.max(...tools.map((t) => t.name.length), 4);
         for (const t of tools) {
-          const summary = t.description.split("\n")[0]!.slice(0, 100);
+          const sentence = /^.*?[.!?](?=\s|$)/s.exec(t.description.split("\n")[0]!)?.[0] ?? t.description.split("\n")[0]!;
+          const summary = sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
           process.stdout.write(`${t.name.padEnd(width)}  ${t.effect.padEnd(11)}  ${summary}\n`);
         }
         if (tools.length === 0) process.stdout.write("No tools are registered.\n");
