@@ -1,6 +1,43 @@
-import { open } from "node:fs/promises";
+import { close, closeSync, fstatSync, openSync, read, readSync } from "node:fs";
+import { promisify } from "node:util";
 import iconv from "iconv-lite";
 import { READ_NOFOLLOW } from "./no-follow.js";
+
+const readAsync = promisify(read);
+const closeAsync = promisify(close);
+
+/** Files up to this size are read synchronously: a few syscalls cost less than thread-pool round trips. */
+const SYNC_READ_MAX = 1 << 20;
+
+/** Reads chunks of one open file; synchronous for small files, asynchronous for large ones. */
+interface ChunkReader {
+  size: number;
+  read(buffer: Buffer, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+function openChunkReader(file: string): ChunkReader {
+  const fd = openSync(file, READ_NOFOLLOW);
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  if (size <= SYNC_READ_MAX) {
+    return {
+      size,
+      read: async (buffer, length, position) => readSync(fd, buffer, 0, length, position),
+      close: async () => closeSync(fd),
+    };
+  }
+  return {
+    size,
+    read: async (buffer, length, position) => (await readAsync(fd, buffer, 0, length, position)).bytesRead,
+    close: () => closeAsync(fd),
+  };
+}
 
 /** Options for reading a window of lines. */
 export interface LineWindowOptions {
@@ -70,8 +107,10 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   const maxLineBytes = options.maxLineChars * 4 + 4;
   // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
   // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
-  const handle = await open(file, READ_NOFOLLOW);
-  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  const handle = openChunkReader(file);
+  // A small file needs no 1 MiB buffer: one byte more than it holds shows where it ends.
+  const chunkBytes = Math.min(CHUNK_BYTES, handle.size + 1);
+  const buffer = Buffer.allocUnsafe(chunkBytes);
   let position = options.startByte ?? 0;
   const lines: WindowLine[] = [];
   let lineNo = 1;
@@ -86,7 +125,7 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   try {
     for (;;) {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      const bytesRead = await handle.read(buffer, chunkBytes, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
@@ -178,9 +217,9 @@ export async function readTailLines(
   skipFromEnd: number,
   options: Pick<LineWindowOptions, "maxLineChars" | "maxChars" | "encoding" | "startByte" | "signal">,
 ): Promise<{ lines: WindowLine[]; reachedStart: boolean; stoppedForSize: boolean }> {
-  const handle = await open(file, READ_NOFOLLOW);
+  const handle = openChunkReader(file);
   try {
-    const size = (await handle.stat()).size;
+    const size = handle.size;
     const start = options.startByte ?? 0;
     const block = 1 << 16;
     const maxLineBytes = options.maxLineChars * 4 + 4;
@@ -191,7 +230,7 @@ export async function readTailLines(
     // A final newline ends the last line rather than starting an empty one.
     if (size > start) {
       const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
+      await handle.read(last, 1, size - 1);
       if (last[0] === NEWLINE) end = size - 1;
     }
     pos = end;
@@ -200,7 +239,7 @@ export async function readTailLines(
       if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
       const from = Math.max(start, pos - block);
       const buf = Buffer.alloc(pos - from);
-      await handle.read(buf, 0, buf.length, from);
+      await handle.read(buf, buf.length, from);
       for (let i = buf.lastIndexOf(NEWLINE); i !== -1 && newlines.length < wanted; i = i > 0 ? buf.lastIndexOf(NEWLINE, i - 1) : -1) {
         newlines.push(from + i);
       }
@@ -214,7 +253,7 @@ export async function readTailLines(
     const lines: WindowLine[] = [];
     const readRange = async (from: number, to: number): Promise<Buffer> => {
       const buf = Buffer.alloc(to - from);
-      if (buf.length) await handle.read(buf, 0, buf.length, from);
+      if (buf.length) await handle.read(buf, buf.length, from);
       return buf;
     };
     for (let k = Math.min(available, wanted); k > skipFromEnd; k--) {
