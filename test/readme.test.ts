@@ -61,6 +61,22 @@ describe("README", () => {
     expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("hi");
   });
 
+  it("has a configuration example every tool group accepts", async () => {
+    const config = JSON.parse(blocks("json")[0]!) as Record<string, unknown>;
+    // The example's MCP server would be fetched by npx; the rest is checked as written.
+    delete config.mcpServers;
+    const dir = tempDir();
+    try {
+      writeFileSync(path.join(dir.dir, "tackle.config.json"), JSON.stringify(config));
+      const r = await runCli(["tools", "--json", "--workspace", dir.dir]);
+      expect(r.code, r.stderr).toBe(0);
+      const denied = await runCli(["call", "shell", "--args", '{"command":"curl http://x"}', "--approval", "all", "--workspace", dir.dir]);
+      expect(denied.code).toBe(3);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it("has a library example that runs as written", async () => {
     const example = blocks("ts")[0]!;
     // Run from the package itself, so `import ... from "tackle"` resolves as it would for a user.
