@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ToolRegistry } from "./core/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
@@ -52,7 +53,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     workspace: loaded.workspace,
     approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
     ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
-    ...(loaded.config.log ? { log: loaded.config.log } : {}),
+    // A relative log path belongs to the workspace, not to wherever tackle was started.
+    ...(loaded.config.log ? { log: path.resolve(loaded.workspace, loaded.config.log) } : {}),
     ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),
     ...(loaded.config.maxOutputChars ? { maxOutputChars: loaded.config.maxOutputChars } : {}),
     logger,
