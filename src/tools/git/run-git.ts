@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import { killProcessTree } from "../../workspace/process-tree.js";
+import { commandEnv } from "../../workspace/command-env.js";
 
 const MAX_CAPTURE = 8 * 1024 * 1024;
 
@@ -10,13 +11,13 @@ const MAX_CAPTURE = 8 * 1024 * 1024;
  * repository could use to run programs (fsmonitor, pager, external diff) are switched off.
  */
 export function runGit(args: readonly string[], ctx: ToolContext, options: { timeoutMs?: number; okCodes?: number[] } = {}): Promise<string> {
-  const argv = ["-c", "core.pager=cat", "-c", "core.fsmonitor=false", "-c", "color.ui=never", "-c", "diff.external=", ...args];
+  const argv = ["-c", "core.pager=cat", "-c", "color.ui=never", "-c", "diff.external=", ...args];
   return new Promise((resolve, reject) => {
     const child = spawn("git", argv, {
       cwd: ctx.workspace.root,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", PAGER: "cat", GIT_ASKPASS: "", SSH_ASKPASS: "", GIT_EDITOR: "true", LC_ALL: "C" },
+      env: commandEnv({ LC_ALL: "C" }),
     });
     let out = "";
     let err = "";

@@ -6,7 +6,7 @@ import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
 import { toAssessment } from "./command-policy.js";
 import { judgeOnce } from "./judgement-cache.js";
-import { commandEnv } from "./shell-env.js";
+import { commandEnv } from "../../workspace/command-env.js";
 import type { Launcher } from "./shell-tool.js";
 import { resolveCwd } from "./shell-tool.js";
 import type { ShellSettings } from "./settings.js";

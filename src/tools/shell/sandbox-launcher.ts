@@ -1,4 +1,5 @@
 import type { ToolContext } from "../../core/tool.js";
+import { NON_INTERACTIVE_ENV } from "../../workspace/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../workspace/sandbox.js";
 import { sandboxSettingsFrom } from "../../workspace/sandbox-config.js";
 import type { Launcher } from "./shell-tool.js";
@@ -21,7 +22,7 @@ export function sandboxLauncher(config: Record<string, unknown>): Launcher {
         network: settings.network,
         limits: settings.limits,
         readOnly: settings.readOnlyPaths,
-        env: { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", TERM: "dumb", CI: "1", NO_COLOR: "1" },
+        env: { ...NON_INTERACTIVE_ENV },
       },
       { userns: status.userns },
     );

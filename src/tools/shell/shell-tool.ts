@@ -9,7 +9,7 @@ import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { toAssessment } from "./command-policy.js";
 import { judgeOnce } from "./judgement-cache.js";
 import { runCommand, type CommandResult } from "./run-command.js";
-import { commandEnv } from "./shell-env.js";
+import { commandEnv } from "../../workspace/command-env.js";
 import { directArgv } from "./direct-exec.js";
 import type { ShellSettings } from "./settings.js";
 

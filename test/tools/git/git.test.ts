@@ -6,6 +6,8 @@ import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { createGitTools } from "../../../src/tools/git/tools.js";
 import { tempDir } from "../../support/tools.js";
+import { shellTools } from "../../../src/tools/shell/index.js";
+import { silentLogger } from "../../../src/core/logger.js";
 
 let base: ReturnType<typeof tempDir>;
 let repo: string;
@@ -98,6 +100,20 @@ describe("git tools", () => {
     expect((await runner.run({ name: "git_branch", args: { name: "-D", create: true } })).error?.code).toBe("INVALID_ARGS");
     expect((await runner.run({ name: "git_log", args: { path: "../.." } })).error?.code).toBe("INVALID_PATH");
     expect((await runner.run({ name: "git_push", args: { remote: "--upload-pack=touch /tmp/x" } })).error?.code).toBe("INVALID_ARGS");
+  });
+
+  it("never runs a program the repository's config names for fsmonitor", async () => {
+    const marker = path.join(base.dir, "fsmonitor-ran");
+    writeFileSync(path.join(base.dir, "hook.sh"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    git("config", "core.fsmonitor", path.join(base.dir, "hook.sh"));
+    const out = await runner.run({ name: "git_status", args: {} });
+    expect(out.status).toBe("success");
+    const shellRegistry = new ToolRegistry();
+    shellRegistry.registerAll(await shellTools({ config: {}, env: {}, workspace: repo, logger: silentLogger }));
+    const shell = new ToolRunner({ registry: shellRegistry, workspace: repo, approval: "all" });
+    expect((await shell.run({ name: "shell", args: { command: "git status --short" } })).status).toBe("success");
+    await shell.close();
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("says when the workspace is not a repository", async () => {

@@ -26,10 +26,24 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
 /** Variables that make bash read a startup file, or that undo NO_COLOR. */
 const DROPPED = ["BASH_ENV", "ENV", "PROMPT_COMMAND", "FORCE_COLOR", "CLICOLOR_FORCE"];
 
+/**
+ * Git settings a repository's own config could use to run a program on a read-only command
+ * (`core.fsmonitor` runs one on `git status`); switched off through git's environment config,
+ * which outranks the repository's.
+ */
+const GIT_OVERRIDES: ReadonlyArray<[string, string]> = [["core.fsmonitor", "false"]];
+
 /** The environment for a command: tackle's own, made non-interactive, plus `extra`. */
 export function commandEnv(extra: Readonly<Record<string, string>> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...NON_INTERACTIVE_ENV, ...extra };
   for (const key of DROPPED) if (!(key in extra)) delete env[key];
   for (const key of Object.keys(env)) if (key.startsWith("BASH_FUNC_")) delete env[key];
+  let count = Number(env.GIT_CONFIG_COUNT) || 0;
+  for (const [key, value] of GIT_OVERRIDES) {
+    env[`GIT_CONFIG_KEY_${count}`] = key;
+    env[`GIT_CONFIG_VALUE_${count}`] = value;
+    count++;
+  }
+  env.GIT_CONFIG_COUNT = String(count);
   return env;
 }
