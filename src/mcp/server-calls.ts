@@ -78,6 +78,8 @@ export class ToolCallService {
   readonly #parked = new Map<string, PendingCall>();
   /** Instances that outlive a request: where `notifications/tools/list_changed` is sent. */
   readonly #live = new Set<Server>();
+  /** Each connection's approval scope: one client's "always" is not another's. */
+  readonly #scopes = new WeakMap<Server, string>();
 
   constructor(options: CallServiceOptions) {
     this.#registry = options.registry;
@@ -108,6 +110,16 @@ export class ToolCallService {
       };
     }
     return server;
+  }
+
+  /**
+   * The approval scope of a connection (stdio, or a 2025-era HTTP session). 2026-era requests
+   * carry no connection, so their "always" approvals share one scope among them.
+   */
+  #scopeOf(server: Server): string {
+    let scope = this.#scopes.get(server);
+    if (!scope) this.#scopes.set(server, (scope = `connection:${randomUUID()}`));
+    return scope;
   }
 
   /** Tells every connected long-lived instance that the tool list changed. */
@@ -144,7 +156,7 @@ export class ToolCallService {
       const outcome = await this.#runner.run(
         { id, name, args },
         // Without a progress token nobody listens: the runner is spared the callbacks.
-        { signal: ctx.mcpReq.signal, ...(emit === noEmit ? {} : progressOptions(id, () => emit)) },
+        { signal: ctx.mcpReq.signal, scope: this.#scopeOf(server), ...(emit === noEmit ? {} : progressOptions(id, () => emit)) },
       );
       await emit.flush?.();
       return result(server, this.#registry, outcome);
@@ -168,7 +180,7 @@ export class ToolCallService {
           })
       : undefined;
     const unroute = this.#router.route(id, ask);
-    p.outcome = this.#runner.run({ id, name, args }, { signal: controller.signal, ...progressOptions(id, () => p.emit) });
+    p.outcome = this.#runner.run({ id, name, args }, { signal: controller.signal, scope: "modern", ...progressOptions(id, () => p.emit) });
     void p.outcome.finally(unroute);
     return this.#drive(server, p, ctx);
   }

@@ -30,6 +30,11 @@ export interface RunOptions {
   /** Output chunks as the tool produces them (spec 001 FR6). */
   onOutput?: (chunk: string, toolCallId: string) => void;
   onEvent?: ToolEventListener;
+  /**
+   * Whose "always" approvals apply: a server with several clients gives each its own scope, so
+   * one person's "always" never approves another's calls. Default: one scope for the runner.
+   */
+  scope?: string;
 }
 
 export interface ToolRunnerOptions {
@@ -80,7 +85,8 @@ export class ToolRunner {
   approval: ApprovalMode;
   readonly #approver: Approver;
   readonly #rules: ParsedRules;
-  readonly #sessionAllows: Rule[] = [];
+  /** What people approved with "always", per approval scope (see RunOptions.scope). */
+  readonly #sessionAllows = new Map<string, Rule[]>();
   readonly #log?: AuditLog;
   readonly #ownsLog: boolean;
   readonly #logger: Logger;
@@ -116,9 +122,9 @@ export class ToolRunner {
     return this.events.on(type, listener);
   }
 
-  /** Rules a person granted with "always" during this session. */
-  get sessionAllows(): readonly Rule[] {
-    return this.#sessionAllows;
+  /** Rules a person granted with "always" during this session, in one approval scope. */
+  sessionAllows(scope = ""): readonly Rule[] {
+    return this.#sessionAllows.get(scope) ?? [];
   }
 
   /** Runs one call to its outcome. Never throws. */
@@ -242,7 +248,7 @@ export class ToolRunner {
         ctx,
         mode: this.approval,
         rules: this.#rules,
-        sessionAllows: this.#sessionAllows,
+        sessionAllows: this.sessionAllows(options.scope),
       });
     } catch (err) {
       return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
@@ -292,7 +298,10 @@ export class ToolRunner {
           return this.#finish(rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), p.args, options);
         }
       }
-      if (response.always) this.#sessionAllows.push(...(await rememberedRules(tool, p.args, ctx, p.name)));
+      if (response.always) {
+        const scope = options.scope ?? "";
+        this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...(await rememberedRules(tool, p.args, ctx, p.name))]);
+      }
       approvedBy = "user";
     } else {
       emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy });

@@ -169,6 +169,17 @@ describe("approval", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it("keeps each scope's 'always' to itself", async () => {
+    const { requests, approver } = scripted({ approved: true, always: true }, { approved: false });
+    const r = runner({ approver });
+    await r.run({ name: "write_note", args: { path: "a.txt", text: "1" } }, { scope: "alice" });
+    expect((await r.run({ name: "write_note", args: { path: "b.txt", text: "2" } }, { scope: "alice" })).status).toBe("success");
+    expect((await r.run({ name: "write_note", args: { path: "c.txt", text: "3" } }, { scope: "bob" })).status).toBe("rejected");
+    expect(requests).toHaveLength(2);
+    expect(r.sessionAllows("alice")).toHaveLength(1);
+    expect(r.sessionAllows()).toHaveLength(0);
+  });
+
   it("validates modified arguments again", async () => {
     const bad = scripted({ approved: true, modifiedArgs: { path: 5 } });
     const out = await runner({ approver: bad.approver }).run({ name: "write_note", args: { path: "a.txt", text: "1" } });

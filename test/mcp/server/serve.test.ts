@@ -183,5 +183,14 @@ for (const { era, wire } of MATRIX) {
       expect(client.elicitations.length).toBe(before + 1);
       expect(readFileSync(path.join(ws.dir, "always-2.txt"), "utf8")).toBe("2");
     });
+
+    // 2025-era connections each have their own scope; 2026-era requests carry no connection to tell apart.
+    if (era === "v1") {
+      it('"always" stays with the client that said it', async () => {
+        const other = await mute.callTool("write_note", { path: "always-3.txt", text: "3" });
+        expect(other.isError).toBe(true);
+        expect(existsSync(path.join(ws.dir, "always-3.txt"))).toBe(false);
+      });
+    }
   });
 }

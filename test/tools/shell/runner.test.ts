@@ -140,7 +140,7 @@ describe("shell through ToolRunner", () => {
     const r = new ToolRunner({ registry, workspace: ws.root, approval: "safe", approver: async () => ({ approved: true, always: true }) });
     runners.push(r);
     await r.run({ name: "shell", args: { command: "npm run test:unit --silent" } });
-    expect(r.sessionAllows.map((a) => a.source)).toEqual(["shell(npm run test:unit --silent)"]);
+    expect(r.sessionAllows().map((a) => a.source)).toEqual(["shell(npm run test:unit --silent)"]);
   });
 
   it("streams output through onOutput while the command runs", async () => {
