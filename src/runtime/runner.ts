@@ -71,6 +71,8 @@ interface Prepared {
   tool: AnyTool;
   args: Record<string, unknown>;
   started: number;
+  /** What the call reads and writes, once worked out (runAll needs it before running). */
+  access?: ToolAccess;
 }
 
 /**
@@ -140,7 +142,9 @@ export class ToolRunner {
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
     const prepared = calls.map((c) => this.#prepare(c));
-    const accesses = await Promise.all(prepared.map((p) => ("tool" in p ? this.#accessOf(p) : Promise.resolve<ToolAccess>({}))));
+    const accesses = await Promise.all(
+      prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})),
+    );
     const running: Array<Promise<ToolOutcome>> = [];
     prepared.forEach((p, i) => {
       const waitFor = running.filter((_, j) => conflicts(accesses[i]!, accesses[j]!));
@@ -291,7 +295,7 @@ export class ToolRunner {
         if (!checked.valid) {
           return this.#finish(errorOutcome(p.id, p.name, p.started, new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`)), response.modifiedArgs, options);
         }
-        p = { ...p, args: checked.value as Record<string, unknown> };
+        p = { ...p, args: checked.value as Record<string, unknown>, access: undefined };
         // An edit must not smuggle in what policy denies.
         const again = await decide({ tool, names: this.registry.namesOf(p.name), args: p.args, ctx, mode: "all", rules: this.#rules, sessionAllows: [] });
         if (again.action === "deny") {
@@ -326,7 +330,7 @@ export class ToolRunner {
     }
     if (this.#active++ === 0) this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
     try {
-      const access = await this.#accessOf(p);
+      const access = p.access ?? (await this.#accessOf(p));
       const outcome = await this.#attempts(p, options, approvedBy);
       if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
       if (this.#cache && tool.effect !== "read") {
