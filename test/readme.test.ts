@@ -43,8 +43,9 @@ describe("README", () => {
   it("has command lines that run as written", async () => {
     expect(commands.length).toBeGreaterThanOrEqual(5);
     for (const args of commands) {
-      if (args[0] === "mcp" && args.includes("--http")) {
-        const port = Number(args[args.indexOf("--http") + 1]);
+      const serving = (args[0] === "mcp" && args.includes("--http")) || (args[0] === "serve" && args.includes("--port"));
+      if (serving) {
+        const port = Number(args[args.indexOf(args[0] === "mcp" ? "--http" : "--port") + 1]);
         const child = spawn(process.execPath, [CLI, ...args], { cwd: ws.dir, stdio: ["pipe", "ignore", "pipe"] });
         let up = false;
         for (let i = 0; i < 100 && !up && child.exitCode === null; i++) {

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { toolsCommand } from "./tools-command.js";
 import { callCommand } from "./call-command.js";
 import { mcpCommand } from "./mcp-command.js";
+import { serveCommand } from "./serve-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -18,7 +19,8 @@ export function program(): Command {
     .showHelpAfterError("(run with --help for usage)")
     .addCommand(toolsCommand())
     .addCommand(callCommand())
-    .addCommand(mcpCommand());
+    .addCommand(mcpCommand())
+    .addCommand(serveCommand());
   for (const cmd of [root, ...root.commands]) cmd.exitOverride();
   return root;
 }

@@ -1,0 +1,135 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { openSession, type Session, type SessionOptions } from "../session.js";
+import { createLogger, type Logger } from "../core/logger.js";
+import { HttpApprover } from "./http-approver.js";
+import { EventHub } from "./event-hub.js";
+import { apiHandler } from "./api.js";
+import { assertServeOptions, requestGuard } from "./request-guard.js";
+
+export interface ServeOptions extends Omit<SessionOptions, "runner" | "logger"> {
+  /** Port to bind; 0 picks a free one. Default 7878. */
+  port?: number;
+  /** Address to bind; default 127.0.0.1. Anything but loopback requires `token`. */
+  host?: string;
+  /** Bearer token every /api request must carry. */
+  token?: string;
+  /** Unanswered approvals are rejected after this long. Default 10 minutes. */
+  approvalTimeoutMs?: number;
+  /** Largest request body. Default 10 MiB. */
+  maxBodyBytes?: number;
+  logger?: Logger;
+}
+
+export interface ServeHandle {
+  /** Where the dashboard is, e.g. http://127.0.0.1:7878/ */
+  url: string;
+  port: number;
+  session: Session;
+  approvals: HttpApprover;
+  /** The open event streams. */
+  events: EventHub;
+  /** Stops the server, rejects pending approvals and closes the session. */
+  close(): Promise<void>;
+  /** Resolves once closed. */
+  closed: Promise<void>;
+}
+
+export const DEFAULT_SERVE_PORT = 7878;
+
+/**
+ * `tackle serve`: opens a session whose approver is a web queue and serves the JSON API, the
+ * event stream and the dashboard over HTTP.
+ */
+export async function startServe(options: ServeOptions = {}): Promise<ServeHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? DEFAULT_SERVE_PORT;
+  assertServeOptions({ host, port, token: options.token });
+  const logger = options.logger ?? createLogger("warn");
+
+  const events = new EventHub();
+  const approvals = new HttpApprover({
+    ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
+    onEvent: (e) => events.send(e.type, e),
+  });
+  const { maxBodyBytes } = options;
+  const session = await openSession({
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+    ...(options.approval !== undefined ? { approval: options.approval } : {}),
+    ...(options.toolset !== undefined ? { toolset: options.toolset } : {}),
+    ...(options.mcp !== undefined ? { mcp: options.mcp } : {}),
+    logger,
+    runner: { approver: approvals.approver },
+  });
+  const unsubscribe = session.runner.on("*", (e) => events.send(e.type, e));
+
+  let boundPort = port;
+  const guard = requestGuard({ host, port: () => boundPort, ...(options.token ? { token: options.token } : {}) });
+  const handle = apiHandler({ session, approvals, events, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const server = createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "Bad request URL." }));
+      return;
+    }
+    const refusal = guard(req, url);
+    if (refusal) {
+      req.resume();
+      const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
+      if (refusal.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="tackle"';
+      res.writeHead(refusal.status, headers).end(JSON.stringify({ error: refusal.error }));
+      return;
+    }
+    handle(req, res, url).catch((err: unknown) => {
+      logger.warn("serve request failed", { error: String(err) });
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "Internal server error." }));
+      else res.destroy();
+    });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    unsubscribe();
+    events.close();
+    await session.close();
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  boundPort = address.port;
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      approvals.close();
+      events.close();
+      unsubscribe();
+      // Calls already running finish their responses; the connections then go.
+      await new Promise<void>((resolve) => {
+        // Keep-alive connections go as soon as their last response is written; stragglers after 2 s.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const force = setTimeout(() => server.closeAllConnections(), 2000);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await session.close();
+      resolveClosed();
+    })());
+
+  return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, approvals, events, close, closed };
+}

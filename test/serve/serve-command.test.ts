@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, runCli } from "../cli/run-cli.js";
+import { tempDir } from "../support/tools.js";
+
+let ws: ReturnType<typeof tempDir>;
+const children: ChildProcess[] = [];
+beforeEach(() => {
+  ws = tempDir();
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  ws.cleanup();
+});
+
+/** Starts `tackle serve` and waits for the address it prints on stderr. */
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(() => reject(new Error(`no address in 20 s: ${stderr}`)), 20_000);
+    child.stderr!.on("data", (d) => {
+      stderr += String(d);
+      const m = /tackle: serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, exited });
+      }
+    });
+    child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
+  });
+}
+
+describe("tackle serve (the built command)", () => {
+  it("prints its address, serves the tools and exits 0 on SIGTERM", async () => {
+    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const tools = (await (await fetch(`${url}/api/tools`)).json()) as Array<{ name: string }>;
+    expect(tools.map((t) => t.name)).toContain("read_file");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("takes the token from TACKLE_SERVE_TOKEN", async () => {
+    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir], { TACKLE_SERVE_TOKEN: "tok" });
+    expect((await fetch(`${url}/api/tools`)).status).toBe(401);
+    expect((await fetch(`${url}/api/tools`, { headers: { authorization: "Bearer tok" } })).status).toBe(200);
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+  });
+
+  it("refuses a non-loopback host without a token, and a bad port", async () => {
+    const r = await runCli(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", ws.dir], { env: { TACKLE_SERVE_TOKEN: "" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/token/);
+    const bad = await runCli(["serve", "--port", "http", "--workspace", ws.dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--port/);
+  });
+});
