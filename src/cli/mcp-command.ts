@@ -5,9 +5,10 @@ import { createLogger } from "../core/logger.js";
 import { runMcpServer } from "../mcp/server.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
+import { portArg, serveUntilClosed } from "./server-lifecycle.js";
 
 interface McpFlags extends SessionFlags {
-  http?: string;
+  http?: number;
   host?: string;
   token?: string;
   verbose?: boolean;
@@ -24,21 +25,14 @@ export function mcpCommand(): Command {
     .addOption(configOption())
     .addOption(toolsetOption())
     .addOption(approvalOption())
-    .option("--http <port>", "serve Streamable HTTP on this port (0 picks a free one) instead of stdio")
+    .option("--http <port>", "serve Streamable HTTP on this port (0 picks a free one) instead of stdio", portArg)
     .option("--host <address>", "address to bind with --http (default 127.0.0.1; any other needs --token)")
     .addOption(new Option("--token <token>", "bearer token every HTTP request must carry").env("TACKLE_MCP_TOKEN"))
     .option("--verbose", "log diagnostics to stderr")
     .action(async (flags: McpFlags) => {
       const logger = createLogger(flags.verbose ? "debug" : "warn");
-      let port: number | undefined;
-      if (flags.http !== undefined) {
-        port = Number(flags.http);
-        if (!/^\d+$/.test(flags.http) || port > 65535) {
-          process.stderr.write(`tackle: --http needs a port number, not "${flags.http}"\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-      } else if (flags.host || flags.token) {
+      const port = flags.http;
+      if (port === undefined && (flags.host || flags.token)) {
         process.stderr.write("tackle: --host and --token apply only with --http\n");
         process.exitCode = EXIT.usage;
         return;
@@ -62,13 +56,6 @@ export function mcpCommand(): Command {
       }
       // Scripts read the address from stderr (stdout may be the protocol channel on stdio).
       if (handle.url) process.stderr.write(`tackle: MCP server listening on ${handle.url}\n`);
-      const stop = () => void handle.close();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      await handle.closed;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      // Whatever else still holds the event loop (a stuck child's pipe) must not keep us alive.
-      setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), 2000).unref();
+      await serveUntilClosed(handle);
     });
 }

@@ -5,9 +5,10 @@ import { createLogger } from "../core/logger.js";
 import { DEFAULT_SERVE_PORT, startServe, type ServeHandle } from "../serve/server.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
+import { portArg, serveUntilClosed } from "./server-lifecycle.js";
 
 interface ServeFlags extends SessionFlags {
-  port: string;
+  port: number;
   host?: string;
   token?: string;
   verbose?: boolean;
@@ -20,7 +21,7 @@ interface ServeFlags extends SessionFlags {
 export function serveCommand(): Command {
   return new Command("serve")
     .description("serve tackle's tools over an HTTP API with live events and a web approval queue")
-    .option("-p, --port <port>", "port to listen on (0 picks a free one)", String(DEFAULT_SERVE_PORT))
+    .option("-p, --port <port>", "port to listen on (0 picks a free one)", portArg, DEFAULT_SERVE_PORT)
     .option("--host <address>", "address to bind (default 127.0.0.1; any other needs --token)")
     .addOption(new Option("--token <token>", "bearer token every API request must carry").env("TACKLE_SERVE_TOKEN"))
     .addOption(workspaceOption())
@@ -29,16 +30,10 @@ export function serveCommand(): Command {
     .addOption(approvalOption())
     .option("--verbose", "log diagnostics to stderr")
     .action(async (flags: ServeFlags) => {
-      const port = Number(flags.port);
-      if (!/^\d+$/.test(flags.port) || port > 65535) {
-        process.stderr.write(`tackle: --port needs a port number, not "${flags.port}"\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
       let handle: ServeHandle;
       try {
         handle = await startServe({
-          port,
+          port: flags.port,
           ...(flags.host ? { host: flags.host } : {}),
           ...(flags.token ? { token: flags.token } : {}),
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
@@ -53,13 +48,6 @@ export function serveCommand(): Command {
         return;
       }
       process.stderr.write(`tackle: serving on ${handle.url.replace(/\/$/, "")}\n`);
-      const stop = () => void handle.close();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      await handle.closed;
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      // Whatever else still holds the event loop (a stuck child's pipe) must not keep us alive.
-      setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), 2000).unref();
+      await serveUntilClosed(handle);
     });
 }
