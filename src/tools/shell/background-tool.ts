@@ -4,8 +4,7 @@ import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
-import { toAssessment } from "./command-policy.js";
-import { judgeOnce } from "./judgement-cache.js";
+import { commandAssessment, commandSubjects } from "./judgement-cache.js";
 import { commandEnv } from "../../workspace/command-env.js";
 import type { Launcher } from "./shell-tool.js";
 import { resolveCwd } from "./shell-tool.js";
@@ -58,18 +57,12 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     cacheable: false,
     scope: {
       kind: "command",
-      subjects: async (args: Args, ctx) => {
-        if (args.action !== "start" || !args.command) return [];
-        const j = await judgeOnce(args, args.command, args.cwd, ctx);
-        return "cwdError" in j ? [args.command] : j.subjects;
-      },
+      subjects: async (args: Args, ctx) => (args.action === "start" && args.command ? commandSubjects(args, args.command, args.cwd, ctx) : []),
     },
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
       if (args.action === "stop") return undefined;
-      const j = await judgeOnce(args, args.command!, args.cwd, ctx);
-      if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
-      return toAssessment(j);
+      return commandAssessment(args, args.command!, args.cwd, ctx);
     },
     // Stopping a job this session started needs nobody's approval in safe mode.
     needsApproval: (args: Args) => args.action === "start",

@@ -6,8 +6,7 @@ import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
-import { toAssessment } from "./command-policy.js";
-import { judgeOnce } from "./judgement-cache.js";
+import { commandAssessment, commandSubjects, judgeOnce } from "./judgement-cache.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../workspace/command-env.js";
 import { directArgv } from "./direct-exec.js";
@@ -115,18 +114,8 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     effect: "execute",
     idempotent: false,
     cacheable: false,
-    scope: {
-      kind: "command",
-      subjects: async (args: Args, ctx) => {
-        const j = await judgeOnce(args, args.command, args.cwd, ctx);
-        return "cwdError" in j ? [args.command] : j.subjects;
-      },
-    },
-    assess: async (args: Args, ctx) => {
-      const j = await judgeOnce(args, args.command, args.cwd, ctx);
-      if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
-      return toAssessment(j);
-    },
+    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args, args.command, args.cwd, ctx) },
+    assess: (args: Args, ctx) => commandAssessment(args, args.command, args.cwd, ctx),
     preview: async (args: Args, ctx) => {
       const j = await judgeOnce(args, args.command, args.cwd, ctx);
       if ("cwdError" in j) return undefined;
