@@ -73,6 +73,11 @@ export class Workspace {
     return path.relative(root, absolute).split(path.sep).join("/") || ".";
   }
 
+  /** How a resolved path is shown to the model: relative in the root, absolute in an extra root. */
+  display(resolved: ResolvedPath): string {
+    return resolved.root === this.root ? resolved.relative : resolved.absolute;
+  }
+
   /**
    * Resolves `input` to a real path inside the workspace, or throws INVALID_PATH saying why.
    * Missing files are fine (a write may create them) as long as where they would be is inside.

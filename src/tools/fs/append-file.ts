@@ -8,7 +8,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
 import { ToolError } from "../../core/errors.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
@@ -22,7 +22,7 @@ type Args = z.output<typeof input>;
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "append to");
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) {
     throw new ToolError("FILE_NOT_FOUND", `"${rel}" does not exist; append_file only adds to an existing file. Create it with write_file first.`);
@@ -76,7 +76,7 @@ export const appendFileTool = defineTool({
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
-    const rel = shown(ctx.workspace, resolved);
+    const rel = ctx.workspace.display(resolved);
     const shownText = args.content.length > 4000 ? `${args.content.slice(0, 4000)}\n… (${args.content.length - 4000} more characters)` : args.content;
     return `Append ${formatBytes(Buffer.byteLength(args.content))} to ${rel}:\n${shownText.split("\n").map((l) => `+${l}`).join("\n")}`;
   },

@@ -5,11 +5,6 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
 
-/** How a path is shown to the model: relative to the workspace root, absolute in an extra root. */
-export function shown(ws: Workspace, resolved: ResolvedPath): string {
-  return resolved.root === ws.root ? resolved.relative : resolved.absolute;
-}
-
 /** Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise). */
 export function resolveArg(ctx: ToolContext, input: string, write = false): Promise<ResolvedPath> {
   return ctx.workspace.resolve(input, { write });
@@ -35,7 +30,7 @@ export async function pathSubjects(ctx: ToolContext, inputs: readonly string[], 
   const out = new Set<string>();
   for (const input of inputs) {
     const resolved = await resolveArg(ctx, input, write);
-    out.add(shown(ctx.workspace, resolved));
+    out.add(ctx.workspace.display(resolved));
     const lexical = lexicalRelative(ctx.workspace, input);
     if (lexical !== undefined) out.add(lexical);
   }
@@ -47,7 +42,7 @@ export async function accessPaths(ctx: ToolContext, inputs: readonly string[]): 
   const out: string[] = [];
   for (const input of inputs) {
     try {
-      out.push(shown(ctx.workspace, await resolveArg(ctx, input)));
+      out.push(ctx.workspace.display(await resolveArg(ctx, input)));
     } catch {
       const lexical = lexicalRelative(ctx.workspace, input);
       if (lexical !== undefined) out.push(lexical);
@@ -114,7 +109,7 @@ async function similarNames(absolute: string): Promise<string[]> {
 
 /** FILE_NOT_FOUND with the nearest names in the folder and what to do next. */
 export async function notFound(ctx: ToolContext, resolved: ResolvedPath, what = "file"): Promise<ToolError> {
-  const name = shown(ctx.workspace, resolved);
+  const name = ctx.workspace.display(resolved);
   const similar = await similarNames(resolved.absolute);
   const parentRel = path.posix.dirname(name);
   const hint = similar.length

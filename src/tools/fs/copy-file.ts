@@ -11,7 +11,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { ATOMIC_TEMP_PREFIX, syncDirectory } from "../../workspace/atomic-write.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { assertWritableFile, ensureParent } from "./write-file.js";
 
 const input = z.object({
@@ -25,12 +25,12 @@ type Args = z.output<typeof input>;
 
 async function plan(args: Args, ctx: ToolContext) {
   const src = await resolveArg(ctx, args.source);
-  const srcRel = shown(ctx.workspace, src);
+  const srcRel = ctx.workspace.display(src);
   const srcStat = await statOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, src, "file or folder");
   const dest = await resolveArg(ctx, args.dest, true);
   assertNotRoot(dest, "replace");
-  const destRel = shown(ctx.workspace, dest);
+  const destRel = ctx.workspace.display(dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
   const destStat = await statOrUndefined(dest.absolute);
   if (srcStat.isDirectory()) {

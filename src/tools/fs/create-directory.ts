@@ -6,7 +6,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 
 const input = z.object({
   path: z.string().describe("Folder to create, relative to the workspace root; missing parents are created too."),
@@ -16,7 +16,7 @@ type Args = z.output<typeof input>;
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path, true);
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (st?.isDirectory()) {
     return { content: `The folder "${rel}" already exists; nothing to do.`, structured: { path: rel, created: false } };
@@ -40,6 +40,6 @@ export const createDirectoryTool = defineTool({
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
-  preview: async (args, ctx) => `Create the folder ${shown(ctx.workspace, await resolveArg(ctx, args.path, true))} (and any missing parents).`,
+  preview: async (args, ctx) => `Create the folder ${ctx.workspace.display(await resolveArg(ctx, args.path, true))} (and any missing parents).`,
   execute,
 });

@@ -8,7 +8,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { isProtectedPath } from "../../workspace/protected.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg, shown } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg } from "./common.js";
 
 /** Most paths reported one by one in structured output. */
 const MAX_LISTED = 10_000;
@@ -35,12 +35,12 @@ export async function target(ctx: ToolContext, given: string, write = true): Pro
     const lexical = path.join(parent.absolute, base);
     const st = await lstatOrUndefined(lexical);
     if (st?.isSymbolicLink()) {
-      const rel = shown(ctx.workspace, { ...parent, absolute: lexical, relative: path.posix.join(parent.relative, base) });
+      const rel = ctx.workspace.display({ ...parent, absolute: lexical, relative: path.posix.join(parent.relative, base) });
       if (write && isProtectedPath(rel)) throw new ToolError("PERMISSION_DENIED", `"${rel}" is protected: tools may not change tackle's configuration or git's hooks and config.`);
       return { absolute: lexical, rel, isLink: true };
     }
   }
-  return { absolute: resolved.absolute, rel: shown(ctx.workspace, resolved), isLink: false };
+  return { absolute: resolved.absolute, rel: ctx.workspace.display(resolved), isLink: false };
 }
 
 /** Every path under a folder (depth first, children before their folder), relative to the workspace. */

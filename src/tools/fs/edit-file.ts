@@ -9,7 +9,7 @@ import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { isValidUtf8 } from "../../workspace/binary.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { unifiedDiff } from "./preview.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
@@ -175,7 +175,7 @@ export function nearestCandidates(text: string, old: string): string {
 
 async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   const resolved = await resolveArg(ctx, args.path, true);
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
   await assertWritableFile(resolved, rel);

@@ -7,7 +7,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 
 /** Most entries in one listing; beyond it the answer says how to narrow. */
 export const MAX_LIST_ENTRIES = 1000;
@@ -42,7 +42,7 @@ function line(e: Entry): string {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path);
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved, "folder");
   if (!st.isDirectory()) throw new ToolError("INVALID_PATH", `"${rel}" is a file, not a folder. Read it with read_file.`);

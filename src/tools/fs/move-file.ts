@@ -7,7 +7,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { target } from "./delete-file.js";
 import { ensureParent } from "./write-file.js";
 
@@ -27,7 +27,7 @@ async function plan(args: Args, ctx: ToolContext) {
   if (!srcStat) throw await notFound(ctx, await resolveArg(ctx, args.from, true), "file or folder");
   const dest = await resolveArg(ctx, args.to, true);
   assertNotRoot(dest, "replace");
-  const destRel = shown(ctx.workspace, dest);
+  const destRel = ctx.workspace.display(dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `"${src.rel}" and "${destRel}" are the same path; nothing to move.`);
   if (srcStat.isDirectory() && Workspace.isInside(src.absolute, dest.absolute)) {
     throw new ToolError("INVALID_ARGS", `Cannot move the folder "${src.rel}" into itself ("${destRel}").`);

@@ -13,7 +13,7 @@ import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from ".
 import { readLineWindow, readTailLines, type WindowLine } from "../../workspace/line-window.js";
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { formatBytes, lexicalRelative, notFound, shown, statOrUndefined } from "./common.js";
+import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 /** Lines returned when no limit is given. */
@@ -179,7 +179,7 @@ function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExe
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveForRead(ctx.workspace, args.path);
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
   if (st.isDirectory()) {
@@ -326,12 +326,12 @@ export const readFileTool = defineTool({
     subjects: async (args, ctx) => {
       const resolved = await resolveForRead(ctx.workspace, args.path);
       const lexical = lexicalRelative(ctx.workspace, args.path);
-      return [...new Set([shown(ctx.workspace, resolved), ...(lexical !== undefined ? [lexical] : [])])];
+      return [...new Set([ctx.workspace.display(resolved), ...(lexical !== undefined ? [lexical] : [])])];
     },
   },
   access: async (args, ctx) => {
     try {
-      return { reads: [shown(ctx.workspace, await resolveForRead(ctx.workspace, args.path))] };
+      return { reads: [ctx.workspace.display(await resolveForRead(ctx.workspace, args.path))] };
     } catch {
       return { reads: [] };
     }

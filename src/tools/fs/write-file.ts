@@ -10,7 +10,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, shown, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { replacementPreview } from "./preview.js";
 
 const input = z.object({
@@ -77,7 +77,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   }
   const resolved = await resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "overwrite");
-  const rel = shown(ctx.workspace, resolved);
+  const rel = ctx.workspace.display(resolved);
   const bytes = contentBytes(args.content, args.encoding);
   const before = await statOrUndefined(resolved.absolute);
   await assertWritableFile(resolved, rel);
@@ -112,7 +112,7 @@ export const writeFileTool = defineTool({
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
     const st = await statOrUndefined(resolved.absolute);
-    return replacementPreview(shown(ctx.workspace, resolved), resolved.absolute, st?.isFile() ? st.size : undefined, contentBytes(args.content, args.encoding));
+    return replacementPreview(ctx.workspace.display(resolved), resolved.absolute, st?.isFile() ? st.size : undefined, contentBytes(args.content, args.encoding));
   },
   execute,
 });

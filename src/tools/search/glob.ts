@@ -10,7 +10,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import { TOOL } from "../names.js";
 import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend } from "./backend.js";
 import { listFiles } from "./file-list.js";
-import { resolveSearchRoot, searchSubject, type SearchRoot } from "./search-root.js";
+import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 import { yielder } from "./yielder.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
@@ -95,8 +95,7 @@ export function createGlobTool(options: GlobToolOptions = {}) {
     description: loadDescription(import.meta.url, "glob.txt"),
     input: GlobInput,
     effect: "read",
-    scope: { kind: "path", subjects: async (args, ctx) => [await searchSubject(ctx, args.path)] },
-    access: async (args, ctx) => ({ reads: [await searchSubject(ctx, args.path)] }),
+    ...searchRootHooks,
     timeoutMs: () => 120_000,
     async execute(args, ctx): Promise<ToolExecutionResult> {
       const root = await resolveSearchRoot(ctx, args.path);

@@ -12,7 +12,7 @@ import { grepOffThread } from "./grep-offthread.js";
 import { grepRipgrep, RipgrepRejectedPattern } from "./grep-ripgrep.js";
 import { displayLine, HitCollector } from "./hits.js";
 import { compilePattern } from "./regex.js";
-import { resolveSearchRoot, searchSubject, type SearchRoot } from "./search-root.js";
+import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 
 export const DEFAULT_GREP_RESULTS = 200;
 export const MAX_GREP_RESULTS = 5000;
@@ -62,8 +62,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     description: loadDescription(import.meta.url, "grep.txt"),
     input: GrepInput,
     effect: "read",
-    scope: { kind: "path", subjects: async (args, ctx) => [await searchSubject(ctx, args.path)] },
-    access: async (args, ctx) => ({ reads: [await searchSubject(ctx, args.path)] }),
+    ...searchRootHooks,
     timeoutMs: () => 120_000,
     async execute(args, ctx): Promise<ToolExecutionResult> {
       const root = await resolveSearchRoot(ctx, args.path);
