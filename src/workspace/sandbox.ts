@@ -241,15 +241,8 @@ function capture(file: string, args: string[], inputs: Buffer[] = []): Promise<{
 // ---------------------------------------------------------------------------------------------
 // The command line
 
-interface BuildInput {
-  workspace: string | undefined;
-  cwd?: string;
-  network?: boolean;
-  env?: Readonly<Record<string, string>>;
-  limits?: Partial<SandboxLimits>;
-  readOnly?: ReadonlyArray<string | SandboxBind>;
-  files?: ReadonlyArray<SandboxFile>;
-}
+/** The sandbox options the command line is built from; the workspace may be absent (no mount). */
+type BuildInput = Omit<SandboxOptions, "workspace" | "bwrap"> & { workspace: string | undefined };
 
 /** Descriptors bwrap reads from: the seccomp program, then one per file made from memory. */
 interface InputFds {
