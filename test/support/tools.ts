@@ -1,7 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readFile, writeFile } from "node:fs/promises";
+import type { ToolContext } from "../../src/core/tool.js";
+import { Workspace } from "../../src/workspace/workspace.js";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolError } from "../../src/core/errors.js";
@@ -111,4 +113,35 @@ export function testTools() {
     }),
   });
   return { calls, tools: [echo, readNote, writeNote, flaky, slow, fail, big] };
+}
+
+/** A temporary folder holding `ws` (the workspace) and `ws-evil` / `outside` beside it. */
+export interface BoundarySandbox {
+  base: string;
+  ws: string;
+  evil: string;
+  outside: string;
+  workspace: Workspace;
+  ctx: Partial<ToolContext>;
+  /** Writes files (creating folders) under the workspace: `{ "src/a.ts": "..." }`. */
+  write: (files: Record<string, string | Buffer>) => void;
+  cleanup: () => void;
+}
+
+/** A workspace with a sibling sharing its prefix and a folder outside: what boundary tests need. */
+export function boundarySandbox(prefix: string): BoundarySandbox {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const ws = path.join(base, "ws");
+  const evil = path.join(base, "ws-evil");
+  const outside = path.join(base, "outside");
+  for (const d of [ws, evil, outside]) mkdirSync(d);
+  const workspace = Workspace.open(ws);
+  const write = (files: Record<string, string | Buffer>) => {
+    for (const [rel, content] of Object.entries(files)) {
+      const file = path.join(ws, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+  };
+  return { base, ws, evil, outside, workspace, ctx: { workspace }, write, cleanup: () => rmSync(base, { recursive: true, force: true }) };
 }
