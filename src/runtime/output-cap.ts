@@ -38,10 +38,6 @@ export class OutputSpill {
     return this.#dir;
   }
 
-  get created(): boolean {
-    return this.#dir !== undefined;
-  }
-
   save(name: string, text: string): string {
     const file = path.join(this.dir, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.txt`);
     writeFileSync(file, text, { mode: 0o600 });

@@ -67,10 +67,8 @@ export class Workspace {
 
   /** Relative display form of an absolute path inside the workspace. */
   relative(absolute: string): string {
-    const root = this.rootOf(absolute);
-    if (!root) return absolute;
-    if (root !== this.root) return absolute;
-    return path.relative(root, absolute).split(path.sep).join("/") || ".";
+    if (this.rootOf(absolute) !== this.root) return absolute;
+    return path.relative(this.root, absolute).split(path.sep).join("/") || ".";
   }
 
   /** How a resolved path is shown to the model: relative in the root, absolute in an extra root. */
