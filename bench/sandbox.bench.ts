@@ -7,7 +7,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createRunCodeTool } from "../src/tools/code/index.js";
 import { resolveInterpreter } from "../src/tools/code/interpreters.js";
-import { runSandboxed, sandboxAvailable } from "../src/workspace/sandbox.js";
+import { runSandboxed, sandboxAvailable } from "../src/sandbox/sandbox.js";
 import { Workspace } from "../src/workspace/workspace.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);

@@ -43,4 +43,4 @@ export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
 export { TOOL } from "./tools/names.js";
 export * from "./adapters/index.js";
 export { openSession, type Session, type SessionOptions } from "./session.js";
-export * from "./mcp/client.js";
+export * from "./mcp/client/client.js";

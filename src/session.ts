@@ -6,7 +6,7 @@ import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
-import { McpManager } from "./mcp/manager.js";
+import { McpManager } from "./mcp/client/manager.js";
 
 export interface SessionOptions {
   /** Workspace root; default from configuration, else the current directory. */

@@ -5,7 +5,7 @@ import type { Toolset } from "../tools/toolsets.js";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { ToolOutcome } from "../core/result.js";
 import { rejectingApprover, type Approver } from "../runtime/approver.js";
-import { terminalApprover } from "../runtime/terminal-approver.js";
+import { terminalApprover } from "./terminal-approver.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
-import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client-config.js";
+import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client/client-config.js";
 
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolGroup } from "../group.js";
-import { sandboxSettingsFrom } from "../../workspace/sandbox-config.js";
-import { sandboxAvailable } from "../../workspace/sandbox.js";
+import { sandboxSettingsFrom } from "../../sandbox/config.js";
+import { sandboxAvailable } from "../../sandbox/sandbox.js";
 import { createRunCodeTool } from "./run-code.js";
 
 export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";

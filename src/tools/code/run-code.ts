@@ -6,8 +6,8 @@ import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
-import { runSandboxed, sandboxAvailable, sandboxUnavailableError, type SandboxRunResult } from "../../workspace/sandbox.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxSettings } from "../../workspace/sandbox-config.js";
+import { runSandboxed, sandboxAvailable, sandboxUnavailableError, type SandboxRunResult } from "../../sandbox/sandbox.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxSettings } from "../../sandbox/config.js";
 import { TOOL } from "../names.js";
 import { missingInterpreterMessage, resolveInterpreter, type Language } from "./interpreters.js";
 

@@ -6,7 +6,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
-import { isValidUtf8 } from "../../workspace/binary.js";
+import { isValidUtf8 } from "./binary.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";

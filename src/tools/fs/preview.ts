@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import { readFile } from "node:fs/promises";
-import { isValidUtf8 } from "../../workspace/binary.js";
+import { isValidUtf8 } from "./binary.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
 

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
-import { killProcessTree } from "../../workspace/process-tree.js";
-import { commandEnv } from "../../workspace/command-env.js";
+import { killProcessTree } from "../../process/process-tree.js";
+import { commandEnv } from "../../process/command-env.js";
 
 const MAX_CAPTURE = 8 * 1024 * 1024;
 

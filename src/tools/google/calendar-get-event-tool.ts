@@ -6,7 +6,7 @@ import type { CalendarApi } from "./calendar-api.js";
 import { conferenceLinks, EventSchema, formatPerson, formatSpan } from "./calendar-event.js";
 import { CalendarId, EventId } from "./calendar-ids.js";
 import { unexpectedResponse } from "./google-error.js";
-import { htmlToText } from "../web/html-to-text.js";
+import { htmlToText } from "../../net/html-to-text.js";
 
 /** Event descriptions written in Google Calendar's editor arrive as HTML. */
 function descriptionText(text: string): string {

@@ -1,5 +1,5 @@
 import iconv from "iconv-lite";
-import { htmlToText } from "../web/html-to-text.js";
+import { htmlToText } from "../../net/html-to-text.js";
 
 /** A Gmail API MessagePart (users.messages.get with format=full), as far as it is read here. */
 export interface MessagePart {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { TOOL } from "../names.js";
-import { htmlToText } from "../web/html-to-text.js";
+import { htmlToText } from "../../net/html-to-text.js";
 import type { GmailApi } from "./gmail-api.js";
 import { GmailParser, type MessagePart } from "./gmail-parser.js";
 import { unexpectedResponse } from "./google-error.js";

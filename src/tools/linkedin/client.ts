@@ -1,6 +1,6 @@
 import { ToolError } from "../../core/errors.js";
-import { BROWSER_USER_AGENT, httpRequest, statusError } from "../web/http-client.js";
-import { decodeBody, parseContentType } from "../web/charset.js";
+import { BROWSER_USER_AGENT, httpRequest, statusError } from "../../net/http-client.js";
+import { decodeBody, parseContentType } from "../../net/charset.js";
 
 export const LINKEDIN_DEFAULT_BASE_URL = "https://www.linkedin.com";
 const TIMEOUT_MS = 30_000;

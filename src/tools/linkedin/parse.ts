@@ -1,6 +1,6 @@
 import { parse, type HTMLElement } from "node-html-parser";
 import { ToolError } from "../../core/errors.js";
-import { htmlToText } from "../web/html-to-text.js";
+import { htmlToText } from "../../net/html-to-text.js";
 
 /** One job card from LinkedIn's guest search. */
 export interface JobCard {

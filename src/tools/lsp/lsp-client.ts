@@ -16,7 +16,7 @@ import {
   type ProtocolConnection,
 } from "vscode-languageserver-protocol/node";
 import { ToolError } from "../../core/errors.js";
-import { killProcessGroupSync, killProcessTree } from "../../workspace/process-tree.js";
+import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
 import { languageIdFor, type LspServerConfig } from "./lsp-config.js";
 
 const STDERR_TAIL = 4_096;

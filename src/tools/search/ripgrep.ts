@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
-import { killProcessTree } from "../../workspace/process-tree.js";
+import { killProcessTree } from "../../process/process-tree.js";
 
 let cached: { key: string; found: string | undefined } | undefined;
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import { killProcessGroupSync, killProcessTree } from "../../workspace/process-tree.js";
+import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
 
 /** Every background process group alive in this process, killed synchronously when tackle exits. */
 const liveGroups = new Set<number>();

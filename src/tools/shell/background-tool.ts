@@ -5,7 +5,7 @@ import { ToolError } from "../../core/errors.js";
 import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
 import { commandAssessment, commandSubjects } from "./judgement-cache.js";
-import { commandEnv } from "../../workspace/command-env.js";
+import { commandEnv } from "../../process/command-env.js";
 import type { Launcher } from "./shell-tool.js";
 import { resolveCwd } from "./shell-tool.js";
 import type { ShellSettings } from "./settings.js";

@@ -5,13 +5,13 @@ import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
 import { isProtectedPath } from "../../workspace/protected.js";
-import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./command-analysis.js";
-import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./dangerous.js";
-import { destructiveReason, gitSubcommand } from "./destructive.js";
-import { expandBraces, shellQuote } from "./words.js";
-import { readOnlyVerdict } from "./read-only.js";
-import { SHELLS, shellScriptArg } from "./wrappers.js";
-import type { Word } from "./words.js";
+import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
+import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./analysis/dangerous.js";
+import { destructiveReason, gitSubcommand } from "./analysis/destructive.js";
+import { expandBraces, shellQuote } from "./analysis/words.js";
+import { readOnlyVerdict } from "./analysis/read-only.js";
+import { SHELLS, shellScriptArg } from "./analysis/wrappers.js";
+import type { Word } from "./analysis/words.js";
 
 /** Everything the policy needs to know about one command line. */
 export interface CommandJudgement {

@@ -6,7 +6,7 @@ import { sandboxLauncher } from "./sandbox-launcher.js";
 import { shellSettingsFrom, type ShellSettings } from "./settings.js";
 import { createShellTool } from "./shell-tool.js";
 
-export { analyzeCommand, type CommandAnalysis, type SimpleCommand } from "./command-analysis.js";
+export { analyzeCommand, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
 export { judgeCommand, toAssessment, type CommandJudgement } from "./command-policy.js";
 export { BackgroundJobs } from "./background-jobs.js";
 export { runCommand, type CommandResult } from "./run-command.js";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
-import { descendantsOf } from "../../workspace/process-tree.js";
+import { descendantsOf } from "../../process/process-tree.js";
 import { DEFAULT_OUTPUT_LIMITS, OutputCollector, type OutputLimits } from "./output-collector.js";
 
 /** How a command ended. */

@@ -1,7 +1,7 @@
 import type { ToolContext } from "../../core/tool.js";
-import { NON_INTERACTIVE_ENV } from "../../workspace/command-env.js";
-import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../workspace/sandbox.js";
-import { sandboxSettingsFrom } from "../../workspace/sandbox-config.js";
+import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
+import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
+import { sandboxSettingsFrom } from "../../sandbox/config.js";
 import type { Launcher } from "./shell-tool.js";
 
 /**

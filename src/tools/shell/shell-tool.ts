@@ -8,7 +8,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { commandAssessment, commandSubjects, judgeOnce } from "./judgement-cache.js";
 import { runCommand, type CommandResult } from "./run-command.js";
-import { commandEnv } from "../../workspace/command-env.js";
+import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
 import type { ShellSettings } from "./settings.js";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../../core/errors.js";
-import { htmlToText } from "./html-to-text.js";
-import { httpRequest, statusError } from "./http-client.js";
+import { htmlToText } from "../../net/html-to-text.js";
+import { httpRequest, statusError } from "../../net/http-client.js";
 import type { SearchProvider, SearchResult } from "./search-provider.js";
 
 export const BRAVE_DEFAULT_BASE_URL = "https://api.search.brave.com";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { GroupContext } from "../group.js";
 import { formatIssues, describeIssues } from "../../core/schema.js";
-import { addressPolicy } from "./address-guard.js";
+import { addressPolicy } from "../../net/address-guard.js";
 
 /**
  * The `web` section of tackle.config.json.

@@ -5,7 +5,7 @@ import { serviceBaseUrl, webConfig } from "./config.js";
 import { createWebFetchTool } from "./web-fetch.js";
 import { createWebSearchTool } from "./web-search.js";
 
-export { htmlToText } from "./html-to-text.js";
+export { htmlToText } from "../../net/html-to-text.js";
 export type { SearchProvider, SearchResult } from "./search-provider.js";
 export { BraveSearchProvider } from "./brave.js";
 export { createWebFetchTool } from "./web-fetch.js";

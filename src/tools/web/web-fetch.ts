@@ -8,9 +8,9 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import { markUntrusted } from "../../runtime/output-cap.js";
 import { domainMatches } from "../../runtime/rules.js";
 import { TOOL } from "../names.js";
-import { decodeBody, isHtml, isJson, looksBinary, parseContentType } from "./charset.js";
+import { decodeBody, isHtml, isJson, looksBinary, parseContentType } from "../../net/charset.js";
 import type { WebConfig } from "./config.js";
-import { htmlToText, normalizeWhitespace } from "./html-to-text.js";
+import { htmlToText, normalizeWhitespace } from "../../net/html-to-text.js";
 import {
   BROWSER_USER_AGENT,
   DEFAULT_MAX_BYTES,
@@ -20,7 +20,7 @@ import {
   httpRequest,
   statusError,
   type HttpResponse,
-} from "./http-client.js";
+} from "../../net/http-client.js";
 
 export const DEFAULT_MAX_CHARS = 50_000;
 /** How much of an error page (a 404's body) the model sees. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
-import { McpManager } from "../../../src/mcp/manager.js";
+import { McpManager } from "../../../src/mcp/client/manager.js";
 import { startHttpFixture } from "../../fixtures/mcp/client-http-fixture.js";
 
 const cleanup: Array<() => Promise<void> | void> = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashedToolName, MAX_TOOL_NAME, proxyToolName, sanitizeName } from "../../../src/mcp/naming.js";
+import { hashedToolName, MAX_TOOL_NAME, proxyToolName, sanitizeName } from "../../../src/mcp/client/naming.js";
 import { assertToolName } from "../../../src/core/names.js";
 
 describe("MCP tool names", () => {

@@ -6,8 +6,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
-import { McpManager } from "../../../src/mcp/manager.js";
-import { trackedCount } from "../../../src/mcp/process-cleanup.js";
+import { McpManager } from "../../../src/mcp/client/manager.js";
+import { trackedCount } from "../../../src/mcp/client/process-cleanup.js";
 import { fixtureServer, killLeftovers, leftoverProcesses, NPX_LIKE_WRAPPER, processesWith, STDIO_SERVER, uniqueMarker, until } from "./helpers.js";
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -75,7 +75,7 @@ describe("MCP server processes", () => {
       cleanup.push(() => killLeftovers(marker));
       const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-signal-"));
       cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-      const manager = fileURLToPath(new URL("../../../src/mcp/manager.ts", import.meta.url));
+      const manager = fileURLToPath(new URL("../../../src/mcp/client/manager.js", import.meta.url));
       const script = path.join(dir, "host.mts");
       writeFileSync(
         script,

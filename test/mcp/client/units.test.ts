@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { toToolResult } from "../../../src/mcp/call-result.js";
-import { expandVars, resolveServer, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../../../src/mcp/client-config.js";
-import { BoundedTail } from "../../../src/mcp/bounded-tail.js";
-import { McpToolProxy } from "../../../src/mcp/proxy.js";
+import { toToolResult } from "../../../src/mcp/client/call-result.js";
+import { expandVars, resolveServer, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../../../src/mcp/client/client-config.js";
+import { BoundedTail } from "../../../src/mcp/client/bounded-tail.js";
+import { McpToolProxy } from "../../../src/mcp/client/proxy.js";
 import { JsonSchemaTool } from "../../../src/core/json-schema-tool.js";
 
 describe("MCP call results", () => {

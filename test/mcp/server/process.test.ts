@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
 import { tempDir } from "../../support/tools.js";
-import { runMcpServer } from "../../../src/mcp/server.js";
+import { runMcpServer } from "../../../src/mcp/server/server.js";
 import { connect, fixtureCommand, ROOT, spawnHttpServer, stopProcess, type SpawnedServer } from "./helpers.js";
 
 const INIT = {

@@ -9,7 +9,7 @@ import { createLspTools } from "../../../src/tools/lsp/lsp-tools.js";
 import { resolveServers } from "../../../src/tools/lsp/lsp-config.js";
 import { lspTools } from "../../../src/tools/lsp/index.js";
 import { tempDir } from "../../support/tools.js";
-import { descendantsOf } from "../../../src/workspace/process-tree.js";
+import { descendantsOf } from "../../../src/process/process-tree.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const server = path.join(repoRoot, "node_modules", ".bin", "typescript-language-server");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGlobTool } from "../../../src/tools/search/glob.js";
 import { createGrepTool } from "../../../src/tools/search/grep.js";
-import { descendantsOf } from "../../../src/workspace/process-tree.js";
+import { descendantsOf } from "../../../src/process/process-tree.js";
 import { BACKENDS, failure, HAS_RG, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 
 let sb: Sandbox;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { analyzeCommand } from "../../../src/tools/shell/command-analysis.js";
+import { analyzeCommand } from "../../../src/tools/shell/analysis/command-analysis.js";
 import { fallbackCommands } from "../../../src/tools/shell/command-policy.js";
 import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
 

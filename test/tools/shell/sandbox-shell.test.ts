@@ -5,7 +5,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { createShellTools } from "../../../src/tools/shell/index.js";
 import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
-import { sandboxAvailable } from "../../../src/workspace/sandbox.js";
+import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { makeWorkspace } from "./helpers.js";
 
 let ws: ReturnType<typeof makeWorkspace>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeAnsiC, shellQuote } from "../../../src/tools/shell/words.js";
-import { analyzeCommand } from "../../../src/tools/shell/command-analysis.js";
+import { decodeAnsiC, shellQuote } from "../../../src/tools/shell/analysis/words.js";
+import { analyzeCommand } from "../../../src/tools/shell/analysis/command-analysis.js";
 import { shellTools } from "../../../src/tools/shell/index.js";
 import { silentLogger } from "../../../src/core/logger.js";
 
@@ -66,12 +66,12 @@ describe("brace expansion", () => {
     ["{single}", ["{single}"]],
     ["plain", ["plain"]],
   ])("%s", async (word, want) => {
-    const { expandBraces } = await import("../../../src/tools/shell/words.js");
+    const { expandBraces } = await import("../../../src/tools/shell/analysis/words.js");
     expect(expandBraces(word)).toEqual(want);
   });
 
   it("gives up on expansions too large to check, and the command is then judged dynamic", async () => {
-    const { expandBraces } = await import("../../../src/tools/shell/words.js");
+    const { expandBraces } = await import("../../../src/tools/shell/analysis/words.js");
     expect(expandBraces("{a,b}".repeat(20))).toBeUndefined();
     const a = await analyzeCommand(`echo ${"{a,b}".repeat(20)}`, { cwd: "/ws", home: "/h" });
     expect(a.flags.has("dynamic")).toBe(true);

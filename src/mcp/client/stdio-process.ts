@@ -6,7 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { descendantsOf, killProcessTree } from "../workspace/process-tree.js";
+import { descendantsOf, killProcessTree } from "../../process/process-tree.js";
 import { BoundedTail } from "./bounded-tail.js";
 import { trackProcess } from "./process-cleanup.js";
 

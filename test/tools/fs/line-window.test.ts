@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readLineWindow, readTailLines } from "../../src/workspace/line-window.js";
+import { readLineWindow, readTailLines } from "../../../src/tools/fs/line-window.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-lines-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { terminalApprover } from "../../src/runtime/terminal-approver.js";
+import { terminalApprover } from "../../src/cli/terminal-approver.js";
 import type { ApprovalRequest } from "../../src/runtime/approver.js";
 
 const request: ApprovalRequest = {

@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ApprovalResponse, Approver } from "../runtime/approver.js";
+import type { ApprovalRequest, ApprovalResponse, Approver } from "../../runtime/approver.js";
 
 /** How one MCP tools/call can reach the person behind its client; absent when it cannot. */
 export type AskPerson = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalResponse>;

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
-import { BoundedOutput } from "../../src/workspace/bounded-output.js";
+import { BoundedOutput } from "../../src/process/bounded-output.js";
 import {
   buildSandboxArgs,
   resetSandboxDetection,
@@ -16,8 +16,8 @@ import {
   seccompProgram,
   BLOCKED_SYSCALLS,
   spawnSandboxed,
-} from "../../src/workspace/sandbox.js";
-import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/workspace/sandbox-config.js";
+} from "../../src/sandbox/sandbox.js";
+import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/sandbox/config.js";
 import { tempDir } from "../support/tools.js";
 
 const status = await sandboxAvailable();

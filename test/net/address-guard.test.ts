@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LookupAddress } from "node:dns";
-import { addressPolicy, BlockedAddressError, guardedLookup, isBlockedAddress } from "../../../src/tools/web/address-guard.js";
+import { addressPolicy, BlockedAddressError, guardedLookup, isBlockedAddress } from "../../src/net/address-guard.js";
 
 describe("isBlockedAddress", () => {
   it.each([

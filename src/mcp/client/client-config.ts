@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { formatIssues, describeIssues } from "../core/schema.js";
+import { formatIssues, describeIssues } from "../../core/schema.js";
 
 /** Default time limit for connecting to one server (spawn or HTTP, plus initialize and tools/list). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;

@@ -11,16 +11,16 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { ToolRegistry } from "../core/registry.js";
-import type { ToolOutcome } from "../core/result.js";
-import type { Logger } from "../core/logger.js";
-import type { ToolRunner } from "../runtime/runner.js";
-import type { ToolEvent } from "../runtime/events.js";
-import type { ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
-import { toMcpCallToolResult, toMcpTools } from "../adapters/mcp.js";
+import type { ToolRegistry } from "../../core/registry.js";
+import type { ToolOutcome } from "../../core/result.js";
+import type { Logger } from "../../core/logger.js";
+import type { ToolRunner } from "../../runtime/runner.js";
+import type { ToolEvent } from "../../runtime/events.js";
+import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.js";
+import { toMcpCallToolResult, toMcpTools } from "../../adapters/mcp.js";
 import { APPROVAL_SCHEMA, approvalMessage, responseFromElicitation, type AskPerson, type ElicitationRouter } from "./elicitation-approver.js";
 
-const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
+const VERSION = (createRequire(import.meta.url)("../../../package.json") as { version: string }).version;
 
 /** How long a 2026-era call waits, parked, for the client to come back with the person's answer. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;

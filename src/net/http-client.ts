@@ -2,8 +2,8 @@ import { isIP } from "node:net";
 import zlib from "node:zlib";
 import type { Readable } from "node:stream";
 import { Agent, request } from "undici";
-import { parseRetryAfter } from "../../runtime/retry.js";
-import { ToolError } from "../../core/errors.js";
+import { parseRetryAfter } from "../runtime/retry.js";
+import { ToolError } from "../core/errors.js";
 import { addressPolicy, BlockedAddressError, guardedLookup, type PrivateNetworkAllowance } from "./address-guard.js";
 
 /** A Chrome-like User-Agent: many sites answer scripts' default agents with a block page. */

@@ -3,10 +3,10 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode as McpErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "../core/errors.js";
-import { silentLogger, type Logger } from "../core/logger.js";
-import type { ToolContext } from "../core/tool.js";
-import type { ToolExecutionResult } from "../core/result.js";
+import { ToolError } from "../../core/errors.js";
+import { silentLogger, type Logger } from "../../core/logger.js";
+import type { ToolContext } from "../../core/tool.js";
+import type { ToolExecutionResult } from "../../core/result.js";
 import type { ResolvedServer } from "./client-config.js";
 import { StdioProcessTransport } from "./stdio-process.js";
 import { toToolResult, type McpCallResult } from "./call-result.js";

@@ -1,6 +1,6 @@
 import os from "node:os";
 import { statSync } from "node:fs";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-config.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./config.js";
 
 /*
  * Resource limits inside the sandbox: set by bash's ulimit (or prlimit) right before the command.

@@ -1,7 +1,7 @@
-import type { PlainTool } from "../core/json-schema-tool.js";
-import type { JsonSchema, ToolContext } from "../core/tool.js";
-import type { ToolExecutionResult } from "../core/result.js";
-import { effectFromAnnotations, type Effect, type ToolAnnotations } from "../core/effect.js";
+import type { PlainTool } from "../../core/json-schema-tool.js";
+import type { JsonSchema, ToolContext } from "../../core/tool.js";
+import type { ToolExecutionResult } from "../../core/result.js";
+import { effectFromAnnotations, type Effect, type ToolAnnotations } from "../../core/effect.js";
 
 /** A tool as an MCP server lists it (`tools/list`). */
 export interface McpTool {

@@ -6,14 +6,14 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "../core/errors.js";
-import { BoundedOutput } from "./bounded-output.js";
-import { descendantsOf, killProcessTree } from "./process-tree.js";
-import { createPidsCgroup, type PidsCgroup } from "./sandbox-cgroup.js";
-import { seccompProgram } from "./sandbox-seccomp.js";
-import { isExecutableFile, limitedArgv, nprocHolds, SANDBOX_OVERHEAD_TASKS, sandboxLimits } from "./sandbox-limits.js";
-import { systemArgs } from "./sandbox-rootfs.js";
-import type { SandboxLimits, SandboxSettings } from "./sandbox-config.js";
-import { Workspace } from "./workspace.js";
+import { BoundedOutput } from "../process/bounded-output.js";
+import { descendantsOf, killProcessTree } from "../process/process-tree.js";
+import { createPidsCgroup, type PidsCgroup } from "./cgroup.js";
+import { seccompProgram } from "./seccomp.js";
+import { isExecutableFile, limitedArgv, nprocHolds, SANDBOX_OVERHEAD_TASKS, sandboxLimits } from "./limits.js";
+import { systemArgs } from "./rootfs.js";
+import type { SandboxLimits, SandboxSettings } from "./config.js";
+import { Workspace } from "../workspace/workspace.js";
 
 /*
  * The bubblewrap sandbox. What holds, and why:
@@ -142,8 +142,8 @@ export function resetSandboxDetection(): void {
   probes.clear();
 }
 
-export { seccompProgram, BLOCKED_SYSCALLS } from "./sandbox-seccomp.js";
-export { sandboxLimits } from "./sandbox-limits.js";
+export { seccompProgram, BLOCKED_SYSCALLS } from "./seccomp.js";
+export { sandboxLimits } from "./limits.js";
 
 /** The error every sandboxed tool returns when the sandbox cannot run: never a silent fallback. */
 export function sandboxUnavailableError(status: Extract<SandboxStatus, { available: false }>, what = "This tool"): ToolError {

@@ -1,10 +1,10 @@
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { ToolRegistry } from "../core/registry.js";
-import { createLogger, type Logger } from "../core/logger.js";
-import { ToolRunner, type ToolRunnerOptions } from "../runtime/runner.js";
-import type { ApprovalMode } from "../runtime/policy.js";
-import type { Toolset } from "../tools/toolsets.js";
+import type { ToolRegistry } from "../../core/registry.js";
+import { createLogger, type Logger } from "../../core/logger.js";
+import { ToolRunner, type ToolRunnerOptions } from "../../runtime/runner.js";
+import type { ApprovalMode } from "../../runtime/policy.js";
+import type { Toolset } from "../../tools/toolsets.js";
 import { ElicitationRouter } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
 import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
@@ -71,7 +71,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
   } else {
     // Loaded only when needed: a library server over its own registry does not pay for (or
     // depend on) every built-in tool group.
-    const { openSession } = await import("../session.js");
+    const { openSession } = await import("../../session.js");
     const session = await openSession({
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(options.configFile ? { configFile: options.configFile } : {}),

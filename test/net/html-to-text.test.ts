@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "../../../src/tools/web/html-to-text.js";
+import { htmlToText } from "../../src/net/html-to-text.js";
 
 describe("htmlToText (spec 000's HtmlUtilities rules)", () => {
   it("puts block elements on their own lines", () => {

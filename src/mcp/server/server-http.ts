@@ -11,7 +11,7 @@ import {
   validateOriginHeader,
   type Server,
 } from "@modelcontextprotocol/server";
-import type { Logger } from "../core/logger.js";
+import type { Logger } from "../../core/logger.js";
 import type { ToolCallService } from "./server-calls.js";
 
 export interface HttpServeOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidUtf8, sniffContent } from "../../src/workspace/binary.js";
+import { isValidUtf8, sniffContent } from "../../../src/tools/fs/binary.js";
 
 describe("sniffContent", () => {
   it("knows images and common binary formats by their magic numbers", () => {

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { Approver, ApprovalRequest, ApprovalResponse } from "./approver.js";
+import type { Approver, ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
 
 export interface TerminalApproverOptions {
   input?: Readable;

@@ -1,7 +1,7 @@
 import { close, closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { promisify } from "node:util";
 import iconv from "iconv-lite";
-import { READ_NOFOLLOW } from "./no-follow.js";
+import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 const readAsync = promisify(read);
 const closeAsync = promisify(close);
