@@ -86,7 +86,10 @@ let bundlePath = "";
 
 function runChild(file: string, offset: number, limit: number): ChildReport {
   const script = path.join(path.dirname(bundlePath), "child.mjs");
-  const r = spawnSync(process.execPath, [script, bundlePath, file, String(offset), String(limit)], { encoding: "utf8", maxBuffer: 1 << 24 });
+  const r = spawnSync(process.execPath, [script, bundlePath, file, String(offset), String(limit)], {
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+  });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as ChildReport;
 }
@@ -119,17 +122,24 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const total = await generate(file);
     const size = statSync(file).size;
-    console.log(`generated ${(size / 1024 ** 3).toFixed(2)} GB, ${total.toLocaleString("en-US")} lines in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `generated ${(size / 1024 ** 3).toFixed(2)} GB, ${total.toLocaleString("en-US")} lines in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const tail = tailReference(file);
     const tailLines = tail.out.trimEnd().split("\n");
-    console.log(`tail -n 100 (reference):          ${tail.ms.toFixed(1)} ms${tail.maxRssKb ? `, peak RSS ${mb(tail.maxRssKb).toFixed(1)} MB` : ""}`);
+    console.log(
+      `tail -n 100 (reference):          ${tail.ms.toFixed(1)} ms${tail.maxRssKb ? `, peak RSS ${mb(tail.maxRssKb).toFixed(1)} MB` : ""}`,
+    );
 
     const idle = runChild(file, 1, 1);
-    console.log(`read_file offset 1, limit 1:       ${idle.ms.toFixed(1)} ms, peak RSS ${mb(idle.maxRssKb).toFixed(1)} MB (process baseline ${mb(idle.baselineRssKb).toFixed(1)} MB)`);
+    console.log(
+      `read_file offset 1, limit 1:       ${idle.ms.toFixed(1)} ms, peak RSS ${mb(idle.maxRssKb).toFixed(1)} MB (process baseline ${mb(idle.baselineRssKb).toFixed(1)} MB)`,
+    );
 
     const fromEnd = [runChild(file, -100, 100), runChild(file, -100, 100), runChild(file, -100, 100)].sort((a, b) => a.ms - b.ms)[0]!;
-    if (fromEnd.first !== tailLines[0] || fromEnd.last !== tailLines.at(-1)) console.log({ fromEnd, tailFirst: tailLines[0], tailLast: tailLines.at(-1) });
+    if (fromEnd.first !== tailLines[0] || fromEnd.last !== tailLines.at(-1))
+      console.log({ fromEnd, tailFirst: tailLines[0], tailLast: tailLines.at(-1) });
     const okEnd = fromEnd.lines === 100 && fromEnd.last === tailLines.at(-1) && fromEnd.first === tailLines[0];
     console.log(
       `read_file offset -100 (tail):      ${fromEnd.ms.toFixed(1)} ms, peak RSS ${mb(fromEnd.maxRssKb).toFixed(1)} MB — ${(fromEnd.ms / tail.ms).toFixed(2)}x tail's time; window ${okEnd ? "matches tail" : "DIFFERS from tail"}`,

@@ -73,9 +73,16 @@ const targets: Target[] = [
 ];
 
 const cli = path.join(root, "dist/cli/main.js");
-const hasCli = existsSync(cli) && /^\s+mcp\b/m.test(spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8", timeout: 20_000 }).stdout ?? "");
+const hasCli =
+  existsSync(cli) && /^\s+mcp\b/m.test(spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8", timeout: 20_000 }).stdout ?? "");
 if (hasCli) {
-  targets.push({ label: "tackle mcp (CLI, all tools)", command: process.execPath, args: [cli, "mcp", "--workspace", dir], tool: "read_file", toolArgs: { path: FILE } });
+  targets.push({
+    label: "tackle mcp (CLI, all tools)",
+    command: process.execPath,
+    args: [cli, "mcp", "--workspace", dir],
+    tool: "read_file",
+    toolArgs: { path: FILE },
+  });
 } else {
   console.log("(dist/cli/main.js has no `mcp` subcommand yet: measuring the library-level server only)");
 }
@@ -88,7 +95,14 @@ interface Connected {
 
 async function open(target: Target): Promise<Connected> {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: target.command, args: target.args, cwd: root, stderr: process.env.BENCH_DEBUG ? "inherit" : "ignore" }));
+  await client.connect(
+    new StdioClientTransport({
+      command: target.command,
+      args: target.args,
+      cwd: root,
+      stderr: process.env.BENCH_DEBUG ? "inherit" : "ignore",
+    }),
+  );
   const result = await client.callTool({ name: target.tool, arguments: target.toolArgs });
   if (result.isError) throw new Error(`${target.label}: ${JSON.stringify(result.content)}`);
   return { target, client, samples: [] };
@@ -122,7 +136,9 @@ for (const c of connected) {
   const total = c.samples.reduce((a, b) => a + b, 0);
   const s = { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), perSecond: (c.samples.length / total) * 1000 };
   stats.set(c.target.label, s);
-  console.log(`${c.target.label.padEnd(38)} ${s.p50.toFixed(3).padStart(8)} ${s.p95.toFixed(3).padStart(8)} ${s.perSecond.toFixed(0).padStart(9)}`);
+  console.log(
+    `${c.target.label.padEnd(38)} ${s.p50.toFixed(3).padStart(8)} ${s.p95.toFixed(3).padStart(8)} ${s.perSecond.toFixed(0).padStart(9)}`,
+  );
 }
 
 const bare = stats.get("bare SDK server (no checks)")!;

@@ -28,10 +28,14 @@ async function measure(label: string, n: number, fn: (i: number) => Promise<unkn
 const N = 50_000;
 const direct = await measure("direct tool.execute (reference)", N, (i) => noop.execute({ value: String(i) }));
 const run = await measure("runner.run, cache off", N, (i) => uncached.run({ id: "c", name: "noop", args: { value: String(i) } }));
-const runJson = await measure("runner.run, JSON text arguments", N, (i) => uncached.run({ id: "c", name: "noop", args: `{"value":"${i}"}` }));
+const runJson = await measure("runner.run, JSON text arguments", N, (i) =>
+  uncached.run({ id: "c", name: "noop", args: `{"value":"${i}"}` }),
+);
 const hit = await measure("runner.run, cache hit", N, () => cached.run({ id: "c", name: "noop", args: { value: "same" } }));
 
-console.log(`\nrunner overhead: ${(run - direct).toFixed(2)} µs/call (ratio ${(run / direct).toFixed(2)}x direct); goal < 50 µs, spec 001 < 10 ms`);
+console.log(
+  `\nrunner overhead: ${(run - direct).toFixed(2)} µs/call (ratio ${(run / direct).toFixed(2)}x direct); goal < 50 µs, spec 001 < 10 ms`,
+);
 console.log(`with JSON parsing: ${(runJson - direct).toFixed(2)} µs/call; cache hit: ${hit.toFixed(2)} µs/call`);
 await uncached.close();
 await cached.close();

@@ -90,7 +90,9 @@ try {
   const pyFile = path.join(scratch, "main.py");
   writeFileSync(pyFile, "pass");
 
-  console.log(`bubblewrap: ${status.version}; ${ROUNDS} rounds each; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`);
+  console.log(
+    `bubblewrap: ${status.version}; ${ROUNDS} rounds each; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`,
+  );
   await compare(
     "run_code bash `true` vs spawn bash file",
     () => tool.execute({ language: "bash", code: "true", args: [], env: {}, timeout: 60 }, { workspace }),

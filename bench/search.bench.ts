@@ -111,7 +111,11 @@ try {
   const grepJs = createGrepTool({ backend: "builtin", inProcess: true });
   const cases: Array<{ name: string; args: Record<string, unknown>; rgArgs: string[] }> = [
     { name: "rare literal (needleUnique)", args: { pattern: "needleUnique" }, rgArgs: ["needleUnique"] },
-    { name: "regex, case-insensitive (todo\\s+\\w+)", args: { pattern: "todo\\s+\\w+", caseInsensitive: true }, rgArgs: ["-i", "todo\\s+\\w+"] },
+    {
+      name: "regex, case-insensitive (todo\\s+\\w+)",
+      args: { pattern: "todo\\s+\\w+", caseInsensitive: true },
+      rgArgs: ["-i", "todo\\s+\\w+"],
+    },
     { name: "common word, capped (TODO, 200 shown)", args: { pattern: "TODO" }, rgArgs: ["TODO"] },
     { name: "glob filter (omicron in *.ts)", args: { pattern: "omicron pi", glob: "*.ts" }, rgArgs: ["-g", "*.ts", "omicron pi"] },
   ];
@@ -169,7 +173,9 @@ try {
     if (fd) contenders.push([`${fd} (spawn)`, () => run(fd, ["--type", "f", "--hidden", "--exclude", ".git", ...c.fd], base)]);
     const { medians: times, mins } = await timeAllStats(contenders.map(([, fn]) => fn));
     const fast = times[0]!;
-    contenders.forEach(([label], i) => row(label, times[i]!, i === 0 ? undefined : fast, "fast-glob", mins[i], i === 0 ? undefined : mins[0]));
+    contenders.forEach(([label], i) =>
+      row(label, times[i]!, i === 0 ? undefined : fast, "fast-glob", mins[i], i === 0 ? undefined : mins[0]),
+    );
     globRatios.push(times[2]! / fast);
     globSameJob.push(times[2]! / times[1]!);
   }
@@ -177,7 +183,9 @@ try {
   console.log("\nsummary");
   if (ratios.length) {
     const worst = Math.max(...ratios);
-    console.log(`  grep tool / rg: worst median ${worst.toFixed(2)}x, worst min ${Math.max(...minRatios).toFixed(2)}x (goal <= 1.20x) ${worst <= 1.2 ? "OK" : "MISSED"}`);
+    console.log(
+      `  grep tool / rg: worst median ${worst.toFixed(2)}x, worst min ${Math.max(...minRatios).toFixed(2)}x (goal <= 1.20x) ${worst <= 1.2 ? "OK" : "MISSED"}`,
+    );
   }
   const worstGlob = Math.max(...globRatios);
   console.log(`  glob tool / fast-glob: worst ${worstGlob.toFixed(2)}x (goal <= 1.00x) ${worstGlob <= 1 ? "OK" : "MISSED"}`);

@@ -57,14 +57,18 @@ for (let i = 0; i < ROUNDS; i++) {
 const q = (list: number[], f: number) => list[Math.floor(list.length * f)]!;
 const medians = samples.map((list, k) => {
   list.sort((a, b) => a - b);
-  console.log(`${series[k]![0].padEnd(40)} p10 ${q(list, 0.1).toFixed(2)} ms  median ${q(list, 0.5).toFixed(2)} ms  p90 ${q(list, 0.9).toFixed(2)} ms`);
+  console.log(
+    `${series[k]![0].padEnd(40)} p10 ${q(list, 0.1).toFixed(2)} ms  median ${q(list, 0.5).toFixed(2)} ms  p90 ${q(list, 0.9).toFixed(2)} ms`,
+  );
   return q(list, 0.5);
 });
 const [bare, bareBash, direct, viaRunner] = medians as [number, number, number, number];
 // On a shared machine the median moves with other people's load; the 10th percentile is the
 // cost with the least interference, so it shows the tool's own overhead best.
 const p10 = samples.map((list) => q(list, 0.1));
-console.log(`\nratio at p10 (least interference): shell tool ${(p10[2]! / p10[0]!).toFixed(2)}x, ToolRunner ${(p10[3]! / p10[0]!).toFixed(2)}x`);
+console.log(
+  `\nratio at p10 (least interference): shell tool ${(p10[2]! / p10[0]!).toFixed(2)}x, ToolRunner ${(p10[3]! / p10[0]!).toFixed(2)}x`,
+);
 
 console.log(`\nratio shell tool / bare spawn(true):        ${(direct / bare).toFixed(2)}x (goal <= 1.3x)`);
 console.log(`ratio ToolRunner / bare spawn(true):        ${(viaRunner / bare).toFixed(2)}x`);

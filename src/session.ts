@@ -35,9 +35,16 @@ export interface Session {
 /** Opens a session from configuration, the way the `tackle` command does. */
 export async function openSession(options: SessionOptions = {}): Promise<Session> {
   const logger = options.logger ?? createLogger("warn");
-  const loaded = loadConfig({ ...(options.configFile ? { file: options.configFile } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) });
+  const loaded = loadConfig({
+    ...(options.configFile ? { file: options.configFile } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+  });
   const closers: Array<() => Promise<void>> = [];
-  const registry = await createRegistry(loaded, { logger, onClose: (c) => closers.push(c), ...(options.toolset ? { toolset: options.toolset } : {}) });
+  const registry = await createRegistry(loaded, {
+    logger,
+    onClose: (c) => closers.push(c),
+    ...(options.toolset ? { toolset: options.toolset } : {}),
+  });
   // MCP servers from configuration are connected here (src/mcp).
   let mcp: McpManager | undefined;
   const servers = loaded.config.mcpServers;

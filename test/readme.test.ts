@@ -74,7 +74,9 @@ describe("README", () => {
       const denied = await runCli(["call", "shell", "--args", '{"command":"curl http://x"}', "--approval", "all", "--workspace", dir.dir]);
       expect(denied.code).toBe(3);
       // The audit log named in the example lands in the workspace, whatever the current directory.
-      const logged = readFileSync(path.join(dir.dir, String(config.log)), "utf8").trim().split("\n");
+      const logged = readFileSync(path.join(dir.dir, String(config.log)), "utf8")
+        .trim()
+        .split("\n");
       expect(JSON.parse(logged.at(-1)!)).toMatchObject({ toolName: "shell", status: "rejected" });
     } finally {
       dir.cleanup();

@@ -40,9 +40,7 @@ export function toAnthropicTools(source: ToolSource): AnthropicTool[] {
 
 /** The tool calls in an assistant message's content. */
 export function fromAnthropicToolUses(content: ReadonlyArray<{ type: string }>): ToolCall[] {
-  return content
-    .filter((b): b is AnthropicToolUse => b.type === "tool_use")
-    .map((b) => ({ id: b.id, name: b.name, args: b.input ?? {} }));
+  return content.filter((b): b is AnthropicToolUse => b.type === "tool_use").map((b) => ({ id: b.id, name: b.name, args: b.input ?? {} }));
 }
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);

@@ -102,7 +102,8 @@ export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
     );
     if (Array.isArray(schema.required) && schema.required.length) out.required = schema.required as string[];
   }
-  if (schema.items && typeof schema.items === "object" && !Array.isArray(schema.items)) out.items = toGeminiSchema(schema.items as JsonSchema);
+  if (schema.items && typeof schema.items === "object" && !Array.isArray(schema.items))
+    out.items = toGeminiSchema(schema.items as JsonSchema);
   return out;
 }
 
@@ -123,7 +124,12 @@ export function fromGeminiFunctionCalls(calls: ReadonlyArray<GeminiFunctionCall 
 export function toGeminiFunctionResponse(outcome: ToolOutcome): GeminiFunctionResponsePart {
   const response: Record<string, unknown> =
     outcome.status === "success"
-      ? { output: outcome.structured && typeof outcome.structured === "object" ? { text: outcome.content, ...outcome.structured } : outcome.content }
+      ? {
+          output:
+            outcome.structured && typeof outcome.structured === "object"
+              ? { text: outcome.content, ...outcome.structured }
+              : outcome.content,
+        }
       : { error: { code: outcome.error?.code ?? "REJECTED", message: outcome.content, status: outcome.status } };
   return {
     functionResponse: { ...(outcome.toolCallId.startsWith("gemini_") ? {} : { id: outcome.toolCallId }), name: outcome.toolName, response },

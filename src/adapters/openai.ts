@@ -42,7 +42,13 @@ export function toOpenAIChatTools(source: ToolSource): OpenAIChatTool[] {
 
 /** Responses API function tools. Not strict: strict mode needs every property required. */
 export function toOpenAIResponsesTools(source: ToolSource): OpenAIResponsesTool[] {
-  return toolsOf(source).map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.inputSchema, strict: false }));
+  return toolsOf(source).map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: t.inputSchema,
+    strict: false,
+  }));
 }
 
 export function fromOpenAIChatToolCalls(calls: ReadonlyArray<{ type: string; id: string }> | null | undefined): ToolCall[] {

@@ -67,7 +67,8 @@ export function callCommand(): Command {
           { signal: controller.signal, ...(streaming ? { onOutput: (chunk: string) => process.stderr.write(chunk) } : {}) },
         );
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-        else if (outcome.status === "success") process.stdout.write(outcome.content.endsWith("\n") ? outcome.content : `${outcome.content}\n`);
+        else if (outcome.status === "success")
+          process.stdout.write(outcome.content.endsWith("\n") ? outcome.content : `${outcome.content}\n`);
         else process.stderr.write(`${outcome.content}\n`);
         process.exitCode = exitCodeOf(outcome);
       } finally {

@@ -3,10 +3,12 @@ import { APPROVAL_MODES } from "../runtime/policy.js";
 import { TOOLSET_NAMES } from "../tools/toolsets.js";
 
 /** Options every command that opens a session shares. */
-export const workspaceOption = () => new Option("-w, --workspace <dir>", "workspace root (default: from config, else the current directory)");
+export const workspaceOption = () =>
+  new Option("-w, --workspace <dir>", "workspace root (default: from config, else the current directory)");
 export const configOption = () => new Option("-c, --config <file>", "configuration file (default: tackle.config.json or config.json)");
 export const toolsetOption = () => new Option("--toolset <name>", "tool list to use").choices(TOOLSET_NAMES as string[]);
-export const approvalOption = () => new Option("--approval <mode>", "what is auto-approved: none, safe (reads) or all").choices(APPROVAL_MODES as string[]);
+export const approvalOption = () =>
+  new Option("--approval <mode>", "what is auto-approved: none, safe (reads) or all").choices(APPROVAL_MODES as string[]);
 
 /** The parsed shared options. */
 export interface SessionFlags {

@@ -4,7 +4,8 @@ import { EXIT } from "./exit-codes.js";
 /** Commander argument parser for a TCP port (0 picks a free one); a bad value is a usage error. */
 export function portArg(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("It must be a port number from 0 to 65535 (0 picks a free one).");
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError("It must be a port number from 0 to 65535 (0 picks a free one).");
   return port;
 }
 

@@ -6,7 +6,6 @@ import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client/client-config.js";
 
-
 /**
  * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated
  * by the groups that read them, so unknown keys pass through here.

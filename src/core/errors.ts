@@ -17,12 +17,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes where the same call may succeed if simply tried again. */
-const RECOVERABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set([
-  "TIMEOUT",
-  "NETWORK_ERROR",
-  "RATE_LIMITED",
-  "UNAVAILABLE",
-]);
+const RECOVERABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set(["TIMEOUT", "NETWORK_ERROR", "RATE_LIMITED", "UNAVAILABLE"]);
 
 /**
  * An error a tool throws to give the model a precise code and message. Anything else thrown

@@ -26,8 +26,7 @@ export interface PlainTool {
 }
 
 type AjvFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AjvFormats }).default ??
-  addFormatsModule) as unknown as AjvFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AjvFormats }).default ?? addFormatsModule) as unknown as AjvFormats;
 
 let sharedAjv: Ajv | undefined;
 function ajv(): Ajv {

@@ -35,5 +35,8 @@ export function nearestNames(name: string, candidates: Iterable<string>, max = 3
     if (cl.includes(lower) || lower.includes(cl)) d = Math.min(d, 1);
     if (d <= Math.max(2, Math.floor(c.length / 3))) scored.push([c, d]);
   }
-  return scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0])).slice(0, max).map(([c]) => c);
+  return scored
+    .sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]))
+    .slice(0, max)
+    .map(([c]) => c);
 }

@@ -21,9 +21,7 @@ export interface ToolConfirmation {
   type?: "read" | "write" | "execute" | "destructive";
 }
 
-export type ValidationResult<A> =
-  | { valid: true; value: A; error?: undefined }
-  | { valid: false; error: string; issues: ValidationIssue[] };
+export type ValidationResult<A> = { valid: true; value: A; error?: undefined } | { valid: false; error: string; issues: ValidationIssue[] };
 
 export interface ValidationIssue {
   /** Dotted path of the offending field, or "" for the whole argument object. */

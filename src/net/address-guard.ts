@@ -132,7 +132,8 @@ export function addressPolicy(allow: PrivateNetworkAllowance): (address: string)
     const family = isIP(net ?? "");
     if (!family) throw new Error(`"${entry}" is not an IP address or subnet (write 10.0.0.0/8 or 127.0.0.1)`);
     const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`"${entry}" has an invalid prefix length`);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128))
+      throw new Error(`"${entry}" has an invalid prefix length`);
     allowed.addSubnet(net!, prefix, family === 4 ? "ipv4" : "ipv6");
   }
   return (address) => {

@@ -80,7 +80,12 @@ function rawText(nodes: DomNode[] | undefined): string {
 const preKeep: FormatCallback = (elem, _walk, builder, formatOptions) => {
   const text = rawText(elem.children).replace(/^\n/, "").replace(/\s+$/, "");
   builder.openBlock({ isPre: true, leadingLineBreaks: (formatOptions.leadingLineBreaks as number | undefined) ?? 2 });
-  builder.addLiteral(text.split("\n").map((line) => PRE_MARK + line).join("\n"));
+  builder.addLiteral(
+    text
+      .split("\n")
+      .map((line) => PRE_MARK + line)
+      .join("\n"),
+  );
   builder.closeBlock({ trailingLineBreaks: (formatOptions.trailingLineBreaks as number | undefined) ?? 2 });
 };
 
@@ -107,7 +112,21 @@ function optionsFor(links: boolean, baseUrl: string | undefined): HtmlToTextOpti
     // Deeply nested markup (hostile or generated) must not exhaust the stack.
     limits: { maxDepth: 400, ellipsis: "…", maxInputLength: 20_000_000 },
     selectors: [
-      ...["script", "style", "noscript", "template", "head", "svg", "iframe", "object", "canvas", "button", "select", "input", "textarea"].map(skip),
+      ...[
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "head",
+        "svg",
+        "iframe",
+        "object",
+        "canvas",
+        "button",
+        "select",
+        "input",
+        "textarea",
+      ].map(skip),
       {
         selector: "a",
         options: {
@@ -120,7 +139,28 @@ function optionsFor(links: boolean, baseUrl: string | undefined): HtmlToTextOpti
       // An image's address says nothing in text; its alt text is kept.
       { selector: "img", format: "altText" },
       ...["h1", "h2", "h3", "h4", "h5", "h6"].map(heading),
-      ...["div", "section", "article", "aside", "header", "footer", "main", "nav", "form", "figure", "figcaption", "address", "details", "summary", "fieldset", "legend", "center", "dl", "dt", "tr"].map((s) => block(s)),
+      ...[
+        "div",
+        "section",
+        "article",
+        "aside",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "form",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "fieldset",
+        "legend",
+        "center",
+        "dl",
+        "dt",
+        "tr",
+      ].map((s) => block(s)),
       { selector: "dd", format: "block", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
       { selector: "blockquote", format: "blockquote", options: { leadingLineBreaks: 2, trailingLineBreaks: 2, trimEmptyLines: true } },
       { selector: "p", format: "paragraph", options: { leadingLineBreaks: 2, trailingLineBreaks: 2 } },
@@ -149,24 +189,29 @@ function converterFor(links: boolean, baseUrl: string | undefined): (html: strin
 
 /** Collapses runs of spaces, trims each line, and allows at most one blank line in a row. */
 export function normalizeWhitespace(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g, " ")
-    .replace(/\u200b/g, "")
-    .split("\n")
-    // Tabs separate table cells, so only spaces are collapsed; <pre> lines are kept as they are.
-    .map((line) => {
-      const pre = line.indexOf(PRE_MARK);
-      // A <pre> line may sit behind a quote or list prefix; only the prefix is tidied.
-      if (pre !== -1) return (line.slice(0, pre).trimStart() + line.slice(pre + 1).replaceAll(PRE_MARK, "")).trimEnd();
-      const tidy = line.replace(/ {2,}/g, " ").replace(/ *\t */g, "\t").trim();
-      // Nested list items keep their indentation, so the nesting stays visible.
-      const nested = /^( {2,})(?:• |\d+\. |[a-z]\. )/i.exec(line);
-      return nested ? nested[1] + tidy : tidy;
-    })
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  return (
+    text
+      .replace(/\r\n?/g, "\n")
+      .replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g, " ")
+      .replace(/\u200b/g, "")
+      .split("\n")
+      // Tabs separate table cells, so only spaces are collapsed; <pre> lines are kept as they are.
+      .map((line) => {
+        const pre = line.indexOf(PRE_MARK);
+        // A <pre> line may sit behind a quote or list prefix; only the prefix is tidied.
+        if (pre !== -1) return (line.slice(0, pre).trimStart() + line.slice(pre + 1).replaceAll(PRE_MARK, "")).trimEnd();
+        const tidy = line
+          .replace(/ {2,}/g, " ")
+          .replace(/ *\t */g, "\t")
+          .trim();
+        // Nested list items keep their indentation, so the nesting stays visible.
+        const nested = /^( {2,})(?:• |\d+\. |[a-z]\. )/i.exec(line);
+        return nested ? nested[1] + tidy : tidy;
+      })
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }
 
 /**

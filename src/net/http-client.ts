@@ -93,7 +93,11 @@ export function checkUrl(text: string, base?: string): URL {
     throw new ToolError("INVALID_ARGS", `"${text}" is not a valid absolute URL; give one such as https://example.com/page.`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ToolError("INVALID_ARGS", `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}: (${url.href.slice(0, 200)}).`, { recoverable: false });
+    throw new ToolError(
+      "INVALID_ARGS",
+      `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}: (${url.href.slice(0, 200)}).`,
+      { recoverable: false },
+    );
   }
   return url;
 }
@@ -144,7 +148,10 @@ function networkError(err: unknown, url: URL, timeoutMs: number, timedOut: boole
     return false;
   });
   if (timedOut || codes.some((c) => TIMEOUT_CODES.has(c))) {
-    return new ToolError("TIMEOUT", `${url.host} did not answer within ${Math.round(timeoutMs / 100) / 10} s. Try again later, or a different source.`);
+    return new ToolError(
+      "TIMEOUT",
+      `${url.host} did not answer within ${Math.round(timeoutMs / 100) / 10} s. Try again later, or a different source.`,
+    );
   }
   const detail = findCause(err, (e): e is Error => e instanceof Error && e.message !== "fetch failed")?.message ?? String(err);
   const code = codes[0];
@@ -265,10 +272,16 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         try {
           next = new URL(location, url);
         } catch {
-          throw new ToolError("EXECUTION_ERROR", `${url.href} redirected to an invalid URL: ${location.slice(0, 200)}`, { recoverable: false });
+          throw new ToolError("EXECUTION_ERROR", `${url.href} redirected to an invalid URL: ${location.slice(0, 200)}`, {
+            recoverable: false,
+          });
         }
         if (next.protocol !== "http:" && next.protocol !== "https:") {
-          throw new ToolError("PERMISSION_DENIED", `${url.href} redirected to ${next.protocol} (${next.href.slice(0, 200)}); only http and https are followed.`, { recoverable: false });
+          throw new ToolError(
+            "PERMISSION_DENIED",
+            `${url.href} redirected to ${next.protocol} (${next.href.slice(0, 200)}); only http and https are followed.`,
+            { recoverable: false },
+          );
         }
         req.onRedirect?.(next, url);
         const keepsBody = (res.statusCode === 307 || res.statusCode === 308) && method === "POST";
@@ -300,7 +313,15 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (req.signal?.aborted) throw req.signal.reason;
         throw networkError(err, url, timeoutMs, timedOut);
       }
-      return { url: first.href, finalUrl: url.href, redirects, status: res.statusCode, headers: resHeaders, body: read.body, truncated: read.truncated };
+      return {
+        url: first.href,
+        finalUrl: url.href,
+        redirects,
+        status: res.statusCode,
+        headers: resHeaders,
+        body: read.body,
+        truncated: read.truncated,
+      };
     }
   } finally {
     clearTimeout(timer);
@@ -327,17 +348,25 @@ export function statusError(service: string, status: number, headers: Record<str
     });
   }
   if (status === 401) {
-    return new ToolError("PERMISSION_DENIED", `${service} answered 401 Unauthorized: the credentials were missing or not accepted.${suffix}`, { recoverable: false });
+    return new ToolError(
+      "PERMISSION_DENIED",
+      `${service} answered 401 Unauthorized: the credentials were missing or not accepted.${suffix}`,
+      { recoverable: false },
+    );
   }
   if (status === 403) {
     return new ToolError("PERMISSION_DENIED", `${service} answered 403 Forbidden: access is refused.${suffix}`, { recoverable: false });
   }
   if (status >= 500) {
     const transient = status === 500 || status === 502 || status === 503 || status === 504;
-    return new ToolError("UNAVAILABLE", `${service} answered ${status}: the server failed. ${transient ? "Try again later." : ""}${suffix}`.trim(), {
-      recoverable: retryable && transient,
-      ...(headers["retry-after"] ? { retryAfterMs: parseRetryAfter(headers["retry-after"]) ?? 0 } : {}),
-    });
+    return new ToolError(
+      "UNAVAILABLE",
+      `${service} answered ${status}: the server failed. ${transient ? "Try again later." : ""}${suffix}`.trim(),
+      {
+        recoverable: retryable && transient,
+        ...(headers["retry-after"] ? { retryAfterMs: parseRetryAfter(headers["retry-after"]) ?? 0 } : {}),
+      },
+    );
   }
   return new ToolError("EXECUTION_ERROR", `${service} answered HTTP ${status}.${suffix}`, { recoverable: false });
 }

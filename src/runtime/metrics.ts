@@ -31,7 +31,11 @@ export class Metrics {
 
   record(outcome: ToolOutcome): void {
     let c = this.#tools.get(outcome.toolName);
-    if (!c) this.#tools.set(outcome.toolName, (c = { calls: 0, successes: 0, errors: 0, rejections: 0, cancellations: 0, totalMs: 0, recent: [] }));
+    if (!c)
+      this.#tools.set(
+        outcome.toolName,
+        (c = { calls: 0, successes: 0, errors: 0, rejections: 0, cancellations: 0, totalMs: 0, recent: [] }),
+      );
     c.calls++;
     if (outcome.status === "success") c.successes++;
     else if (outcome.status === "error") c.errors++;

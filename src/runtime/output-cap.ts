@@ -63,7 +63,11 @@ function countLines(text: string, end = text.length): number {
  * Cuts `text` to at most about `max` characters, keeping the head and the tail and saying what
  * was cut and where the whole text is. Cuts fall on line boundaries where one is near.
  */
-export function capOutput(text: string, max: number, save?: () => string | undefined): { text: string; truncated: boolean; fullPath?: string } {
+export function capOutput(
+  text: string,
+  max: number,
+  save?: () => string | undefined,
+): { text: string; truncated: boolean; fullPath?: string } {
   if (text.length <= max) return { text, truncated: false };
   const headBudget = Math.floor(max * 0.6);
   const tailBudget = Math.floor(max * 0.35);

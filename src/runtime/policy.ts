@@ -61,9 +61,12 @@ export async function decide(input: PolicyInput): Promise<Decision> {
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   if (assessment?.ask && mode !== "all") return { action: "ask", reason: assessment.ask, effect };
 
-  const allowed = rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(rules.allow, names, kind, subjects);
+  const allowed =
+    rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(rules.allow, names, kind, subjects);
   if (allowed) return { action: "allow", approvedBy: "config", reason: `allowed by the rule "${allowed.source}"`, effect };
-  const remembered = input.sessionAllows.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(input.sessionAllows, names, kind, subjects);
+  const remembered =
+    input.sessionAllows.find((r) => ruleCovers(r, names, kind, subjects, true)) ??
+    coveredPartByPart(input.sessionAllows, names, kind, subjects);
   if (remembered) return { action: "allow", approvedBy: "user", reason: `approved always for this session (${remembered.source})`, effect };
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
@@ -81,7 +84,12 @@ export async function decide(input: PolicyInput): Promise<Decision> {
  * A command of several parts (`git status && git diff`) is allowed when each part is covered by
  * some pattern rule, not necessarily the same one. Returns a rule standing for the set, or undefined.
  */
-function coveredPartByPart(list: readonly Rule[], names: readonly string[], kind: PolicyKind, subjects: readonly string[]): Rule | undefined {
+function coveredPartByPart(
+  list: readonly Rule[],
+  names: readonly string[],
+  kind: PolicyKind,
+  subjects: readonly string[],
+): Rule | undefined {
   if (kind !== "command" || subjects.length < 2) return undefined;
   const used: Rule[] = [];
   for (const s of subjects) {

@@ -142,16 +142,12 @@ export class ToolRunner {
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
     const prepared = calls.map((c) => this.#prepare(c));
-    const accesses = await Promise.all(
-      prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})),
-    );
+    const accesses = await Promise.all(prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})));
     const running: Array<Promise<ToolOutcome>> = [];
     prepared.forEach((p, i) => {
       const waitFor = running.filter((_, j) => conflicts(accesses[i]!, accesses[j]!));
       running.push(
-        Promise.allSettled(waitFor).then(() =>
-          "tool" in p ? this.#runPrepared(p, options) : this.#finish(p, calls[i]!.args, options),
-        ),
+        Promise.allSettled(waitFor).then(() => ("tool" in p ? this.#runPrepared(p, options) : this.#finish(p, calls[i]!.args, options))),
       );
     });
     return Promise.all(running);
@@ -190,7 +186,10 @@ export class ToolRunner {
       }
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return fail("INVALID_ARGS", `The arguments must be a JSON object, not ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.`);
+      return fail(
+        "INVALID_ARGS",
+        `The arguments must be a JSON object, not ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.`,
+      );
     }
     const problem = checkArgs(args, this.#maxArgsBytes);
     if (problem) return fail("INVALID_ARGS", problem);
@@ -260,7 +259,12 @@ export class ToolRunner {
     emit({ type: "tool.call", toolCallId: p.id, tool: p.name, args: p.args, requiresApproval: decision.action === "ask" });
 
     if (decision.action === "deny") {
-      const outcome = rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${decision.reason}. This is policy, not a failure; do not retry the same call.`);
+      const outcome = rejected(
+        p,
+        "policy",
+        "PERMISSION_DENIED",
+        `Not allowed: ${decision.reason}. This is policy, not a failure; do not retry the same call.`,
+      );
       emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: false, approvedBy: "policy", message: decision.reason });
       return this.#finish(outcome, p.args, options);
     }
@@ -276,28 +280,69 @@ export class ToolRunner {
       let response;
       try {
         response = await this.#approver(
-          { toolCallId: p.id, tool: p.name, args: p.args, effect: decision.effect, reason: decision.reason, description: tool.description, ...(preview ? { preview } : {}) },
+          {
+            toolCallId: p.id,
+            tool: p.name,
+            args: p.args,
+            effect: decision.effect,
+            reason: decision.reason,
+            description: tool.description,
+            ...(preview ? { preview } : {}),
+          },
           ctx.signal,
         );
       } catch (err) {
         if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
         response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };
       }
-      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: response.approved, approvedBy: response.automatic ? "policy" : "user", ...(response.message ? { message: response.message } : {}) });
+      emit({
+        type: "tool.approval",
+        toolCallId: p.id,
+        tool: p.name,
+        approved: response.approved,
+        approvedBy: response.automatic ? "policy" : "user",
+        ...(response.message ? { message: response.message } : {}),
+      });
       if (!response.approved) {
-        const said = !response.message ? "" : response.automatic ? ` It was rejected because ${response.message}.` : ` The user said: "${response.message}".`;
-        const outcome = rejected(p, response.automatic ? "policy" : "user", "REJECTED", `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`);
+        const said = !response.message
+          ? ""
+          : response.automatic
+            ? ` It was rejected because ${response.message}.`
+            : ` The user said: "${response.message}".`;
+        const outcome = rejected(
+          p,
+          response.automatic ? "policy" : "user",
+          "REJECTED",
+          `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`,
+        );
         if (response.message && !response.automatic) outcome.userMessage = response.message;
         return this.#finish(outcome, p.args, options);
       }
       if (response.modifiedArgs) {
         const checked = tool.validate(response.modifiedArgs);
         if (!checked.valid) {
-          return this.#finish(errorOutcome(p.id, p.name, p.started, new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`)), response.modifiedArgs, options);
+          return this.#finish(
+            errorOutcome(
+              p.id,
+              p.name,
+              p.started,
+              new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`),
+            ),
+            response.modifiedArgs,
+            options,
+          );
         }
         p = { ...p, args: checked.value as Record<string, unknown>, access: undefined };
         // An edit must not smuggle in what policy denies.
-        const again = await decide({ tool, names: this.registry.namesOf(p.name), args: p.args, ctx, mode: "all", rules: this.#rules, sessionAllows: [] });
+        const again = await decide({
+          tool,
+          names: this.registry.namesOf(p.name),
+          args: p.args,
+          ctx,
+          mode: "all",
+          rules: this.#rules,
+          sessionAllows: [],
+        });
         if (again.action === "deny") {
           return this.#finish(rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), p.args, options);
         }
@@ -322,7 +367,14 @@ export class ToolRunner {
       const hit = await this.#cache!.get(key);
       if (hit) {
         return this.#finish(
-          { ...hit, toolCallId: p.id, toolName: p.name, approvedBy, executionTimeMs: performance.now() - p.started, metadata: { ...hit.metadata, cached: true } },
+          {
+            ...hit,
+            toolCallId: p.id,
+            toolName: p.name,
+            approvedBy,
+            executionTimeMs: performance.now() - p.started,
+            metadata: { ...hit.metadata, cached: true },
+          },
           p.args,
           options,
         );
@@ -415,7 +467,10 @@ export class ToolRunner {
       const size = JSON.stringify(outcome.structured)?.length ?? 0;
       if (size > max * STRUCTURED_ALLOWANCE) {
         const { structured: _dropped, ...rest } = outcome;
-        capped = { ...rest, metadata: { ...outcome.metadata, structuredOmitted: `${size} characters, over the ${max * STRUCTURED_ALLOWANCE} limit` } };
+        capped = {
+          ...rest,
+          metadata: { ...outcome.metadata, structuredOmitted: `${size} characters, over the ${max * STRUCTURED_ALLOWANCE} limit` },
+        };
       }
     }
     const cut = capOutput(capped.content, max, () => this.#spill.save(capped.toolCallId, capped.content));
@@ -429,7 +484,10 @@ export class ToolRunner {
     // Spec 002's order: the result, then the files it changed.
     this.events.emit({ type: "tool.result", toolCallId: outcome.toolCallId, tool: outcome.toolName, outcome }, options.onEvent);
     for (const change of changedList(outcome)) {
-      this.events.emit({ type: "file.changed", toolCallId: outcome.toolCallId, tool: outcome.toolName, path: change.path, operation: change.operation }, options.onEvent);
+      this.events.emit(
+        { type: "file.changed", toolCallId: outcome.toolCallId, tool: outcome.toolName, path: change.path, operation: change.operation },
+        options.onEvent,
+      );
     }
     return outcome;
   }
@@ -460,7 +518,13 @@ function rejected(p: Prepared, by: ApprovedBy, code: ErrorCode, message: string)
 }
 
 function cancelled(p: Prepared, approvedBy?: ApprovedBy): ToolOutcome {
-  return errorOutcome(p.id, p.name, p.started, new ToolError("CANCELLED", `The call to ${p.name} was cancelled before it finished.`), approvedBy);
+  return errorOutcome(
+    p.id,
+    p.name,
+    p.started,
+    new ToolError("CANCELLED", `The call to ${p.name} was cancelled before it finished.`),
+    approvedBy,
+  );
 }
 
 function pickExtras(result: ToolExecutionResult): Partial<ToolOutcome> {
@@ -512,7 +576,7 @@ function checkArgs(args: object, maxBytes: number): string | undefined {
   let json: string;
   try {
     json = JSON.stringify(args, (key, value: unknown) => {
-      if (key === "__proto__" || key === "constructor" && typeof value === "object" && value !== null) bad ??= key;
+      if (key === "__proto__" || (key === "constructor" && typeof value === "object" && value !== null)) bad ??= key;
       return value;
     });
   } catch (err) {

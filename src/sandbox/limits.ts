@@ -98,4 +98,3 @@ export function limitedArgv(argv: readonly string[], limits: SandboxLimits, forc
     `${setNproc ? `ulimit -u ${nproc} && ` : ""}ulimit -f ${kib(limits.fileSizeBytes)} && ulimit -n ${limits.openFiles} && ulimit -c 0 && exec "$@"`;
   return [lim.path, "-c", script, "tackle-limits", ...argv];
 }
-

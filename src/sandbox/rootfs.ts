@@ -1,4 +1,16 @@
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -74,7 +86,10 @@ function sandboxSupportDir(): string {
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
   // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
-  const users = uid === 0 ? [`root:x:0:0:root:/tmp:/bin/sh`] : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
+  const users =
+    uid === 0
+      ? [`root:x:0:0:root:/tmp:/bin/sh`]
+      : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
   users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
   const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
   groups.push("nogroup:x:65534:");
@@ -139,4 +154,3 @@ function copyPublic(source: string, target: string, top = true): void {
     chmodSync(target, 0o644);
   }
 }
-

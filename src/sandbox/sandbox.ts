@@ -89,8 +89,7 @@ export interface SandboxOptions {
 
 /** Whether the sandbox can run here, found once per bwrap path. */
 export type SandboxStatus =
-  | { available: true; bwrap: string; version: string; userns: boolean }
-  | { available: false; bwrap?: string; reason: string };
+  { available: true; bwrap: string; version: string; userns: boolean } | { available: false; bwrap?: string; reason: string };
 
 /** What to do when bubblewrap is missing. */
 export const SANDBOX_INSTALL_HINT =
@@ -175,7 +174,11 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
   }
   const version = await capture(bwrap, ["--version"]);
   if (version.code !== 0) {
-    return { available: false, bwrap, reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}` };
+    return {
+      available: false,
+      bwrap,
+      reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}`,
+    };
   }
   const trueCmd = ["/usr/bin/true", "/bin/true"].find(isExecutableFile) ?? "true";
   const failures: string[] = [];
@@ -185,7 +188,13 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
     let args: string[];
     const program = seccompProgram();
     try {
-      args = buildArgs([trueCmd], { workspace: undefined, limits: { cpuSeconds: 5 } }, userns, undefined, program ? { seccomp: 3, firstFile: 4 } : { firstFile: 3 });
+      args = buildArgs(
+        [trueCmd],
+        { workspace: undefined, limits: { cpuSeconds: 5 } },
+        userns,
+        undefined,
+        program ? { seccomp: 3, firstFile: 4 } : { firstFile: 3 },
+      );
     } catch (err) {
       return { available: false, bwrap, reason: `the sandbox cannot be set up: ${(err as Error).message}` };
     }
@@ -250,7 +259,13 @@ interface InputFds {
   firstFile: number;
 }
 
-function buildArgs(argv: readonly string[], o: BuildInput, userns: boolean, forceLimiter?: "prlimit" | "bash", fds: InputFds = { firstFile: 3 }): string[] {
+function buildArgs(
+  argv: readonly string[],
+  o: BuildInput,
+  userns: boolean,
+  forceLimiter?: "prlimit" | "bash",
+  fds: InputFds = { firstFile: 3 },
+): string[] {
   if (argv.length === 0) throw new Error("Nothing to run: the command is empty.");
   const limits = sandboxLimits(o.limits);
   const args = ["--unshare-all"];
@@ -331,7 +346,8 @@ export function buildSandboxArgs(
   options: SandboxOptions,
   profile: { userns?: boolean; limiter?: "prlimit" | "bash"; seccompFd?: number } = {},
 ): string[] {
-  const fds: InputFds = profile.seccompFd === undefined ? { firstFile: 3 } : { seccomp: profile.seccompFd, firstFile: profile.seccompFd + 1 };
+  const fds: InputFds =
+    profile.seccompFd === undefined ? { firstFile: 3 } : { seccomp: profile.seccompFd, firstFile: profile.seccompFd + 1 };
   return buildArgs(argv, options, profile.userns ?? true, profile.limiter, fds);
 }
 

@@ -62,7 +62,8 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
         "Content-Type": "text/html; charset=utf-8",
         "Cache-Control": "no-store",
         // The page needs nothing from elsewhere; say so to the browser.
-        "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "Content-Security-Policy":
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
       });
@@ -71,7 +72,9 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
     }
     if (path === "/api/tools") {
       allow(method, ["GET"]);
-      const list = session.registry.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, effect: t.effect }));
+      const list = session.registry
+        .list()
+        .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, effect: t.effect }));
       return json(res, 200, list);
     }
     if (path === "/api/metrics") {
@@ -99,7 +102,8 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
     if (path === "/api/calls") {
       allow(method, ["POST"]);
       const body = parse(CallBody, await readJson(req, maxBody));
-      if (body.id !== undefined && running.has(body.id)) throw new HttpError(409, `A call with id ${body.id} is already running; use a unique id.`);
+      if (body.id !== undefined && running.has(body.id))
+        throw new HttpError(409, `A call with id ${body.id} is already running; use a unique id.`);
       const controller = new AbortController();
       // A client that hangs up no longer wants the result: the call (or its wait for approval) stops.
       res.on("close", () => {
@@ -129,7 +133,12 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
       let response: ApprovalResponse;
       if (match[2] === "approve") {
         const b = parse(ApproveBody, raw);
-        response = { approved: true, ...(b.message !== undefined ? { message: b.message } : {}), ...(b.always ? { always: true } : {}), ...(b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}) };
+        response = {
+          approved: true,
+          ...(b.message !== undefined ? { message: b.message } : {}),
+          ...(b.always ? { always: true } : {}),
+          ...(b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
+        };
       } else if (match[2] === "reject") {
         const b = parse(RejectBody, raw);
         response = { approved: false, ...(b.message !== undefined ? { message: b.message } : {}) };
@@ -142,7 +151,8 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
           ...(b.approved && b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
         };
       }
-      if (!approvals.answer(id, response)) throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
+      if (!approvals.answer(id, response))
+        throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
       return json(res, 200, { ok: true, toolCallId: id, approved: response.approved });
     }
     throw new HttpError(404, `Not found: ${path}. The API is under /api (tools, calls, approvals, events, metrics).`);
@@ -197,6 +207,10 @@ async function readJson(req: IncomingMessage, max: number, emptyOk = false): Pro
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
   res.end(text);
 }

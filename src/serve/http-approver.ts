@@ -3,7 +3,15 @@ import type { ApprovalRequest, ApprovalResponse, Approver } from "../runtime/app
 /** Events the approval queue adds to the runner's (sent on the same event stream). */
 export type ApprovalEvent =
   | ({ type: "approval.requested" } & ApprovalRequest)
-  | { type: "approval.resolved"; toolCallId: string; tool: string; approved: boolean; message?: string; always?: boolean; automatic?: boolean };
+  | {
+      type: "approval.resolved";
+      toolCallId: string;
+      tool: string;
+      approved: boolean;
+      message?: string;
+      always?: boolean;
+      automatic?: boolean;
+    };
 
 export interface HttpApproverOptions {
   /** An unanswered request is rejected after this long. Default 10 minutes. */
@@ -65,7 +73,11 @@ export class HttpApprover {
     if (this.#closed) return Promise.resolve({ approved: false, message: this.#closed, automatic: true });
     if (this.#pending.has(request.toolCallId)) {
       // Two waits under one id could not be told apart by whoever answers.
-      return Promise.resolve({ approved: false, message: `another call with id ${request.toolCallId} is already waiting for approval; use a unique id`, automatic: true });
+      return Promise.resolve({
+        approved: false,
+        message: `another call with id ${request.toolCallId} is already waiting for approval; use a unique id`,
+        automatic: true,
+      });
     }
     return new Promise<ApprovalResponse>((resolve) => {
       const finish = (response: ApprovalResponse) => {
@@ -87,7 +99,12 @@ export class HttpApprover {
       const entry: Pending = { request, settle: finish };
       const minutes = this.#timeoutMs / 60_000;
       const timer = setTimeout(
-        () => finish({ approved: false, message: `nobody answered the approval request within ${minutes >= 1 ? `${Math.round(minutes)} minutes` : `${Math.round(this.#timeoutMs / 1000)} seconds`}`, automatic: true }),
+        () =>
+          finish({
+            approved: false,
+            message: `nobody answered the approval request within ${minutes >= 1 ? `${Math.round(minutes)} minutes` : `${Math.round(this.#timeoutMs / 1000)} seconds`}`,
+            automatic: true,
+          }),
         this.#timeoutMs,
       );
       timer.unref?.();

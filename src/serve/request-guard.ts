@@ -52,7 +52,10 @@ export function requestGuard(options: GuardOptions): (req: IncomingMessage, url:
   return (req, url) => {
     const host = parseHost(req.headers.host);
     if (!host || !nameAllowed(host.hostname)) {
-      return { status: 403, error: `Host ${JSON.stringify(req.headers.host ?? "")} is not this server; use http://127.0.0.1:${options.port()}.` };
+      return {
+        status: 403,
+        error: `Host ${JSON.stringify(req.headers.host ?? "")} is not this server; use http://127.0.0.1:${options.port()}.`,
+      };
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
@@ -64,7 +67,7 @@ export function requestGuard(options: GuardOptions): (req: IncomingMessage, url:
     if (tokenHash && url.pathname.startsWith("/api/")) {
       const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
       // EventSource cannot send headers, so the event stream alone may carry the token in the query.
-      const query = url.pathname === "/api/events" ? url.searchParams.get("token") ?? undefined : undefined;
+      const query = url.pathname === "/api/events" ? (url.searchParams.get("token") ?? undefined) : undefined;
       const given = header ?? query;
       if (given === undefined || !timingSafeEqual(sha256(given), tokenHash)) {
         return { status: 401, error: "Unauthorized: send Authorization: Bearer <token>." };

@@ -85,7 +85,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     }
     handle(req, res, url).catch((err: unknown) => {
       logger.warn("serve request failed", { error: String(err) });
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "Internal server error." }));
+      if (!res.headersSent)
+        res.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "Internal server error." }));
       else res.destroy();
     });
   });

@@ -36,14 +36,22 @@ export async function builtinTools(ctx: GroupContext, groups: readonly ToolGroup
  */
 export async function createRegistry(loaded: LoadedConfig = loadConfig(), options: CreateRegistryOptions = {}): Promise<ToolRegistry> {
   const logger = options.logger ?? createLogger("warn");
-  const ctx: GroupContext = { config: loaded.config, env: loaded.env, workspace: loaded.workspace, logger, ...(options.onClose ? { onClose: options.onClose } : {}) };
+  const ctx: GroupContext = {
+    config: loaded.config,
+    env: loaded.env,
+    workspace: loaded.workspace,
+    logger,
+    ...(options.onClose ? { onClose: options.onClose } : {}),
+  };
   const tools = await builtinTools(ctx, options.groups);
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
   const registry = new ToolRegistry();
   const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);
   const isListed = (name: string) => (listedNames ? listedNames.has(name) : !VARIANTS.has(name) && !(name in ALIASES));
   for (const [name, tool] of tools) {
-    const aliases = Object.entries(ALIASES).filter(([, target]) => target === name).map(([alias]) => alias);
+    const aliases = Object.entries(ALIASES)
+      .filter(([, target]) => target === name)
+      .map(([alias]) => alias);
     const wanted = [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
     // A preset holds exactly its spec's tools; variants resolve everywhere but are listed only where named.
     if (!wanted && !VARIANTS.has(name)) continue;

@@ -50,7 +50,16 @@ export const TOOLSETS: Readonly<Record<Exclude<Toolset, "default">, readonly str
     TOOL.shellBackground,
   ],
   /** spec 003's core tools */
-  workspace: [TOOL.listDirectory, TOOL.readFile, TOOL.writeFile, TOOL.deleteFile, TOOL.moveFile, TOOL.runCode, TOOL.webFetch, TOOL.webSearch],
+  workspace: [
+    TOOL.listDirectory,
+    TOOL.readFile,
+    TOOL.writeFile,
+    TOOL.deleteFile,
+    TOOL.moveFile,
+    TOOL.runCode,
+    TOOL.webFetch,
+    TOOL.webSearch,
+  ],
 };
 
 export const TOOLSET_NAMES: readonly Toolset[] = ["default", "coding", "assistant", "editor", "workspace"];

@@ -47,8 +47,24 @@ registry.register(
 );
 const runner = new ToolRunner({ registry });
 
-const success: ToolOutcome = { status: "success", toolCallId: "call_1", toolName: "find", content: "found x", structured: { hits: ["x"] }, executionTimeMs: 1, approvedBy: "auto", blocks: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
-const failure: ToolOutcome = { status: "error", toolCallId: "call_2", toolName: "find", content: "Error [TIMEOUT]: slow", error: { code: "TIMEOUT", message: "slow", recoverable: true }, executionTimeMs: 1 };
+const success: ToolOutcome = {
+  status: "success",
+  toolCallId: "call_1",
+  toolName: "find",
+  content: "found x",
+  structured: { hits: ["x"] },
+  executionTimeMs: 1,
+  approvedBy: "auto",
+  blocks: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+};
+const failure: ToolOutcome = {
+  status: "error",
+  toolCallId: "call_2",
+  toolName: "find",
+  content: "Error [TIMEOUT]: slow",
+  error: { code: "TIMEOUT", message: "slow", recoverable: true },
+  executionTimeMs: 1,
+};
 
 describe("Anthropic Messages", () => {
   it("exports tools, reads tool_use blocks and writes tool_result blocks", async () => {
@@ -64,7 +80,10 @@ describe("Anthropic Messages", () => {
     const block: Anthropic.ToolResultBlockParam = toAnthropicToolResult(outcome);
     expect(block).toEqual({ type: "tool_result", tool_use_id: "toolu_1", content: "found x" });
     const withImage: Anthropic.ToolResultBlockParam = toAnthropicToolResult(success);
-    expect(Array.isArray(withImage.content) && withImage.content[1]).toMatchObject({ type: "image", source: { type: "base64", media_type: "image/png" } });
+    expect(Array.isArray(withImage.content) && withImage.content[1]).toMatchObject({
+      type: "image",
+      source: { type: "base64", media_type: "image/png" },
+    });
     expect(toAnthropicToolResult(failure).is_error).toBe(true);
   });
 });
@@ -121,7 +140,10 @@ describe("Gemini", () => {
   });
 
   it("reads functionCalls and writes functionResponse parts", () => {
-    const fc: FunctionCall[] = [{ id: "g1", name: "find", args: { query: "q" } }, { name: "find", args: {} }];
+    const fc: FunctionCall[] = [
+      { id: "g1", name: "find", args: { query: "q" } },
+      { name: "find", args: {} },
+    ];
     const calls = fromGeminiFunctionCalls(fc);
     expect(calls[0]).toEqual({ id: "g1", name: "find", args: { query: "q" } });
     expect(calls[1]!.id).toMatch(/^gemini_1_find$/);

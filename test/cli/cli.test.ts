@@ -120,7 +120,10 @@ describe("approval in a terminal", () => {
   });
 
   it("n rejects with the person's message (exit 3)", async () => {
-    const r = await runCliInTerminal(["call", "write_file", "--args", '{"path":"a.txt","content":"no"}', "--workspace", ws.dir], "n\nwrong file\n");
+    const r = await runCliInTerminal(
+      ["call", "write_file", "--args", '{"path":"a.txt","content":"no"}', "--workspace", ws.dir],
+      "n\nwrong file\n",
+    );
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/wrong file/);
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\n");

@@ -3,7 +3,14 @@ import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolRegistry } from "../../src/core/registry.js";
 
-const make = (name: string) => defineTool({ name, description: `${name} tool`, effect: "read", input: z.object({ a: z.string().optional() }), execute: async () => name });
+const make = (name: string) =>
+  defineTool({
+    name,
+    description: `${name} tool`,
+    effect: "read",
+    input: z.object({ a: z.string().optional() }),
+    execute: async () => name,
+  });
 
 describe("ToolRegistry", () => {
   it("registers, finds, lists and unregisters (spec 001 FR3)", () => {

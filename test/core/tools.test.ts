@@ -14,7 +14,14 @@ const input = z.object({
 });
 
 describe("defineTool", () => {
-  const tool = defineTool({ name: "t", title: "T tool", description: "Does t.", effect: "read", input, execute: async (a) => JSON.stringify(a) });
+  const tool = defineTool({
+    name: "t",
+    title: "T tool",
+    description: "Does t.",
+    effect: "read",
+    input,
+    execute: async (a) => JSON.stringify(a),
+  });
 
   it("derives JSON Schema from zod with descriptions and defaults", () => {
     expect(tool.inputSchema).toEqual({
@@ -45,18 +52,35 @@ describe("defineTool", () => {
   });
 
   it("maps its effect to MCP annotations and a confirmation", () => {
-    expect(tool.annotations).toEqual({ title: "T tool", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool.annotations).toEqual({
+      title: "T tool",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(tool.getConfirmation!({ path: "x", mode: "a" })).toMatchObject({ required: false, type: "read" });
   });
 
   it("rejects invalid names with the reason", () => {
-    expect(() => defineTool({ name: "bad name!", description: "", effect: "read", input: z.object({}), execute: async () => "" })).toThrow(/contains " !"/);
-    expect(() => defineTool({ name: "x".repeat(65), description: "", effect: "read", input: z.object({}), execute: async () => "" })).toThrow(/65 characters; the limit is 64/);
+    expect(() => defineTool({ name: "bad name!", description: "", effect: "read", input: z.object({}), execute: async () => "" })).toThrow(
+      /contains " !"/,
+    );
+    expect(() =>
+      defineTool({ name: "x".repeat(65), description: "", effect: "read", input: z.object({}), execute: async () => "" }),
+    ).toThrow(/65 characters; the limit is 64/);
   });
 
   it("only exposes the optional hooks it was given", () => {
     expect("preview" in tool).toBe(false);
-    const withPreview = defineTool({ name: "p", description: "", effect: "write", input: z.object({}), preview: () => "diff", execute: async () => "" });
+    const withPreview = defineTool({
+      name: "p",
+      description: "",
+      effect: "write",
+      input: z.object({}),
+      preview: () => "diff",
+      execute: async () => "",
+    });
     expect(typeof withPreview.preview).toBe("function");
   });
 });
@@ -100,7 +124,11 @@ describe("JsonSchemaTool (plain objects)", () => {
     description: "A plain tool.",
     inputSchema: {
       type: "object",
-      properties: { n: { type: "integer", minimum: 1 }, tags: { type: "array", items: { type: "string" } }, email: { type: "string", format: "email" } },
+      properties: {
+        n: { type: "integer", minimum: 1 },
+        tags: { type: "array", items: { type: "string" } },
+        email: { type: "string", format: "email" },
+      },
       required: ["n"],
       additionalProperties: false,
     },
@@ -128,7 +156,12 @@ describe("JsonSchemaTool (plain objects)", () => {
   });
 
   it("survives a broken schema from a third party", () => {
-    const broken = new JsonSchemaTool({ name: "b", description: "", inputSchema: { type: "object", properties: { x: { type: "no-such-type" } } }, execute: async () => "" });
+    const broken = new JsonSchemaTool({
+      name: "b",
+      description: "",
+      inputSchema: { type: "object", properties: { x: { type: "no-such-type" } } },
+      execute: async () => "",
+    });
     expect(broken.validate({ x: 1 }).valid).toBe(true);
   });
 });

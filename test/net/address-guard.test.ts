@@ -40,12 +40,19 @@ describe("isBlockedAddress", () => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::"])(
-    "allows the public address %s",
-    (address) => {
-      expect(isBlockedAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "192.169.0.1",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::",
+  ])("allows the public address %s", (address) => {
+    expect(isBlockedAddress(address)).toBe(false);
+  });
 
   it("leaves names to DNS", () => {
     expect(isBlockedAddress("localhost")).toBe(false);

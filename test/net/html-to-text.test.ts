@@ -17,12 +17,14 @@ describe("htmlToText (spec 000's HtmlUtilities rules)", () => {
   });
 
   it("separates table cells with tabs, one row per line", () => {
-    const html = "<table><thead><tr><th>Name</th><th>Age</th></tr></thead><tbody><tr><td>Ann</td><td>31</td></tr><tr><td>Bo<br>b</td><td></td></tr></tbody></table>";
+    const html =
+      "<table><thead><tr><th>Name</th><th>Age</th></tr></thead><tbody><tr><td>Ann</td><td>31</td></tr><tr><td>Bo<br>b</td><td></td></tr></tbody></table>";
     expect(htmlToText(html)).toBe("Name\tAge\nAnn\t31\nBo b");
   });
 
   it("drops script, style, head and form controls", () => {
-    const html = "<html><head><title>T</title><style>p{}</style></head><body><script>evil()</script><p>kept</p><noscript>ns</noscript><button>Click</button><template><p>tpl</p></template></body></html>";
+    const html =
+      "<html><head><title>T</title><style>p{}</style></head><body><script>evil()</script><p>kept</p><noscript>ns</noscript><button>Click</button><template><p>tpl</p></template></body></html>";
     expect(htmlToText(html)).toBe("kept");
   });
 
@@ -31,12 +33,14 @@ describe("htmlToText (spec 000's HtmlUtilities rules)", () => {
   });
 
   it("normalises whitespace but keeps <pre> exactly", () => {
-    const html = "<p>  lots   of\n\n   space  </p>\n\n\n<p>next</p><pre>def f():\n    return  1\n\n\n</pre><blockquote><pre>  quoted\n    code</pre></blockquote>";
+    const html =
+      "<p>  lots   of\n\n   space  </p>\n\n\n<p>next</p><pre>def f():\n    return  1\n\n\n</pre><blockquote><pre>  quoted\n    code</pre></blockquote>";
     expect(htmlToText(html)).toBe("lots of space\n\nnext\n\ndef f():\n    return  1\n\n>   quoted\n>     code");
   });
 
   it("keeps link targets, resolved against the page, and can leave them out", () => {
-    const html = '<p><a href="/docs">Docs</a> <a href="#top">Top</a> <a href="https://x.test/">https://x.test/</a> <img src="a.png" alt="Logo"></p>';
+    const html =
+      '<p><a href="/docs">Docs</a> <a href="#top">Top</a> <a href="https://x.test/">https://x.test/</a> <img src="a.png" alt="Logo"></p>';
     expect(htmlToText(html, { baseUrl: "https://site.test/a/b" })).toBe("Docs [https://site.test/docs] Top https://x.test/ Logo");
     expect(htmlToText(html, { links: false })).toBe("Docs Top https://x.test/ Logo");
   });

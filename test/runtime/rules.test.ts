@@ -51,7 +51,13 @@ describe("rules", () => {
 
 describe("redaction", () => {
   it("hides secrets by key and by shape", () => {
-    const out = redact({ apiKey: "abc", nested: { Authorization: "Bearer x" }, text: "use sk-ant-REDACTME0123456789abcdef now", cmd: "curl -H 'Authorization: Bearer abc.def' --password=hunter2", n: 1 });
+    const out = redact({
+      apiKey: "abc",
+      nested: { Authorization: "Bearer x" },
+      text: "use sk-ant-REDACTME0123456789abcdef now",
+      cmd: "curl -H 'Authorization: Bearer abc.def' --password=hunter2",
+      n: 1,
+    });
     const s = JSON.stringify(out);
     expect(s).not.toMatch(/abc"|REDACTME|hunter2|Bearer x/);
     expect(out).toMatchObject({ apiKey: "[REDACTED]", n: 1 });

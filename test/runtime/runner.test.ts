@@ -193,7 +193,10 @@ describe("approval", () => {
 
   it("refuses modified arguments that policy denies", async () => {
     const { approver } = scripted({ approved: true, modifiedArgs: { path: "secret/x.txt", text: "1" } });
-    const out = await runner({ approver, rules: { deny: ["write_note(secret/**)"] } }).run({ name: "write_note", args: { path: "a.txt", text: "1" } });
+    const out = await runner({ approver, rules: { deny: ["write_note(secret/**)"] } }).run({
+      name: "write_note",
+      args: { path: "a.txt", text: "1" },
+    });
     expect(out.status).toBe("rejected");
     expect(fixture.calls.write).toBe(0);
   });
@@ -208,7 +211,11 @@ describe("approval", () => {
 
   it("lets deny beat ask beat allow", async () => {
     const { requests, approver } = scripted({ approved: true });
-    const r = runner({ approval: "all", approver, rules: { allow: ["write_note"], ask: ["write_note(docs/**)"], deny: ["write_note(docs/private/**)"] } });
+    const r = runner({
+      approval: "all",
+      approver,
+      rules: { allow: ["write_note"], ask: ["write_note(docs/**)"], deny: ["write_note(docs/private/**)"] },
+    });
     expect((await r.run({ name: "write_note", args: { path: "a.txt", text: "1" } })).approvedBy).toBe("config");
     expect((await r.run({ name: "write_note", args: { path: "docs/b.txt", text: "1" } })).status).toBe("error"); // docs/ missing: it ran after asking
     expect(requests).toHaveLength(1);
@@ -216,7 +223,10 @@ describe("approval", () => {
   });
 
   it("auto-approves what an allow rule covers even in none mode", async () => {
-    const out = await runner({ approval: "none", rules: { allow: ["write_note(notes/*.txt)"] } }).run({ name: "write_note", args: { path: "notes/a.txt", text: "1" } });
+    const out = await runner({ approval: "none", rules: { allow: ["write_note(notes/*.txt)"] } }).run({
+      name: "write_note",
+      args: { path: "notes/a.txt", text: "1" },
+    });
     expect(out.approvedBy).toBe("config");
   });
 
@@ -404,7 +414,10 @@ describe("records", () => {
     await r.run({ id: "a1", name: "echo", args: { text: "api_key=sk-abcdefghijklmnopqrstuvwxyz" } });
     await r.run({ id: "a2", name: "nope", args: { password: "hunter2" } });
     await r.close();
-    const lines = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ toolCallId: "a1", toolName: "echo", status: "success", approvedBy: "auto" });
     expect(JSON.stringify(lines)).not.toContain("sk-abcdefghijklmnop");

@@ -58,7 +58,10 @@ describe("detection", () => {
 
   it("reports a bubblewrap that cannot create namespaces, and never runs the command without it", async () => {
     const fake = path.join(ws.dir, "fake-bwrap");
-    writeFileSync(fake, '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 9.9"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n');
+    writeFileSync(
+      fake,
+      '#!/bin/sh\nif [ "$1" = --version ]; then echo "bubblewrap 9.9"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n',
+    );
     chmodSync(fake, 0o755);
     const result = await sandboxAvailable({ bwrap: fake });
     expect(result.available).toBe(false);
@@ -81,7 +84,15 @@ describe("detection", () => {
 describe("buildSandboxArgs", () => {
   it("isolates everything and binds only the workspace read-write", () => {
     const args = buildSandboxArgs(["/usr/bin/python3", "/run/x.py", "a b", "$(id)"], { workspace: ws.dir });
-    for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv", "--remount-ro"]) {
+    for (const flag of [
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--clearenv",
+      "--remount-ro",
+    ]) {
       expect(args).toContain(flag);
     }
     expect(args.join(" ")).toContain("--cap-drop ALL");
@@ -91,7 +102,9 @@ describe("buildSandboxArgs", () => {
     const home = os.homedir();
     const sources = args.flatMap((a, i) => (a === "--ro-bind" || a === "--bind" ? [args[i + 1]!] : []));
     // (With HOME=/tmp the temp folder is "home": the workspace and tackle's own /etc copy live there.)
-    const fromHome = sources.filter((s) => s === home || (s.startsWith(home + "/") && !s.startsWith(ws.dir) && !/\/tackle-sandbox-\d+-\w+\/etc$/.test(s)));
+    const fromHome = sources.filter(
+      (s) => s === home || (s.startsWith(home + "/") && !s.startsWith(ws.dir) && !/\/tackle-sandbox-\d+-\w+\/etc$/.test(s)),
+    );
     expect(fromHome).toEqual([]);
     // The command comes last, each argument its own argv entry, after the limiter.
     expect(args.slice(-4)).toEqual(["/usr/bin/python3", "/run/x.py", "a b", "$(id)"]);
@@ -134,7 +147,9 @@ describe("configuration", () => {
 
 describe("sandboxOptionsFrom", () => {
   it("turns the configuration section into options another tool can spawn with", () => {
-    const settings = sandboxSettingsFrom({ sandbox: { network: true, bwrap: "/opt/bwrap", readOnlyPaths: ["/opt/tool"], limits: { processes: 9 } } });
+    const settings = sandboxSettingsFrom({
+      sandbox: { network: true, bwrap: "/opt/bwrap", readOnlyPaths: ["/opt/tool"], limits: { processes: 9 } },
+    });
     expect(sandboxOptionsFrom(settings, ws.dir)).toEqual({
       workspace: ws.dir,
       network: true,
@@ -193,14 +208,22 @@ sandboxed("runSandboxed", () => {
       onOutput: (c, stream) => chunks.push([stream, c]),
     });
     expect(r).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 4, timedOut: false, cancelled: false });
-    expect(chunks).toEqual(expect.arrayContaining([["stdout", "out\n"], ["stderr", "err\n"]]));
+    expect(chunks).toEqual(
+      expect.arrayContaining([
+        ["stdout", "out\n"],
+        ["stderr", "err\n"],
+      ]),
+    );
   });
 
   it("makes files from memory, read-only, with no copy on the host", async () => {
-    const content = "echo from-memory \"$@\"\n" + "#".repeat(300_000) + "\n";
+    const content = 'echo from-memory "$@"\n' + "#".repeat(300_000) + "\n";
     const r = await runSandboxed(["/bin/bash", "/run/tackle/prog.sh", "x"], {
       workspace: ws.dir,
-      files: [{ target: "/run/tackle/prog.sh", content }, { target: "/run/tackle/data.txt", content: "second" }],
+      files: [
+        { target: "/run/tackle/prog.sh", content },
+        { target: "/run/tackle/data.txt", content: "second" },
+      ],
     });
     expect(r.stdout).toBe("from-memory x\n");
     const check = await runSandboxed(["/bin/sh", "-c", "cat /run/tackle/data.txt; echo; echo x > /run/tackle/data.txt || echo READONLY"], {
@@ -217,7 +240,10 @@ sandboxed("runSandboxed", () => {
 
   it("kills the whole sandbox at the timeout, keeping partial output; nothing outlives it", async () => {
     const marker = `654.${process.pid}${Date.now() % 1000}`;
-    const r = await runSandboxed(["/bin/sh", "-c", `echo begin; (setsid sleep ${marker} &); sleep ${marker}`], { workspace: ws.dir, timeoutMs: 500 });
+    const r = await runSandboxed(["/bin/sh", "-c", `echo begin; (setsid sleep ${marker} &); sleep ${marker}`], {
+      workspace: ws.dir,
+      timeoutMs: 500,
+    });
     expect(r).toMatchObject({ timedOut: true, exitCode: -1, stdout: "begin\n" });
     expect(hostProcessesWith(marker)).toEqual([]);
   });
@@ -264,10 +290,20 @@ sandboxed("runSandboxed", () => {
   });
 
   it("lets no inherited descriptor but 0, 1 and 2 reach the command", async () => {
-    const args = buildSandboxArgs(["/bin/sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"], { workspace: ws.dir }, { userns: status.available && status.userns });
+    const args = buildSandboxArgs(
+      ["/bin/sh", "-c", "ls /proc/self/fd | sort -n | tr '\\n' ' '"],
+      { workspace: ws.dir },
+      { userns: status.available && status.userns },
+    );
     // fd 7 is a directory outside the sandbox, fd 9 a file: both leaked into bwrap on purpose.
     const out = await rawBwrap(args, `exec 7<'${os.tmpdir()}' 9<'${path.join(ws.dir, "..")}'; `);
-    expect(out.trim().split(" ").map(Number).filter((n) => n > 2 && n !== 3)).toEqual([]);
+    expect(
+      out
+        .trim()
+        .split(" ")
+        .map(Number)
+        .filter((n) => n > 2 && n !== 3),
+    ).toEqual([]);
   });
 
   it("leaves no cgroup with tasks in it, and keeps at most a few idle ones", async () => {
@@ -288,13 +324,21 @@ sandboxed("runSandboxed", () => {
   });
 
   it("gives POSIX shared memory a place in the private /tmp", async () => {
-    const r = await runSandboxed(["/usr/bin/python3", "-c", "import multiprocessing as m\nl = m.Lock()\nwith l: print('locked')"], { workspace: ws.dir });
+    const r = await runSandboxed(["/usr/bin/python3", "-c", "import multiprocessing as m\nl = m.Lock()\nwith l: print('locked')"], {
+      workspace: ws.dir,
+    });
     expect(r.stdout).toBe("locked\n");
   });
 
   it.skipIf(process.getuid?.() !== 0)("as root without a cgroup, the watcher stops a process flood", async () => {
-    const code = "import os, time\nfor i in range(300):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)";
-    const r = await runSandboxed(["/usr/bin/python3", "-c", code], { workspace: ws.dir, cgroup: false, limits: { processes: 16 }, timeoutMs: 20_000 });
+    const code =
+      "import os, time\nfor i in range(300):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)";
+    const r = await runSandboxed(["/usr/bin/python3", "-c", code], {
+      workspace: ws.dir,
+      cgroup: false,
+      limits: { processes: 16 },
+      timeoutMs: 20_000,
+    });
     expect(r.processGuard).toBe("watcher");
     expect(r.limit).toBe("processes");
     expect(r.timedOut).toBe(false);

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { HttpApprover, type ApprovalEvent } from "../../src/serve/http-approver.js";
 import type { ApprovalRequest } from "../../src/runtime/approver.js";
 
-const request = (id: string): ApprovalRequest => ({ toolCallId: id, tool: "write_file", args: { path: "a" }, effect: "write", reason: "it writes" });
+const request = (id: string): ApprovalRequest => ({
+  toolCallId: id,
+  tool: "write_file",
+  args: { path: "a" },
+  effect: "write",
+  reason: "it writes",
+});
 
 describe("HttpApprover", () => {
   it("queues a request, reports it and resolves with the answer", async () => {
@@ -33,7 +39,10 @@ describe("HttpApprover", () => {
     const cancelled = q.approver(request("c"), controller.signal);
     controller.abort();
     expect(await cancelled).toMatchObject({ approved: false, automatic: true, message: expect.stringMatching(/cancelled/) });
-    expect(await q.approver(request("t"), new AbortController().signal)).toMatchObject({ approved: false, message: expect.stringMatching(/nobody answered/) });
+    expect(await q.approver(request("t"), new AbortController().signal)).toMatchObject({
+      approved: false,
+      message: expect.stringMatching(/nobody answered/),
+    });
     const slow = new HttpApprover();
     const waiting = slow.approver(request("w"), new AbortController().signal);
     slow.close();

@@ -31,10 +31,21 @@ interface Reply {
 }
 
 /** A raw request, so Host and Origin can be set as an attacker would. */
-function request(handle: ServeHandle, method: string, urlPath: string, options: { body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<Reply> {
+function request(
+  handle: ServeHandle,
+  method: string,
+  urlPath: string,
+  options: { body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port: handle.port, method, path: urlPath, headers: { ...(options.body !== undefined ? { "content-type": "application/json" } : {}), ...options.headers } },
+      {
+        host: "127.0.0.1",
+        port: handle.port,
+        method,
+        path: urlPath,
+        headers: { ...(options.body !== undefined ? { "content-type": "application/json" } : {}), ...options.headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -49,7 +60,8 @@ function request(handle: ServeHandle, method: string, urlPath: string, options: 
   });
 }
 
-const post = (h: ServeHandle, p: string, body: unknown, headers: Record<string, string> = {}) => request(h, "POST", p, { body: JSON.stringify(body), headers });
+const post = (h: ServeHandle, p: string, body: unknown, headers: Record<string, string> = {}) =>
+  request(h, "POST", p, { body: JSON.stringify(body), headers });
 const get = (h: ServeHandle, p: string, headers: Record<string, string> = {}) => request(h, "GET", p, { headers });
 
 async function waitForApproval(h: ServeHandle, id: string): Promise<any> {
@@ -62,7 +74,8 @@ async function waitForApproval(h: ServeHandle, id: string): Promise<any> {
   throw new Error(`no approval ${id} appeared`);
 }
 
-const overwrite = (h: ServeHandle, id: string, content = "changed\n") => post(h, "/api/calls", { name: "write_file", id, args: { path: "a.txt", content } });
+const overwrite = (h: ServeHandle, id: string, content = "changed\n") =>
+  post(h, "/api/calls", { name: "write_file", id, args: { path: "a.txt", content } });
 
 describe("tackle serve API", () => {
   it("lists tools like tackle tools --json", async () => {
@@ -89,7 +102,13 @@ describe("tackle serve API", () => {
     const h = await serve();
     const pending = overwrite(h, "w1");
     const approval = await waitForApproval(h, "w1");
-    expect(approval).toMatchObject({ toolCallId: "w1", tool: "write_file", args: { path: "a.txt", content: "changed\n" }, effect: expect.any(String), reason: expect.any(String) });
+    expect(approval).toMatchObject({
+      toolCallId: "w1",
+      tool: "write_file",
+      args: { path: "a.txt", content: "changed\n" },
+      effect: expect.any(String),
+      reason: expect.any(String),
+    });
     expect(approval.preview).toContain("+changed");
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\n");
     const answer = await post(h, "/api/approvals/w1", { approved: true });
@@ -264,7 +283,12 @@ describe("tackle serve safety", () => {
     const h = await serve();
     const cross = await post(h, "/api/calls", { name: "read_file", args: { path: "a.txt" } }, { origin: "http://evil.example" });
     expect(cross.status).toBe(403);
-    const otherPort = await post(h, "/api/calls", { name: "read_file", args: { path: "a.txt" } }, { origin: `http://127.0.0.1:${h.port + 1}` });
+    const otherPort = await post(
+      h,
+      "/api/calls",
+      { name: "read_file", args: { path: "a.txt" } },
+      { origin: `http://127.0.0.1:${h.port + 1}` },
+    );
     expect(otherPort.status).toBe(403);
     const own = await post(h, "/api/calls", { name: "read_file", args: { path: "a.txt" } }, { origin: `http://127.0.0.1:${h.port}` });
     expect(own.status).toBe(200);

@@ -53,14 +53,21 @@ export function testTools() {
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
       const before = await readFile(target.absolute, "utf8").catch(() => "");
       await writeFile(target.absolute, before + text);
-      return { content: `wrote ${text.length} characters to ${target.relative}`, changedPaths: [{ path: target.relative, operation: "modified" }] };
+      return {
+        content: `wrote ${text.length} characters to ${target.relative}`,
+        changedPaths: [{ path: target.relative, operation: "modified" }],
+      };
     },
   });
   const flaky = defineTool({
     name: "flaky",
     description: "Fails recoverably until it has been called `failures` times.",
     effect: "read",
-    input: z.object({ failures: z.number().int(), code: z.enum(["NETWORK_ERROR", "EXECUTION_ERROR"]).default("NETWORK_ERROR"), key: z.string().default("") }),
+    input: z.object({
+      failures: z.number().int(),
+      code: z.enum(["NETWORK_ERROR", "EXECUTION_ERROR"]).default("NETWORK_ERROR"),
+      key: z.string().default(""),
+    }),
     execute: async ({ failures, code }) => {
       calls.flaky++;
       if (calls.flaky <= failures) throw new ToolError(code, `failure ${calls.flaky}`);

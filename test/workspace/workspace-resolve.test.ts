@@ -87,12 +87,25 @@ describe("Workspace.resolve", () => {
   it("allows extra roots only as configured", async () => {
     const extra = Workspace.open(root, [{ path: path.join(base.dir, "outside"), writable: false }]);
     expect((await extra.resolve(path.join(base.dir, "outside", "secret.txt"))).root).toBe(path.join(base.dir, "outside"));
-    await expect(extra.resolve(path.join(base.dir, "outside", "secret.txt"), { write: true })).rejects.toMatchObject({ code: "INVALID_PATH" });
+    await expect(extra.resolve(path.join(base.dir, "outside", "secret.txt"), { write: true })).rejects.toMatchObject({
+      code: "INVALID_PATH",
+    });
   });
 });
 
 describe("sensitive and protected paths", () => {
-  it.each([".env", "a/.env", ".env.local", "id_rsa", ".ssh/config", "x/.aws/credentials", "credentials.json", "server.pem", ".npmrc", ".gmail-tokens/t.json"])("%s is sensitive", (p) => {
+  it.each([
+    ".env",
+    "a/.env",
+    ".env.local",
+    "id_rsa",
+    ".ssh/config",
+    "x/.aws/credentials",
+    "credentials.json",
+    "server.pem",
+    ".npmrc",
+    ".gmail-tokens/t.json",
+  ])("%s is sensitive", (p) => {
     expect(isSensitivePath(p)).toBe(true);
   });
   it.each(["src/env.ts", ".env.example", "README.md", "environment.md", "keys.ts"])("%s is not", (p) => {

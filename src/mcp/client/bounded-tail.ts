@@ -30,7 +30,10 @@ export class BoundedTail {
   text(): string {
     this.#compact();
     const buf = Buffer.concat(this.#chunks);
-    return buf.toString("utf8").replace(/^\uFFFD+/, "").trim();
+    return buf
+      .toString("utf8")
+      .replace(/^\uFFFD+/, "")
+      .trim();
   }
 
   clear(): void {

@@ -20,7 +20,11 @@ function str(v: unknown): string | undefined {
 
 function sizeOf(base64: string): string {
   const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${bytes} bytes`;
 }
 
 /**
@@ -75,7 +79,12 @@ export function toToolResult(result: McpCallResult, server: string, tool: string
   const metadata: Record<string, unknown> = { mcpServer: server, mcpTool: tool };
   if ("toolResult" in result && !("content" in result)) {
     const value = result.toolResult;
-    return { content: typeof value === "string" ? value : JSON.stringify(value, null, 2), structured: value, metadata, untrusted: { source } };
+    return {
+      content: typeof value === "string" ? value : JSON.stringify(value, null, 2),
+      structured: value,
+      metadata,
+      untrusted: { source },
+    };
   }
   const texts: string[] = [];
   const blocks: ContentBlock[] = [];

@@ -101,7 +101,8 @@ export function resolveServer(name: string, raw: unknown, options: ResolveOption
     } catch {
       throw new Error(`MCP server "${name}" has an invalid url ${JSON.stringify(entry.url)}.`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`MCP server "${name}": the url must be http or https, not ${url.protocol}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new Error(`MCP server "${name}": the url must be http or https, not ${url.protocol}`);
     resolved = {
       ...common,
       transport: kind === "sse" ? "sse" : "http",

@@ -130,7 +130,11 @@ export class McpConnection implements McpToolTarget {
         // The server restarted or dropped our session: the request never ran, so it is safe
         // to open a new session and send it once more.
         await this.#reestablish(live).catch((e: unknown) => {
-          throw new ToolError("UNAVAILABLE", `The MCP server "${this.name}" lost our session and a new one could not be opened: ${describe(e)}`, { cause: e, recoverable: true });
+          throw new ToolError(
+            "UNAVAILABLE",
+            `The MCP server "${this.name}" lost our session and a new one could not be opened: ${describe(e)}`,
+            { cause: e, recoverable: true },
+          );
         });
         return await this.#call(this.#usable(), tool, args, ctx).catch((e: unknown) => {
           throw this.#callError(e, tool);
@@ -197,16 +201,28 @@ export class McpConnection implements McpToolTarget {
     if (err instanceof ToolError) return err;
     if (err instanceof McpError) {
       if (err.code === McpErrorCode.RequestTimeout) {
-        return new ToolError("TIMEOUT", `The MCP server "${this.name}" did not answer ${tool} within ${this.config.callTimeoutMs / 1000} s (and sent no progress).`, { cause: err });
+        return new ToolError(
+          "TIMEOUT",
+          `The MCP server "${this.name}" did not answer ${tool} within ${this.config.callTimeoutMs / 1000} s (and sent no progress).`,
+          { cause: err },
+        );
       }
       if (err.code === McpErrorCode.ConnectionClosed) {
         const why = this.lastError ?? this.#describeExit();
-        return new ToolError("UNAVAILABLE", `The MCP server "${this.name}" went away during the call to ${tool}${why ? ` (${why})` : ""}. It is being restarted; the call may or may not have taken effect.`, { cause: err, recoverable: false });
+        return new ToolError(
+          "UNAVAILABLE",
+          `The MCP server "${this.name}" went away during the call to ${tool}${why ? ` (${why})` : ""}. It is being restarted; the call may or may not have taken effect.`,
+          { cause: err, recoverable: false },
+        );
       }
-      if (err.code === McpErrorCode.InvalidParams) return new ToolError("INVALID_ARGS", `The MCP server "${this.name}" rejected the arguments for ${tool}: ${err.message}`, { cause: err });
+      if (err.code === McpErrorCode.InvalidParams)
+        return new ToolError("INVALID_ARGS", `The MCP server "${this.name}" rejected the arguments for ${tool}: ${err.message}`, {
+          cause: err,
+        });
       return new ToolError("EXECUTION_ERROR", `The MCP server "${this.name}" failed on ${tool}: ${err.message}`, { cause: err });
     }
-    if (err instanceof StreamableHTTPError) return new ToolError("NETWORK_ERROR", `The MCP server "${this.name}" answered HTTP ${err.code}: ${err.message}`, { cause: err });
+    if (err instanceof StreamableHTTPError)
+      return new ToolError("NETWORK_ERROR", `The MCP server "${this.name}" answered HTTP ${err.code}: ${err.message}`, { cause: err });
     if (err instanceof Error && err.name !== "AbortError" && /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(err.message)) {
       return new ToolError("NETWORK_ERROR", `Cannot reach the MCP server "${this.name}": ${err.message}`, { cause: err });
     }
@@ -215,7 +231,11 @@ export class McpConnection implements McpToolTarget {
 
   async #establish(): Promise<void> {
     const generation = ++this.#generation;
-    const live = await withDeadline(this.config.connectTimeoutMs, `MCP server "${this.name}" did not finish connecting within ${this.config.connectTimeoutMs / 1000} s`, (signal, onTransport) => this.#open(generation, signal, onTransport));
+    const live = await withDeadline(
+      this.config.connectTimeoutMs,
+      `MCP server "${this.name}" did not finish connecting within ${this.config.connectTimeoutMs / 1000} s`,
+      (signal, onTransport) => this.#open(generation, signal, onTransport),
+    );
     const previous = this.#live;
     this.#live = live;
     if (previous) void shutdown(previous);
@@ -254,7 +274,10 @@ export class McpConnection implements McpToolTarget {
       try {
         return await this.#handshake(sse, generation, signal);
       } catch (err2) {
-        throw new Error(`MCP server "${this.name}" at ${cfg.url.href} is not reachable: Streamable HTTP: ${describe(err)}; SSE: ${describe(err2)}`, { cause: err2 });
+        throw new Error(
+          `MCP server "${this.name}" at ${cfg.url.href} is not reachable: Streamable HTTP: ${describe(err)}; SSE: ${describe(err2)}`,
+          { cause: err2 },
+        );
       }
     }
   }
@@ -306,7 +329,9 @@ export class McpConnection implements McpToolTarget {
   #scheduleRespawn(): void {
     if (this.#attempt >= this.#backoff.maxAttempts) {
       this.state = "failed";
-      this.#logger.error(`MCP server "${this.name}" kept failing; gave up after ${this.#attempt} restarts. Last error: ${this.lastError ?? "unknown"}`);
+      this.#logger.error(
+        `MCP server "${this.name}" kept failing; gave up after ${this.#attempt} restarts. Last error: ${this.lastError ?? "unknown"}`,
+      );
       return;
     }
     const delay = Math.min(this.#backoff.maxMs, this.#backoff.initialMs * 2 ** this.#attempt);
@@ -364,7 +389,9 @@ export class McpConnection implements McpToolTarget {
     // Servers often send several list_changed in a burst (one per tool added): reload once.
     this.#refreshTimer = setTimeout(() => {
       if (this.#live?.generation !== generation || this.state !== "ready") return;
-      this.refreshTools().catch((err: unknown) => this.#logger.warn(`MCP server "${this.name}": reloading its tools failed: ${describe(err)}`));
+      this.refreshTools().catch((err: unknown) =>
+        this.#logger.warn(`MCP server "${this.name}": reloading its tools failed: ${describe(err)}`),
+      );
     }, 50);
     this.#refreshTimer.unref();
   }
@@ -397,7 +424,11 @@ async function shutdown(live: Live): Promise<void> {
  * Runs `fn` under a time limit. On expiry the signal aborts and the transport `fn` reported is
  * closed (killing a stdio server's tree), so a server that never answers never lingers.
  */
-async function withDeadline<T>(ms: number, message: string, fn: (signal: AbortSignal, onTransport: (t: Transport) => void) => Promise<T>): Promise<T> {
+async function withDeadline<T>(
+  ms: number,
+  message: string,
+  fn: (signal: AbortSignal, onTransport: (t: Transport) => void) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const transports: Transport[] = [];
   let timer: NodeJS.Timeout | undefined;

@@ -134,7 +134,9 @@ export class McpManager {
     for (const tool of connection.tools) {
       const name = proxyToolName(connection.name, tool.name, isTaken);
       if (!name) {
-        this.#logger.error(`MCP server "${connection.name}": the tool "${tool.name}" collides with another tool's name; it is not registered.`);
+        this.#logger.error(
+          `MCP server "${connection.name}": the tool "${tool.name}" collides with another tool's name; it is not registered.`,
+        );
         continue;
       }
       let proxy: AnyTool;

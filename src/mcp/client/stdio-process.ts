@@ -122,7 +122,8 @@ export class StdioProcessTransport implements Transport {
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", () => resolve());
       child.once("error", (err: NodeJS.ErrnoException) => {
-        const reason = err.code === "ENOENT" ? `command not found (${command})` : err.code === "EACCES" ? `permission denied (${command})` : err.message;
+        const reason =
+          err.code === "ENOENT" ? `command not found (${command})` : err.code === "EACCES" ? `permission denied (${command})` : err.message;
         reject(new Error(`Cannot start ${command}: ${reason}`, { cause: err }));
       });
     });

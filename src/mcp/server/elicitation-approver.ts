@@ -53,7 +53,11 @@ export const APPROVAL_SCHEMA = {
 export function approvalMessage(request: ApprovalRequest): string {
   let args = JSON.stringify(request.args, null, 2);
   if (args.length > 4000) args = `${args.slice(0, 4000)}\n... (${args.length - 4000} more characters)`;
-  const lines = [`Allow tackle to run ${request.tool} (${request.effect})?`, `Why: ${request.reason.replace(/\.$/, "")}.`, `Arguments:\n${args}`];
+  const lines = [
+    `Allow tackle to run ${request.tool} (${request.effect})?`,
+    `Why: ${request.reason.replace(/\.$/, "")}.`,
+    `Arguments:\n${args}`,
+  ];
   if (request.preview) {
     const preview = request.preview.length > 8000 ? `${request.preview.slice(0, 8000)}\n... (preview cut)` : request.preview;
     lines.push(`Preview:\n${preview}`);

@@ -18,7 +18,13 @@ import type { ToolRunner } from "../../runtime/runner.js";
 import type { ToolEvent } from "../../runtime/events.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.js";
 import { toMcpCallToolResult, toMcpTools } from "../../adapters/mcp.js";
-import { APPROVAL_SCHEMA, approvalMessage, responseFromElicitation, type AskPerson, type ElicitationRouter } from "./elicitation-approver.js";
+import {
+  APPROVAL_SCHEMA,
+  approvalMessage,
+  responseFromElicitation,
+  type AskPerson,
+  type ElicitationRouter,
+} from "./elicitation-approver.js";
 
 const VERSION = (createRequire(import.meta.url)("../../../package.json") as { version: string }).version;
 
@@ -165,9 +171,15 @@ export class ToolCallService {
     }
   }
 
-  #startModern(server: Server, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  #startModern(
+    server: Server,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const id = `mcp_${randomUUID()}`;
-    const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+    const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+      ClientCapabilities | undefined;
     const controller = new AbortController();
     const p: PendingCall = { name, argsKey: stableKey(args), controller, outcome: undefined as never, emit: noEmit };
     const ask: AskPerson | undefined = canElicitForm(caps)
@@ -206,12 +218,20 @@ export class ToolCallService {
       p.timer = setTimeout(() => {
         if (!this.#parked.delete(key)) return;
         p.question = undefined;
-        question.answer({ approved: false, automatic: true, message: `no answer to the approval request came within ${Math.round(this.#approvalTimeoutMs / 1000)} s` });
+        question.answer({
+          approved: false,
+          automatic: true,
+          message: `no answer to the approval request came within ${Math.round(this.#approvalTimeoutMs / 1000)} s`,
+        });
       }, this.#approvalTimeoutMs);
       p.timer.unref();
       return inputRequired({
         inputRequests: {
-          [APPROVAL_KEY]: inputRequired.elicit({ mode: "form", message: approvalMessage(question.request), requestedSchema: APPROVAL_SCHEMA as never }),
+          [APPROVAL_KEY]: inputRequired.elicit({
+            mode: "form",
+            message: approvalMessage(question.request),
+            requestedSchema: APPROVAL_SCHEMA as never,
+          }),
         },
         // A random key into server memory: unguessable, so a forged or replayed state finds nothing.
         requestState: key,
@@ -223,19 +243,31 @@ export class ToolCallService {
     }
   }
 
-  async #resume(server: Server, state: string, name: string, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async #resume(
+    server: Server,
+    state: string,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const p = this.#parked.get(state);
     if (!p || !p.question) {
-      return errorResult(`The approval this call answers is no longer pending (it expired, was answered already, or the server restarted). Call ${name} again.`);
+      return errorResult(
+        `The approval this call answers is no longer pending (it expired, was answered already, or the server restarted). Call ${name} again.`,
+      );
     }
     if (p.name !== name || p.argsKey !== stableKey(args)) {
-      return errorResult(`The retried call does not match the call that asked for approval (tool or arguments differ). Call ${name} again.`);
+      return errorResult(
+        `The retried call does not match the call that asked for approval (tool or arguments differ). Call ${name} again.`,
+      );
     }
     this.#parked.delete(state);
     clearTimeout(p.timer);
     const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY);
     const response: ApprovalResponse =
-      view.kind === "elicit" ? responseFromElicitation(view) : { approved: false, message: "the client sent no answer to the approval request" };
+      view.kind === "elicit"
+        ? responseFromElicitation(view)
+        : { approved: false, message: "the client sent no answer to the approval request" };
     const question = p.question;
     p.question = undefined;
     question.answer(response);
@@ -320,7 +352,11 @@ function progressOptions(id: string, emitter: () => Emit) {
     },
     onEvent: (event: ToolEvent) => {
       if (event.type !== "tool.progress" || event.toolCallId !== id) return;
-      emitter()({ progress: event.progress, ...(event.total !== undefined ? { total: event.total } : {}), ...(event.message ? { message: event.message } : {}) });
+      emitter()({
+        progress: event.progress,
+        ...(event.total !== undefined ? { total: event.total } : {}),
+        ...(event.message ? { message: event.message } : {}),
+      });
     },
   };
 }

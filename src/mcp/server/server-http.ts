@@ -92,15 +92,18 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
   const modern = createMcpHandler(() => service.createServer(), { legacy: "reject", onerror });
   const sessions = new Map<string, LegacySession>();
   // A 2025 client that goes away without DELETE leaves its session behind: idle ones are closed.
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (session.open === 0 && now - session.lastSeen > idleMs) {
-        sessions.delete(id);
-        session.transport.close().catch(() => {});
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.open === 0 && now - session.lastSeen > idleMs) {
+          sessions.delete(id);
+          session.transport.close().catch(() => {});
+        }
       }
-    }
-  }, Math.min(idleMs, 60_000));
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweeper.unref();
 
   const legacy = async (request: Request, parsedBody: unknown): Promise<Response> => {
@@ -184,9 +187,13 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
       }
     }
     const isLegacy = await isLegacyRequest(request, parsedBody);
-    const response = isLegacy ? await legacy(request, parsedBody) : await modern.fetch(request, parsedBody !== undefined ? { parsedBody } : {});
+    const response = isLegacy
+      ? await legacy(request, parsedBody)
+      : await modern.fetch(request, parsedBody !== undefined ? { parsedBody } : {});
     // An open stream (a GET listening for notifications, a long call) keeps its session alive.
-    const session = isLegacy ? sessions.get(request.headers.get("mcp-session-id") ?? response.headers.get("mcp-session-id") ?? "") : undefined;
+    const session = isLegacy
+      ? sessions.get(request.headers.get("mcp-session-id") ?? response.headers.get("mcp-session-id") ?? "")
+      : undefined;
     if (session) session.open++;
     try {
       await send(res, response);

@@ -158,7 +158,23 @@ function guardStdout(): void {
   if (guarded) return;
   guarded = true;
   const toStderr = new console.Console({ stdout: process.stderr, stderr: process.stderr });
-  for (const method of ["log", "info", "debug", "dir", "dirxml", "table", "trace", "group", "groupCollapsed", "groupEnd", "count", "countReset", "time", "timeEnd", "timeLog"] as const) {
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "dir",
+    "dirxml",
+    "table",
+    "trace",
+    "group",
+    "groupCollapsed",
+    "groupEnd",
+    "count",
+    "countReset",
+    "time",
+    "timeEnd",
+    "timeLog",
+  ] as const) {
     (console as unknown as Record<string, unknown>)[method] = (toStderr[method] as (...args: unknown[]) => void).bind(toStderr);
   }
 }

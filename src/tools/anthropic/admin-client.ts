@@ -64,9 +64,13 @@ export class AnthropicAdminClient {
     if (err instanceof ToolError) return err;
     if (signal.aborted) return new ToolError("CANCELLED", "The request to the Anthropic Admin API was cancelled.", { cause: err });
     if (timeout.aborted) {
-      return new ToolError("TIMEOUT", `The Anthropic Admin API did not answer within ${this.#options.timeoutMs / 1000} s. Try again, or ask for a shorter range.`, {
-        cause: err,
-      });
+      return new ToolError(
+        "TIMEOUT",
+        `The Anthropic Admin API did not answer within ${this.#options.timeoutMs / 1000} s. Try again, or ask for a shorter range.`,
+        {
+          cause: err,
+        },
+      );
     }
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (err as Error).message;
@@ -76,7 +80,10 @@ export class AnthropicAdminClient {
 
 /** A response that is not the documented shape: say so rather than report nonsense. */
 export function malformed(why: string): ToolError {
-  return new ToolError("EXECUTION_ERROR", `The Anthropic Admin API returned an unexpected response: ${why}. Try again later; if it persists the API may have changed.`);
+  return new ToolError(
+    "EXECUTION_ERROR",
+    `The Anthropic Admin API returned an unexpected response: ${why}. Try again later; if it persists the API may have changed.`,
+  );
 }
 
 async function readCapped(response: Response): Promise<string> {

@@ -41,7 +41,17 @@ function webSearches(row: Row): number {
   return stu && typeof stu === "object" ? num((stu as Row)["web_search_requests"]) : 0;
 }
 
-const USAGE_KEYS = ["model", "workspace_id", "api_key_id", "service_tier", "context_window", "inference_geo", "speed", "account_id", "service_account_id"];
+const USAGE_KEYS = [
+  "model",
+  "workspace_id",
+  "api_key_id",
+  "service_tier",
+  "context_window",
+  "inference_geo",
+  "speed",
+  "account_id",
+  "service_account_id",
+];
 const COST_KEYS = ["description", "workspace_id", "model", "cost_type", "token_type", "service_tier", "context_window"];
 
 function formatUsage(data: Row[]): string[] {
@@ -51,7 +61,13 @@ function formatUsage(data: Row[]): string[] {
     const results = (bucket["results"] as Row[]) ?? [];
     lines.push(`${String(bucket["starting_at"])} → ${String(bucket["ending_at"])}${results.length ? "" : ": no usage"}`);
     for (const r of results) {
-      const row = { input: num(r["uncached_input_tokens"]), cacheRead: num(r["cache_read_input_tokens"]), cacheWrite: cacheCreation(r), output: num(r["output_tokens"]), searches: webSearches(r) };
+      const row = {
+        input: num(r["uncached_input_tokens"]),
+        cacheRead: num(r["cache_read_input_tokens"]),
+        cacheWrite: cacheCreation(r),
+        output: num(r["output_tokens"]),
+        searches: webSearches(r),
+      };
       for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += row[k];
       lines.push(
         `  ${groupLabel(r, USAGE_KEYS)}: input ${fmt(row.input)} · cache read ${fmt(row.cacheRead)} · cache write ${fmt(row.cacheWrite)} · output ${fmt(row.output)}${row.searches ? ` · web searches ${fmt(row.searches)}` : ""}`,
@@ -107,7 +123,9 @@ function formatClaudeCode(data: Row[]): string[] {
       const est = (m["estimated_cost"] ?? {}) as Row;
       cost += typeof est["amount_usd"] === "number" ? (est["amount_usd"] as number) : 0;
     }
-    lines.push(`${String(rec["date"] ?? "").slice(0, 10)} ${who}: ${parts.join(" · ")}${toolText ? ` · tools ${toolText}` : ""}${cost ? ` · est. cost ${usd(cost)}` : ""}`);
+    lines.push(
+      `${String(rec["date"] ?? "").slice(0, 10)} ${who}: ${parts.join(" · ")}${toolText ? ` · tools ${toolText}` : ""}${cost ? ` · est. cost ${usd(cost)}` : ""}`,
+    );
   }
   return lines;
 }

@@ -16,7 +16,17 @@ export const REPORT_PATHS: Readonly<Record<ReportAction, string>> = {
 
 /** The `group_by[]` values each report accepts, from the Admin API reference. */
 export const GROUP_BY: Readonly<Record<ReportAction, readonly string[]>> = {
-  usage: ["api_key_id", "workspace_id", "model", "service_tier", "context_window", "inference_geo", "speed", "account_id", "service_account_id"],
+  usage: [
+    "api_key_id",
+    "workspace_id",
+    "model",
+    "service_tier",
+    "context_window",
+    "inference_geo",
+    "speed",
+    "account_id",
+    "service_account_id",
+  ],
   cost: ["workspace_id", "description"],
   claude_code: [],
 };
@@ -45,9 +55,7 @@ function validDateTime(text: string): boolean {
 }
 
 /** A single value where a list is expected is read as a list of one: models often send `"model"`. */
-const StringList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (typeof v === "string" ? [v] : v));
+const StringList = z.union([z.string(), z.array(z.string())]).transform((v) => (typeof v === "string" ? [v] : v));
 
 /**
  * anthropic_usage's arguments. Every combination the API would refuse is refused here, so no
@@ -55,22 +63,34 @@ const StringList = z
  */
 export const UsageArgsSchema = z
   .strictObject({
-    action: z.enum(ACTIONS).describe("usage = token usage of the Messages API; cost = spend in USD; claude_code = Claude Code productivity metrics for one day."),
+    action: z
+      .enum(ACTIONS)
+      .describe(
+        "usage = token usage of the Messages API; cost = spend in USD; claude_code = Claude Code productivity metrics for one day.",
+      ),
     starting_at: z
       .string()
-      .describe("Start. usage/cost: RFC 3339 (2026-11-01T00:00:00Z) or a date (2026-11-01, read as midnight UTC). claude_code: a date YYYY-MM-DD (one UTC day)."),
+      .describe(
+        "Start. usage/cost: RFC 3339 (2026-11-01T00:00:00Z) or a date (2026-11-01, read as midnight UTC). claude_code: a date YYYY-MM-DD (one UTC day).",
+      ),
     ending_at: z.string().optional().describe("End, exclusive (usage/cost only); same formats as starting_at."),
     bucket_width: z.enum(BUCKET_WIDTHS).optional().describe("Bucket size: 1m, 1h or 1d (usage); cost supports only 1d. Default 1d."),
     group_by: StringList.optional().describe(
       `Break results down by: usage → ${GROUP_BY.usage.join(", ")}; cost → ${GROUP_BY.cost.join(", ")}.`,
     ),
-    limit: z.number().int().min(1).optional().describe("Buckets per page (records per page for claude_code). All pages are fetched up to a bound."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Buckets per page (records per page for claude_code). All pages are fetched up to a bound."),
   })
   .superRefine((args, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     const { action } = args;
     if (action === "claude_code") {
-      if (!validDate(args.starting_at)) issue("starting_at", `claude_code takes a date YYYY-MM-DD (one UTC day), not "${args.starting_at}"`);
+      if (!validDate(args.starting_at))
+        issue("starting_at", `claude_code takes a date YYYY-MM-DD (one UTC day), not "${args.starting_at}"`);
       if (args.ending_at !== undefined) issue("ending_at", "claude_code reports one day; it takes no ending_at");
       if (args.bucket_width !== undefined) issue("bucket_width", "claude_code reports one day; it takes no bucket_width");
       if (args.group_by?.length) issue("group_by", "claude_code cannot be grouped");

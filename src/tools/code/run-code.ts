@@ -52,7 +52,9 @@ const Input = z.object({
     .positive()
     .max(MAX_TIMEOUT_S)
     .default(DEFAULT_TIMEOUT_S)
-    .describe(`Time limit in SECONDS (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}); the program and everything it started is killed after it.`),
+    .describe(
+      `Time limit in SECONDS (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}); the program and everything it started is killed after it.`,
+    ),
 });
 
 const Output = z.object({

@@ -25,7 +25,10 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) {
-    throw new ToolError("FILE_NOT_FOUND", `"${rel}" does not exist; append_file only adds to an existing file. Create it with write_file first.`);
+    throw new ToolError(
+      "FILE_NOT_FOUND",
+      `"${rel}" does not exist; append_file only adds to an existing file. Create it with write_file first.`,
+    );
   }
   await assertWritableFile(resolved, rel);
   const bytes = Buffer.from(args.content, "utf8");
@@ -44,7 +47,8 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   }
   const size = st.size + bytes.length;
   const newline = st.size > 0 && bytes.length > 0 ? await endsWithoutNewline(resolved.absolute, st.size) : false;
-  const note = newline && !args.content.startsWith("\n") ? " The file did not end with a newline, so the new text continues its last line." : "";
+  const note =
+    newline && !args.content.startsWith("\n") ? " The file did not end with a newline, so the new text continues its last line." : "";
   return {
     content: `Appended ${formatBytes(bytes.length)} to "${rel}" (now ${formatBytes(size)}).${note}`,
     structured: { path: rel, size, appended: bytes.length },
@@ -77,8 +81,12 @@ export const appendFileTool = defineTool({
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
     const rel = ctx.workspace.display(resolved);
-    const shownText = args.content.length > 4000 ? `${args.content.slice(0, 4000)}\n… (${args.content.length - 4000} more characters)` : args.content;
-    return `Append ${formatBytes(Buffer.byteLength(args.content))} to ${rel}:\n${shownText.split("\n").map((l) => `+${l}`).join("\n")}`;
+    const shownText =
+      args.content.length > 4000 ? `${args.content.slice(0, 4000)}\n… (${args.content.length - 4000} more characters)` : args.content;
+    return `Append ${formatBytes(Buffer.byteLength(args.content))} to ${rel}:\n${shownText
+      .split("\n")
+      .map((l) => `+${l}`)
+      .join("\n")}`;
   },
   execute,
 });

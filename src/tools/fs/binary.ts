@@ -40,7 +40,12 @@ const MAGICS: readonly Magic[] = [
   { bytes: [0x1f, 0x8b], kind: "binary", mimeType: "application/gzip", label: "gzip archive" },
   { bytes: [0x7f, 0x45, 0x4c, 0x46], kind: "binary", mimeType: "application/x-elf", label: "ELF executable" },
   { bytes: [0x4d, 0x5a], kind: "binary", mimeType: "application/x-msdownload", label: "Windows executable" },
-  { bytes: [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66], kind: "binary", mimeType: "application/vnd.sqlite3", label: "SQLite database" },
+  {
+    bytes: [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66],
+    kind: "binary",
+    mimeType: "application/vnd.sqlite3",
+    label: "SQLite database",
+  },
   { bytes: [0x00, 0x61, 0x73, 0x6d], kind: "binary", mimeType: "application/wasm", label: "WebAssembly module" },
   { bytes: [0x42, 0x5a, 0x68], kind: "binary", mimeType: "application/x-bzip2", label: "bzip2 archive" },
   { bytes: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], kind: "binary", mimeType: "application/x-xz", label: "xz archive" },

@@ -34,13 +34,16 @@ async function plan(args: Args, ctx: ToolContext) {
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
   const destStat = await statOrUndefined(dest.absolute);
   if (srcStat.isDirectory()) {
-    if (!args.recursive) throw new ToolError("INVALID_ARGS", `"${srcRel}" is a folder; set recursive: true to copy it with everything in it.`);
-    if (Workspace.isInside(src.absolute, dest.absolute)) throw new ToolError("INVALID_ARGS", `Cannot copy the folder "${srcRel}" into itself ("${destRel}").`);
+    if (!args.recursive)
+      throw new ToolError("INVALID_ARGS", `"${srcRel}" is a folder; set recursive: true to copy it with everything in it.`);
+    if (Workspace.isInside(src.absolute, dest.absolute))
+      throw new ToolError("INVALID_ARGS", `Cannot copy the folder "${srcRel}" into itself ("${destRel}").`);
     if (destStat) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists; a folder is copied only to a new path.`);
   } else if (!srcStat.isFile()) {
     throw new ToolError("INVALID_PATH", `"${srcRel}" is not a regular file; it cannot be copied.`);
   } else if (destStat) {
-    if (!args.overwrite) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
+    if (!args.overwrite)
+      throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
     await assertWritableFile(dest, destRel);
   }
   return { src, srcRel, srcStat, dest, destRel, destStat };
@@ -54,7 +57,10 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     await cp(src.absolute, dest.absolute, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
   } else {
     // Copy beside the destination, then rename over it: the copy appears whole or not at all.
-    const temp = path.join(path.dirname(dest.absolute), `${ATOMIC_TEMP_PREFIX}${path.basename(dest.absolute).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+    const temp = path.join(
+      path.dirname(dest.absolute),
+      `${ATOMIC_TEMP_PREFIX}${path.basename(dest.absolute).slice(0, 40)}-${randomBytes(6).toString("hex")}`,
+    );
     try {
       await copyFile(src.absolute, temp, constants.COPYFILE_EXCL);
       await rename(temp, dest.absolute);
@@ -82,7 +88,9 @@ export const copyFileTool = defineTool({
   effect: "write",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.source])), ...(await pathSubjects(ctx, [args.dest], true))])],
+    subjects: async (args, ctx) => [
+      ...new Set([...(await pathSubjects(ctx, [args.source])), ...(await pathSubjects(ctx, [args.dest], true))]),
+    ],
   },
   access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest]) }),
   preview: async (args, ctx) => {

@@ -40,6 +40,7 @@ export const createDirectoryTool = defineTool({
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
-  preview: async (args, ctx) => `Create the folder ${ctx.workspace.display(await resolveArg(ctx, args.path, true))} (and any missing parents).`,
+  preview: async (args, ctx) =>
+    `Create the folder ${ctx.workspace.display(await resolveArg(ctx, args.path, true))} (and any missing parents).`,
   execute,
 });

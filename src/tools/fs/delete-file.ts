@@ -36,7 +36,11 @@ export async function target(ctx: ToolContext, given: string, write = true): Pro
     const st = await lstatOrUndefined(lexical);
     if (st?.isSymbolicLink()) {
       const rel = ctx.workspace.display({ ...parent, absolute: lexical, relative: path.posix.join(parent.relative, base) });
-      if (write && isProtectedPath(rel)) throw new ToolError("PERMISSION_DENIED", `"${rel}" is protected: tools may not change tackle's configuration or git's hooks and config.`);
+      if (write && isProtectedPath(rel))
+        throw new ToolError(
+          "PERMISSION_DENIED",
+          `"${rel}" is protected: tools may not change tackle's configuration or git's hooks and config.`,
+        );
       return { absolute: lexical, rel, isLink: true };
     }
   }
@@ -61,10 +65,17 @@ async function plan(args: Args, ctx: ToolContext) {
   if (st.isDirectory()) {
     await walk(t.absolute, t.rel, inside, ctx.signal);
     if (inside.length && !args.recursive) {
-      throw new ToolError("INVALID_ARGS", `"${t.rel}" is a folder with ${inside.length.toLocaleString("en-US")} entr${inside.length === 1 ? "y" : "ies"}; set recursive: true to delete it and everything in it.`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `"${t.rel}" is a folder with ${inside.length.toLocaleString("en-US")} entr${inside.length === 1 ? "y" : "ies"}; set recursive: true to delete it and everything in it.`,
+      );
     }
     const guarded = inside.find((p) => isProtectedPath(p));
-    if (guarded) throw new ToolError("PERMISSION_DENIED", `"${t.rel}" contains "${guarded}", which is protected (git hooks and config, tackle's configuration); it cannot be deleted.`);
+    if (guarded)
+      throw new ToolError(
+        "PERMISSION_DENIED",
+        `"${t.rel}" contains "${guarded}", which is protected (git hooks and config, tackle's configuration); it cannot be deleted.`,
+      );
   }
   return { t, st, inside };
 }
@@ -76,13 +87,22 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     if (inside.length) await rm(t.absolute, { recursive: true });
     else await rmdir(t.absolute);
     const files = inside.length;
-    summary = files ? `Deleted the folder "${t.rel}" and the ${files.toLocaleString("en-US")} entr${files === 1 ? "y" : "ies"} in it.` : `Deleted the empty folder "${t.rel}".`;
+    summary = files
+      ? `Deleted the folder "${t.rel}" and the ${files.toLocaleString("en-US")} entr${files === 1 ? "y" : "ies"} in it.`
+      : `Deleted the empty folder "${t.rel}".`;
   } else {
     await unlink(t.absolute);
-    summary = t.isLink ? `Deleted the symbolic link "${t.rel}" (what it pointed to is untouched).` : `Deleted the file "${t.rel}" (${formatBytes(st.size)}).`;
+    summary = t.isLink
+      ? `Deleted the symbolic link "${t.rel}" (what it pointed to is untouched).`
+      : `Deleted the file "${t.rel}" (${formatBytes(st.size)}).`;
   }
   const deleted = [t.rel, ...inside];
-  const listed = inside.length ? `\n${inside.slice(0, 20).map((p) => `  ${p}`).join("\n")}${inside.length > 20 ? `\n  … and ${inside.length - 20} more` : ""}` : "";
+  const listed = inside.length
+    ? `\n${inside
+        .slice(0, 20)
+        .map((p) => `  ${p}`)
+        .join("\n")}${inside.length > 20 ? `\n  … and ${inside.length - 20} more` : ""}`
+    : "";
   return {
     content: summary + listed,
     structured: { deleted: deleted.slice(0, MAX_LISTED) },
@@ -106,8 +126,16 @@ export const deleteFileTool = defineTool({
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
   preview: async (args, ctx) => {
     const { t, st, inside } = await plan(args, ctx);
-    if (!st.isDirectory()) return `Delete ${t.isLink ? "the symbolic link" : "the file"} ${t.rel}${t.isLink ? "" : ` (${formatBytes(st.size)})`}.`;
-    return `Delete the folder ${t.rel}${inside.length ? ` and ${inside.length} entries in it:\n${inside.slice(0, 30).map((p) => `  - ${p}`).join("\n")}${inside.length > 30 ? `\n  … and ${inside.length - 30} more` : ""}` : " (empty)"}`;
+    if (!st.isDirectory())
+      return `Delete ${t.isLink ? "the symbolic link" : "the file"} ${t.rel}${t.isLink ? "" : ` (${formatBytes(st.size)})`}.`;
+    return `Delete the folder ${t.rel}${
+      inside.length
+        ? ` and ${inside.length} entries in it:\n${inside
+            .slice(0, 30)
+            .map((p) => `  - ${p}`)
+            .join("\n")}${inside.length > 30 ? `\n  … and ${inside.length - 30} more` : ""}`
+        : " (empty)"
+    }`;
   },
   execute,
 });

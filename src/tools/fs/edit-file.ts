@@ -19,20 +19,34 @@ export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 const raw = z.object({
   path: z.string().describe("File to edit, relative to the workspace root."),
-  old: z.string().optional().describe("The exact text to replace, including whitespace and indentation. Must match exactly once unless replace_all or expected_replacements says otherwise."),
+  old: z
+    .string()
+    .optional()
+    .describe(
+      "The exact text to replace, including whitespace and indentation. Must match exactly once unless replace_all or expected_replacements says otherwise.",
+    ),
   new: z.string().optional().describe("The text to put in its place."),
   old_string: z.string().optional().describe("Same as old (another spelling)."),
   new_string: z.string().optional().describe("Same as new (another spelling)."),
   replace_all: z.boolean().optional().describe("Replace every occurrence of old (default false)."),
-  expected_replacements: z.number().int().positive().optional().describe("Exactly how many occurrences must be replaced; the edit fails if the count differs."),
+  expected_replacements: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Exactly how many occurrences must be replaced; the edit fails if the count differs."),
 });
 
 const input = raw
   .superRefine((a, issue) => {
-    if (a.old === undefined && a.old_string === undefined) issue.addIssue({ code: "custom", path: ["old"], message: "required: the exact text to replace (old or old_string)" });
-    if (a.new === undefined && a.new_string === undefined) issue.addIssue({ code: "custom", path: ["new"], message: "required: the replacement text (new or new_string)" });
-    if (a.old !== undefined && a.old_string !== undefined && a.old !== a.old_string) issue.addIssue({ code: "custom", path: ["old_string"], message: "differs from old; send only one of them" });
-    if (a.new !== undefined && a.new_string !== undefined && a.new !== a.new_string) issue.addIssue({ code: "custom", path: ["new_string"], message: "differs from new; send only one of them" });
+    if (a.old === undefined && a.old_string === undefined)
+      issue.addIssue({ code: "custom", path: ["old"], message: "required: the exact text to replace (old or old_string)" });
+    if (a.new === undefined && a.new_string === undefined)
+      issue.addIssue({ code: "custom", path: ["new"], message: "required: the replacement text (new or new_string)" });
+    if (a.old !== undefined && a.old_string !== undefined && a.old !== a.old_string)
+      issue.addIssue({ code: "custom", path: ["old_string"], message: "differs from old; send only one of them" });
+    if (a.new !== undefined && a.new_string !== undefined && a.new !== a.new_string)
+      issue.addIssue({ code: "custom", path: ["new_string"], message: "differs from new; send only one of them" });
   })
   // Folded under the input's own names, so arguments a person edits validate again unchanged.
   .transform((a) => ({
@@ -156,7 +170,10 @@ export function nearestCandidates(text: string, old: string): string {
     const target = want.join("\n");
     for (const a of anchors) {
       const start = Math.max(0, a.i - anchorIndex);
-      const windowText = lines.slice(start, start + k).map(squash).join("\n");
+      const windowText = lines
+        .slice(start, start + k)
+        .map(squash)
+        .join("\n");
       scored.push({ start, score: similarity(windowText, target) });
     }
   }
@@ -168,7 +185,10 @@ export function nearestCandidates(text: string, old: string): string {
     return `old_string was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
   }
   const shownBest = best
-    .map((b) => `${span(b.start, Math.min(lines.length, b.start + k) - 1)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`)
+    .map(
+      (b) =>
+        `${span(b.start, Math.min(lines.length, b.start + k) - 1)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`,
+    )
     .join("\n");
   return `old_string was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old_string. Nothing was changed.`;
 }
@@ -180,13 +200,21 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   if (!st) throw await notFound(ctx, resolved);
   await assertWritableFile(resolved, rel);
   if (st.size > MAX_EDIT_BYTES) {
-    throw new ToolError("INVALID_ARGS", `"${rel}" is ${formatBytes(st.size)}; edit_file works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`);
+    throw new ToolError(
+      "INVALID_ARGS",
+      `"${rel}" is ${formatBytes(st.size)}; edit_file works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`,
+    );
   }
-  if (args.old === "") throw new ToolError("INVALID_ARGS", `old_string is empty; give the exact text to replace. To replace the whole file use write_file.`);
-  if (args.old === args.new) throw new ToolError("INVALID_ARGS", `old_string and new_string are identical, so the edit would change nothing.`);
+  if (args.old === "")
+    throw new ToolError("INVALID_ARGS", `old_string is empty; give the exact text to replace. To replace the whole file use write_file.`);
+  if (args.old === args.new)
+    throw new ToolError("INVALID_ARGS", `old_string and new_string are identical, so the edit would change nothing.`);
   const bytes = await readFile(resolved.absolute, { flag: READ_NOFOLLOW });
   if (bytes.includes(0) || !isValidUtf8(bytes)) {
-    throw new ToolError("INVALID_ARGS", `"${rel}" is not UTF-8 text (binary, or another encoding); edit_file only edits UTF-8 text. Replace it whole with write_file instead.`);
+    throw new ToolError(
+      "INVALID_ARGS",
+      `"${rel}" is not UTF-8 text (binary, or another encoding); edit_file only edits UTF-8 text. Replace it whole with write_file instead.`,
+    );
   }
   let text = bytes.toString("utf8");
   const bom = text.startsWith("\uFEFF");
@@ -216,10 +244,16 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   const where = `line${lineList.length > 1 ? "s" : ""} ${lineList.slice(0, 10).join(", ")}${lineList.length > 10 ? ", …" : ""}`;
   if (args.expected_replacements !== undefined) {
     if (count !== args.expected_replacements) {
-      throw new ToolError("INVALID_ARGS", `old_string matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old_string or expected_replacements.`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `old_string matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old_string or expected_replacements.`,
+      );
     }
   } else if (!args.replace_all && count > 1) {
-    throw new ToolError("INVALID_ARGS", `old_string matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`);
+    throw new ToolError(
+      "INVALID_ARGS",
+      `old_string matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`,
+    );
   }
   // Replace by position, so "$" sequences in the new text stay literal.
   const parts: string[] = [];

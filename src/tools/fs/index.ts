@@ -9,7 +9,17 @@ import { moveFileTool } from "./move-file.js";
 import { readFileTool } from "./read-file.js";
 import { writeFileTool } from "./write-file.js";
 
-export { appendFileTool, copyFileTool, createDirectoryTool, deleteFileTool, editFileTool, listDirectoryTool, moveFileTool, readFileTool, writeFileTool };
+export {
+  appendFileTool,
+  copyFileTool,
+  createDirectoryTool,
+  deleteFileTool,
+  editFileTool,
+  listDirectoryTool,
+  moveFileTool,
+  readFileTool,
+  writeFileTool,
+};
 
 /** Every workspace file tool, in listing order. */
 export const FILE_TOOLS = [

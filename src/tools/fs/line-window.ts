@@ -87,7 +87,12 @@ function decode(bytes: Buffer, encoding: LineWindowOptions["encoding"]): string 
 }
 
 /** Turns a line's bytes into a shown line: carriage return dropped, long lines cut. */
-function finishLine(number: number, parts: Buffer[], byteLength: number, options: Pick<LineWindowOptions, "maxLineChars" | "encoding">): WindowLine {
+function finishLine(
+  number: number,
+  parts: Buffer[],
+  byteLength: number,
+  options: Pick<LineWindowOptions, "maxLineChars" | "encoding">,
+): WindowLine {
   let bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   const whole = bytes.length === byteLength;
   if (whole && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);

@@ -94,7 +94,8 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       `[Listing stopped at ${MAX_LIST_ENTRIES.toLocaleString("en-US")} entries. Narrow it: list a subfolder (path: "${rel === "." ? "" : `${rel}/`}<folder>")${args.recursive ? ", drop recursive" : ""}, or find files by pattern with glob.]`,
     );
   }
-  if (skippedHidden && !args.includeHidden) notes.push(`[${skippedHidden} hidden entr${skippedHidden === 1 ? "y" : "ies"} not shown; set includeHidden: true to see them.]`);
+  if (skippedHidden && !args.includeHidden)
+    notes.push(`[${skippedHidden} hidden entr${skippedHidden === 1 ? "y" : "ies"} not shown; set includeHidden: true to see them.]`);
   const content = [header, body, ...notes].join("\n");
   const structuredEntries = entries.map(({ target: _t, ...e }) => e);
   return {

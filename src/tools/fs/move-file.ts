@@ -7,7 +7,16 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import {
+  accessPaths,
+  assertNotRoot,
+  formatBytes,
+  lstatOrUndefined,
+  notFound,
+  pathSubjects,
+  resolveArg,
+  statOrUndefined,
+} from "./common.js";
 import { target } from "./delete-file.js";
 import { ensureParent } from "./write-file.js";
 
@@ -28,7 +37,8 @@ async function plan(args: Args, ctx: ToolContext) {
   const dest = await resolveArg(ctx, args.to, true);
   assertNotRoot(dest, "replace");
   const destRel = ctx.workspace.display(dest);
-  if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `"${src.rel}" and "${destRel}" are the same path; nothing to move.`);
+  if (dest.absolute === src.absolute)
+    throw new ToolError("INVALID_ARGS", `"${src.rel}" and "${destRel}" are the same path; nothing to move.`);
   if (srcStat.isDirectory() && Workspace.isInside(src.absolute, dest.absolute)) {
     throw new ToolError("INVALID_ARGS", `Cannot move the folder "${src.rel}" into itself ("${destRel}").`);
   }
@@ -37,7 +47,11 @@ async function plan(args: Args, ctx: ToolContext) {
     if (!args.overwrite) {
       throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
     }
-    if (destStat.isDirectory()) throw new ToolError("INVALID_ARGS", `"${destRel}" is a folder; a folder is never replaced by a move. Delete it first or choose another name.`);
+    if (destStat.isDirectory())
+      throw new ToolError(
+        "INVALID_ARGS",
+        `"${destRel}" is a folder; a folder is never replaced by a move. Delete it first or choose another name.`,
+      );
     if (srcStat.isDirectory()) throw new ToolError("INVALID_ARGS", `Cannot replace the file "${destRel}" with the folder "${src.rel}".`);
   }
   return { src, srcStat, dest, destRel, destStat };
@@ -77,7 +91,9 @@ export const moveFileTool = defineTool({
   effect: "write",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.from, args.to], true)), (await target(ctx, args.from)).rel])],
+    subjects: async (args, ctx) => [
+      ...new Set([...(await pathSubjects(ctx, [args.from, args.to], true)), (await target(ctx, args.from)).rel]),
+    ],
   },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to]) }),
   needsApproval: async (args, ctx) => (await statOrUndefined((await resolveArg(ctx, args.to, true)).absolute)) !== undefined,

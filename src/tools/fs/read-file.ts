@@ -92,7 +92,10 @@ function numbered(lines: readonly WindowLine[]): string {
   const width = Math.max(6, ...lines.map((l) => String(l.number).length));
   return lines
     .map((l) => {
-      const cut = l.cutFrom !== undefined ? ` … [line cut: ${l.cutFrom.toLocaleString("en-US")} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]` : "";
+      const cut =
+        l.cutFrom !== undefined
+          ? ` … [line cut: ${l.cutFrom.toLocaleString("en-US")} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
+          : "";
       return `${String(l.number).padStart(width)}\t${l.text}${cut}`;
     })
     .join("\n");
@@ -196,13 +199,20 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
 
   if (resolved.absolute.toLowerCase().endsWith(".docx")) {
     if (st.size > MAX_CONVERTED_BYTES) {
-      throw new ToolError("INVALID_ARGS", `"${rel}" is ${formatBytes(st.size)}; .docx files up to ${formatBytes(MAX_CONVERTED_BYTES)} are converted to text.`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `"${rel}" is ${formatBytes(st.size)}; .docx files up to ${formatBytes(MAX_CONVERTED_BYTES)} are converted to text.`,
+      );
     }
     let text: string;
     try {
       text = (await mammoth.extractRawText({ path: resolved.absolute })).value;
     } catch (err) {
-      return describeBinary(meta, { kind: "binary", label: "a .docx that could not be opened" }, `it could not be converted to text (${(err as Error).message})`);
+      return describeBinary(
+        meta,
+        { kind: "binary", label: "a .docx that could not be opened" },
+        `it could not be converted to text (${(err as Error).message})`,
+      );
     }
     return textResult(meta, windowOfText(text, offset, limit), offset, "docx", "converted from .docx");
   }
@@ -223,7 +233,12 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   if (kind.kind !== "text") return describeBinary(meta, kind);
 
   if (kind.encoding === "utf-16le" || kind.encoding === "utf-16be") {
-    if (st.size > MAX_CONVERTED_BYTES) return describeBinary(meta, { kind: "binary", label: "UTF-16 text" }, `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`);
+    if (st.size > MAX_CONVERTED_BYTES)
+      return describeBinary(
+        meta,
+        { kind: "binary", label: "UTF-16 text" },
+        `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
+      );
     const text = iconv.decode(await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), kind.encoding);
     return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
@@ -244,11 +259,23 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       const counted = await readLineWindow(resolved.absolute, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
       const total = counted.totalLines ?? 0;
       const start = Math.max(1, total - from + 1);
-      const window = await readLineWindow(resolved.absolute, { ...common, offset: start, limit: Math.min(count, total - start + 1 || 1), countTotal: true });
+      const window = await readLineWindow(resolved.absolute, {
+        ...common,
+        offset: start,
+        limit: Math.min(count, total - start + 1 || 1),
+        countTotal: true,
+      });
       return textResult(meta, window, start, "text", note);
     }
     const tail = await readTailLines(resolved.absolute, count, from - count, common);
-    return textResult(meta, { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize }, offset, "text", note, true);
+    return textResult(
+      meta,
+      { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize },
+      offset,
+      "text",
+      note,
+      true,
+    );
   }
   const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: st.size <= COUNT_TOTAL_BELOW });
   return textResult(meta, window, offset, "text", note);
@@ -263,18 +290,35 @@ interface WindowLike {
   reachedStart?: boolean;
 }
 
-function textResult(meta: Meta, window: WindowLike, offset: number, kind: "text" | "docx", note: string | undefined, fromEnd = false): ToolExecutionResult {
+function textResult(
+  meta: Meta,
+  window: WindowLike,
+  offset: number,
+  kind: "text" | "docx",
+  note: string | undefined,
+  fromEnd = false,
+): ToolExecutionResult {
   const { lines } = window;
   const total = window.totalLines;
   if (lines.length === 0) {
     if (meta.st.size === 0 || total === 0) {
-      return { content: `"${meta.rel}" is empty (0 lines).`, structured: { content: "", ...base(meta), totalLines: 0 }, metadata: { ...base(meta), totalLines: 0 } };
+      return {
+        content: `"${meta.rel}" is empty (0 lines).`,
+        structured: { content: "", ...base(meta), totalLines: 0 },
+        metadata: { ...base(meta), totalLines: 0 },
+      };
     }
     if (!fromEnd && total !== undefined && offset > total) {
-      throw new ToolError("INVALID_ARGS", `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`,
+      );
     }
     if (!fromEnd) {
-      throw new ToolError("INVALID_ARGS", `offset ${offset} is past the end of "${meta.rel}". Use a smaller offset, or a negative offset (-100) to read the end of the file.`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `offset ${offset} is past the end of "${meta.rel}". Use a smaller offset, or a negative offset (-100) to read the end of the file.`,
+      );
     }
   }
   const first = lines[0]?.number ?? offset;
@@ -284,7 +328,9 @@ function textResult(meta: Meta, window: WindowLike, offset: number, kind: "text"
   let nextOffset: number | undefined;
   if (fromEnd) {
     const n = lines.length || 100;
-    const parts = [`[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} file (-1 is the last line; the file is too large to number from the start).`];
+    const parts = [
+      `[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} file (-1 is the last line; the file is too large to number from the start).`,
+    ];
     if (window.hasMore) {
       nextOffset = last + 1;
       parts.push(`Later lines: offset ${nextOffset}.`);

@@ -54,7 +54,10 @@ export async function assertWritableFile(resolved: ResolvedPath, rel: string): P
     if ((st.mode & 0o222) === 0) throw new Error("read-only");
     await access(resolved.absolute, constants.W_OK);
   } catch {
-    throw new ToolError("PERMISSION_DENIED", `"${rel}" is read-only (its permissions do not allow writing). Ask the user to change them if it should be edited.`);
+    throw new ToolError(
+      "PERMISSION_DENIED",
+      `"${rel}" is read-only (its permissions do not allow writing). Ask the user to change them if it should be edited.`,
+    );
   }
 }
 
@@ -65,7 +68,10 @@ export async function ensureParent(resolved: ResolvedPath, rel: string, create: 
   if (st?.isDirectory()) return;
   if (st) throw new ToolError("INVALID_PATH", `The parent of "${rel}" is a file, not a folder.`);
   if (!create) {
-    throw new ToolError("FILE_NOT_FOUND", `The folder "${path.posix.dirname(rel)}" does not exist. Set createDirs to true, or create it with create_directory first.`);
+    throw new ToolError(
+      "FILE_NOT_FOUND",
+      `The folder "${path.posix.dirname(rel)}" does not exist. Set createDirs to true, or create it with create_directory first.`,
+    );
   }
   // The parent was resolved through every existing symlink, so what mkdir creates is inside the workspace.
   await mkdir(parent, { recursive: true });
@@ -112,7 +118,12 @@ export const writeFileTool = defineTool({
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
     const st = await statOrUndefined(resolved.absolute);
-    return replacementPreview(ctx.workspace.display(resolved), resolved.absolute, st?.isFile() ? st.size : undefined, contentBytes(args.content, args.encoding));
+    return replacementPreview(
+      ctx.workspace.display(resolved),
+      resolved.absolute,
+      st?.isFile() ? st.size : undefined,
+      contentBytes(args.content, args.encoding),
+    );
   },
   execute,
 });

@@ -10,7 +10,11 @@ const MAX_CAPTURE = 8 * 1024 * 1024;
  * Runs git without a shell, in the workspace, never waiting on a terminal or pager. Settings a
  * repository could use to run programs (fsmonitor, pager, external diff) are switched off.
  */
-export function runGit(args: readonly string[], ctx: ToolContext, options: { timeoutMs?: number; okCodes?: number[] } = {}): Promise<string> {
+export function runGit(
+  args: readonly string[],
+  ctx: ToolContext,
+  options: { timeoutMs?: number; okCodes?: number[] } = {},
+): Promise<string> {
   const argv = ["-c", "core.pager=cat", "-c", "color.ui=never", "-c", "diff.external=", ...args];
   return new Promise((resolve, reject) => {
     const child = spawn("git", argv, {
@@ -47,7 +51,12 @@ export function runGit(args: readonly string[], ctx: ToolContext, options: { tim
       if (code === 0 || options.okCodes?.includes(code ?? -1)) return resolve(out);
       const message = err.trim() || out.trim() || `git exited with code ${code}`;
       if (/not a git repository/i.test(message)) {
-        return reject(new ToolError("EXECUTION_ERROR", `The workspace is not a git repository (${ctx.workspace.root}). Run git init first, or use file tools.`));
+        return reject(
+          new ToolError(
+            "EXECUTION_ERROR",
+            `The workspace is not a git repository (${ctx.workspace.root}). Run git init first, or use file tools.`,
+          ),
+        );
       }
       reject(new ToolError("EXECUTION_ERROR", `git ${args[0]} failed: ${message}`));
     });

@@ -106,7 +106,9 @@ export function createGitTools() {
       assertNotOption(remote, "Remote");
       assertNotOption(branch, "Branch");
       const target = branch ?? (await runGit(["rev-parse", "--abbrev-ref", "HEAD"], ctx)).trim();
-      const out = await runGit(["push", "--porcelain", ...(force ? ["--force-with-lease"] : []), remote, target], ctx, { timeoutMs: 170_000 });
+      const out = await runGit(["push", "--porcelain", ...(force ? ["--force-with-lease"] : []), remote, target], ctx, {
+        timeoutMs: 170_000,
+      });
       return out.trim() || `Pushed ${target} to ${remote}.`;
     },
   });

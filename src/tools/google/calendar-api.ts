@@ -11,6 +11,11 @@ export interface CalendarApi {
 
 /** Google's Calendar client, pointed at `baseUrl` when configured (a local fake in tests). */
 export function createCalendarApi(account: GoogleAccount, options: { baseUrl?: string; timeoutMs: number }): CalendarApi {
-  const calendar = google.calendar({ version: "v3", auth: account.client, retry: false, ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}) });
+  const calendar = google.calendar({
+    version: "v3",
+    auth: account.client,
+    retry: false,
+    ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}),
+  });
   return { account, calendar, request: (signal) => ({ signal, timeout: options.timeoutMs, retry: false }) };
 }

@@ -17,7 +17,10 @@ const Input = z
   .strictObject({
     summary: z.string().min(1).max(1024).describe("The event's title."),
     start: z.string().describe(`When it starts: ${TIME_HINT}.`),
-    end: z.string().optional().describe("When it ends: same kind as start. All-day: the last day, inclusive. Default: one day, or one hour."),
+    end: z
+      .string()
+      .optional()
+      .describe("When it ends: same kind as start. All-day: the last day, inclusive. Default: one day, or one hour."),
     description: z.string().max(8192).optional().describe("Notes shown in the event."),
     location: z.string().max(1024).optional().describe("Where."),
     attendees: z
@@ -28,7 +31,10 @@ const Input = z
     timeZone: z.string().optional().describe("IANA time zone for times without an offset, e.g. America/New_York. Default the local zone."),
     timezone: z.string().optional().describe("Same as timeZone."),
     calendarId: CalendarId,
-    sendUpdates: z.enum(["all", "externalOnly", "none"]).default("all").describe('Who gets invitation emails: "all" (default), "externalOnly" or "none".'),
+    sendUpdates: z
+      .enum(["all", "externalOnly", "none"])
+      .default("all")
+      .describe('Who gets invitation emails: "all" (default), "externalOnly" or "none".'),
   })
   .superRefine((args, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
@@ -38,7 +44,8 @@ const Input = z
     if (args.end !== undefined && !end) issue("end", `expected ${TIME_HINT}, not "${args.end}"`);
     if (start && end) {
       if (start.kind !== end.kind) issue("end", "start and end must both be days (all-day event) or both date-times (timed event)");
-      else if (start.kind === "date" && end.kind === "date" && end.date < start.date) issue("end", "the last day cannot be before the first");
+      else if (start.kind === "date" && end.kind === "date" && end.date < start.date)
+        issue("end", "the last day cannot be before the first");
       else if (start.kind === "dateTime" && instantOf(end) <= instantOf(start)) issue("end", "end must be after start");
     }
     const zone = args.timeZone ?? args.timezone;
@@ -61,8 +68,15 @@ export function eventBody(args: CreateArgs) {
   } else {
     const tz = zone ?? (start.zoned ? undefined : localTimeZone());
     const endText =
-      end?.kind === "dateTime" ? end.text : start.zoned ? new Date(new Date(start.text).getTime() + 3_600_000).toISOString().replace(".000Z", "Z") : addMinutesWallClock(start.text, 60);
-    when = { start: { dateTime: start.text, ...(tz ? { timeZone: tz } : {}) }, end: { dateTime: endText, ...(tz ? { timeZone: tz } : {}) } };
+      end?.kind === "dateTime"
+        ? end.text
+        : start.zoned
+          ? new Date(new Date(start.text).getTime() + 3_600_000).toISOString().replace(".000Z", "Z")
+          : addMinutesWallClock(start.text, 60);
+    when = {
+      start: { dateTime: start.text, ...(tz ? { timeZone: tz } : {}) },
+      end: { dateTime: endText, ...(tz ? { timeZone: tz } : {}) },
+    };
   }
   return {
     summary: args.summary,
@@ -105,15 +119,20 @@ export function calendarCreateEventTool(api: CalendarApi) {
       } catch (err) {
         // After a lost answer the event may exist: creating it again would duplicate it.
         if (err instanceof ToolError && (err.code === "TIMEOUT" || err.code === "NETWORK_ERROR" || err.code === "UNAVAILABLE")) {
-          throw new ToolError(err.code, `${err.message} The event may or may not have been created: check with calendar_list_events before creating it again.`, {
-            recoverable: false,
-            cause: err,
-          });
+          throw new ToolError(
+            err.code,
+            `${err.message} The event may or may not have been created: check with calendar_list_events before creating it again.`,
+            {
+              recoverable: false,
+              cause: err,
+            },
+          );
         }
         throw err;
       }
       const created = EventSchema.safeParse(res.data);
-      if (!created.success) throw unexpectedResponse("Google Calendar", "the created event has no id; check the calendar before creating it again");
+      if (!created.success)
+        throw unexpectedResponse("Google Calendar", "the created event has no id; check the calendar before creating it again");
       const e = created.data;
       const lines = [
         `Created "${e.summary ?? args.summary}" [${e.id}]`,
@@ -122,7 +141,10 @@ export function calendarCreateEventTool(api: CalendarApi) {
         ...(e.attendees?.length ? [`Invited: ${e.attendees.map((a) => a.email).join(", ")}`] : []),
         ...(e.htmlLink ? [`Link: ${e.htmlLink}`] : []),
       ];
-      return { content: lines.join("\n"), structured: { id: e.id, htmlLink: e.htmlLink ?? null, start: e.start ?? requestBody.start, end: e.end ?? requestBody.end } };
+      return {
+        content: lines.join("\n"),
+        structured: { id: e.id, htmlLink: e.htmlLink ?? null, start: e.start ?? requestBody.start, end: e.end ?? requestBody.end },
+      };
     },
   });
 }

@@ -17,13 +17,28 @@ export const EventSchema = z.looseObject({
   organizer: Person.nullish(),
   creator: Person.nullish(),
   attendees: z
-    .array(Person.extend({ responseStatus: z.string().nullish(), optional: z.boolean().nullish(), organizer: z.boolean().nullish(), resource: z.boolean().nullish() }))
+    .array(
+      Person.extend({
+        responseStatus: z.string().nullish(),
+        optional: z.boolean().nullish(),
+        organizer: z.boolean().nullish(),
+        resource: z.boolean().nullish(),
+      }),
+    )
     .nullish(),
   hangoutLink: z.string().nullish(),
   conferenceData: z
     .looseObject({
       entryPoints: z
-        .array(z.looseObject({ entryPointType: z.string().nullish(), uri: z.string().nullish(), label: z.string().nullish(), pin: z.string().nullish(), passcode: z.string().nullish() }))
+        .array(
+          z.looseObject({
+            entryPointType: z.string().nullish(),
+            uri: z.string().nullish(),
+            label: z.string().nullish(),
+            pin: z.string().nullish(),
+            passcode: z.string().nullish(),
+          }),
+        )
         .nullish(),
       conferenceSolution: z.looseObject({ name: z.string().nullish() }).nullish(),
       conferenceId: z.string().nullish(),
@@ -75,7 +90,12 @@ export function conferenceLinks(e: CalendarEvent): Array<{ type: string; uri: st
   const links: Array<{ type: string; uri: string; label?: string; pin?: string }> = [];
   for (const ep of e.conferenceData?.entryPoints ?? []) {
     if (!ep.uri) continue;
-    links.push({ type: ep.entryPointType ?? "link", uri: ep.uri, ...(ep.label ? { label: ep.label } : {}), ...(ep.pin ?? ep.passcode ? { pin: (ep.pin ?? ep.passcode)! } : {}) });
+    links.push({
+      type: ep.entryPointType ?? "link",
+      uri: ep.uri,
+      ...(ep.label ? { label: ep.label } : {}),
+      ...((ep.pin ?? ep.passcode) ? { pin: (ep.pin ?? ep.passcode)! } : {}),
+    });
   }
   if (e.hangoutLink && !links.some((l) => l.uri === e.hangoutLink)) links.unshift({ type: "video", uri: e.hangoutLink });
   return links;

@@ -23,7 +23,9 @@ export function calendarGetEventTool(api: CalendarApi) {
     effect: "read",
     cacheable: false,
     execute: async (args, ctx) => {
-      const res = await api.account.call(ctx.signal, () => api.calendar.events.get({ calendarId: args.calendarId, eventId: args.eventId }, api.request(ctx.signal)));
+      const res = await api.account.call(ctx.signal, () =>
+        api.calendar.events.get({ calendarId: args.calendarId, eventId: args.eventId }, api.request(ctx.signal)),
+      );
       const parsed = EventSchema.safeParse(res.data);
       if (!parsed.success) throw unexpectedResponse("Google Calendar", `event ${args.eventId} is not the documented shape`);
       const e = parsed.data;
@@ -43,9 +45,22 @@ export function calendarGetEventTool(api: CalendarApi) {
         ...(e.organizer ? [`Organizer: ${formatPerson(e.organizer)}`] : []),
         ...(e.creator && e.creator.email !== e.organizer?.email ? [`Created by: ${formatPerson(e.creator)}`] : []),
         ...(attendees.length
-          ? [`Attendees (${attendees.length}):`, ...attendees.map((a) => `  - ${formatPerson({ email: a.email, displayName: a.name })}: ${a.responseStatus}${a.optional ? " (optional)" : ""}${a.organizer ? " (organizer)" : ""}`)]
+          ? [
+              `Attendees (${attendees.length}):`,
+              ...attendees.map(
+                (a) =>
+                  `  - ${formatPerson({ email: a.email, displayName: a.name })}: ${a.responseStatus}${a.optional ? " (optional)" : ""}${a.organizer ? " (organizer)" : ""}`,
+              ),
+            ]
           : []),
-        ...(links.length ? ["Conference:", ...links.map((l) => `  - ${l.type}: ${l.uri}${l.label && l.label !== l.uri ? ` (${l.label})` : ""}${l.pin ? ` PIN ${l.pin}` : ""}`)] : []),
+        ...(links.length
+          ? [
+              "Conference:",
+              ...links.map(
+                (l) => `  - ${l.type}: ${l.uri}${l.label && l.label !== l.uri ? ` (${l.label})` : ""}${l.pin ? ` PIN ${l.pin}` : ""}`,
+              ),
+            ]
+          : []),
         ...(e.recurrence?.length ? ["Recurrence:", ...e.recurrence.map((r) => `  ${r}`)] : []),
         ...(e.recurringEventId ? [`Occurrence of recurring event ${e.recurringEventId}`] : []),
         ...(e.htmlLink ? [`Link: ${e.htmlLink}`] : []),

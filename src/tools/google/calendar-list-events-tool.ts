@@ -10,7 +10,11 @@ import { unexpectedResponse } from "./google-error.js";
 
 const TIME_HINT = "an ISO 8601 date-time (2026-11-25T09:00:00Z, 2026-11-25T09:00) or a day (2026-11-25)";
 
-const ListSchema = z.looseObject({ items: z.array(z.unknown()).optional(), nextPageToken: z.string().optional(), timeZone: z.string().optional() });
+const ListSchema = z.looseObject({
+  items: z.array(z.unknown()).optional(),
+  nextPageToken: z.string().optional(),
+  timeZone: z.string().optional(),
+});
 
 const Input = z
   .strictObject({
@@ -26,10 +30,13 @@ const Input = z
       const v = args[key];
       if (v === undefined) continue;
       const t = parseCalendarTime(v);
-      if (!t) ctx.addIssue({ code: "custom", path: [key], message: `expected ${key === "date" ? "a day YYYY-MM-DD" : TIME_HINT}, not "${v}"` });
-      else if (key === "date" && t.kind !== "date") ctx.addIssue({ code: "custom", path: [key], message: "date takes a day YYYY-MM-DD; use timeMin/timeMax for times" });
+      if (!t)
+        ctx.addIssue({ code: "custom", path: [key], message: `expected ${key === "date" ? "a day YYYY-MM-DD" : TIME_HINT}, not "${v}"` });
+      else if (key === "date" && t.kind !== "date")
+        ctx.addIssue({ code: "custom", path: [key], message: "date takes a day YYYY-MM-DD; use timeMin/timeMax for times" });
     }
-    if (args.date && (args.timeMin || args.timeMax)) ctx.addIssue({ code: "custom", path: ["date"], message: "give either date or timeMin/timeMax, not both" });
+    if (args.date && (args.timeMin || args.timeMax))
+      ctx.addIssue({ code: "custom", path: ["date"], message: "give either date or timeMin/timeMax, not both" });
     const min = args.timeMin ? parseCalendarTime(args.timeMin) : undefined;
     const max = args.timeMax ? parseCalendarTime(args.timeMax) : undefined;
     if (min && max && new Date(rangeBound(max, "max")) <= new Date(rangeBound(min, "min"))) {
@@ -38,7 +45,10 @@ const Input = z
   });
 
 /** The range to ask for: what was given, else today (local), else from today on for a search. */
-export function listRange(args: { timeMin?: string | undefined; timeMax?: string | undefined; date?: string | undefined; query?: string | undefined }, now = new Date()) {
+export function listRange(
+  args: { timeMin?: string | undefined; timeMax?: string | undefined; date?: string | undefined; query?: string | undefined },
+  now = new Date(),
+) {
   const parse = (v: string | undefined): CalendarTime | undefined => (v ? parseCalendarTime(v) : undefined);
   if (args.date) {
     const day = parse(args.date)!;
@@ -49,7 +59,11 @@ export function listRange(args: { timeMin?: string | undefined; timeMax?: string
   const today: CalendarTime = { kind: "date", date: localToday(now) };
   if (min || max) {
     // "Until Friday" means from today, not from the calendar's first event (unless Friday is past).
-    const from = min ? rangeBound(min, "min") : new Date(rangeBound(max!, "max")) > new Date(rangeBound(today, "min")) ? rangeBound(today, "min") : undefined;
+    const from = min
+      ? rangeBound(min, "min")
+      : new Date(rangeBound(max!, "max")) > new Date(rangeBound(today, "min"))
+        ? rangeBound(today, "min")
+        : undefined;
     return {
       ...(from ? { timeMin: from } : {}),
       ...(max ? { timeMax: rangeBound(max, "max") } : {}),
@@ -97,7 +111,11 @@ export function calendarListEventsTool(api: CalendarApi) {
       if (events.length === 0) return { content: `No events${what}.`, structured: { events: [] } };
       const lines = events.map((e) => {
         const s = eventSummary(e);
-        const extra = [s.location ? `Location: ${s.location}` : "", s.organizer ? `Organizer: ${s.organizer}` : "", s.status ? `Status: ${s.status}` : ""].filter(Boolean);
+        const extra = [
+          s.location ? `Location: ${s.location}` : "",
+          s.organizer ? `Organizer: ${s.organizer}` : "",
+          s.status ? `Status: ${s.status}` : "",
+        ].filter(Boolean);
         return `- ${s.summary} [${s.id}]\n  ${formatSpan(e.start, e.end)}${extra.length ? `\n  ${extra.join(" · ")}` : ""}`;
       });
       const more = list.data.nextPageToken ? [`(More events exist; narrow the range or raise maxResults.)`] : [];

@@ -7,9 +7,7 @@
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-export type CalendarTime =
-  | { kind: "date"; date: string }
-  | { kind: "dateTime"; text: string; zoned: boolean };
+export type CalendarTime = { kind: "date"; date: string } | { kind: "dateTime"; text: string; zoned: boolean };
 
 /** Parses a day or date-time; undefined when it is neither (or names an impossible day). */
 export function parseCalendarTime(text: string): CalendarTime | undefined {

@@ -11,6 +11,11 @@ export interface GmailApi {
 
 /** Google's Gmail client, pointed at `baseUrl` when configured (a local fake in tests). */
 export function createGmailApi(account: GoogleAccount, options: { baseUrl?: string; timeoutMs: number }): GmailApi {
-  const gmail = google.gmail({ version: "v1", auth: account.client, retry: false, ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}) });
+  const gmail = google.gmail({
+    version: "v1",
+    auth: account.client,
+    retry: false,
+    ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}),
+  });
   return { account, gmail, request: (signal) => ({ signal, timeout: options.timeoutMs, retry: false }) };
 }

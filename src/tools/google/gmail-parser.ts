@@ -56,7 +56,8 @@ export const GmailParser = {
     const out: Attachment[] = [];
     const walk = (p: MessagePart | null | undefined, depth: number) => {
       if (!p || depth > MAX_DEPTH) return;
-      if (isAttachment(p)) out.push({ filename: p.filename || "(unnamed)", mimeType: p.mimeType ?? "application/octet-stream", size: p.body?.size ?? 0 });
+      if (isAttachment(p))
+        out.push({ filename: p.filename || "(unnamed)", mimeType: p.mimeType ?? "application/octet-stream", size: p.body?.size ?? 0 });
       for (const child of p.parts ?? []) walk(child, depth + 1);
     };
     walk(part, 0);
@@ -108,6 +109,7 @@ function extract(part: MessagePart | null | undefined, depth: number): string {
   }
   if (isAttachment(part)) return "";
   if (type === "text/html") return htmlToText(GmailParser.decodeBody(part.body?.data, charsetOf(part)));
-  if (type === "text/plain" || type === "" || type.startsWith("text/")) return GmailParser.decodeBody(part.body?.data, charsetOf(part)).replace(/\r\n?/g, "\n");
+  if (type === "text/plain" || type === "" || type.startsWith("text/"))
+    return GmailParser.decodeBody(part.body?.data, charsetOf(part)).replace(/\r\n?/g, "\n");
   return "";
 }

@@ -39,7 +39,9 @@ export function gmailReadTool(api: GmailApi) {
     }),
     effect: "read",
     execute: async ({ id }, ctx) => {
-      const res = await api.account.call(ctx.signal, () => api.gmail.users.messages.get({ userId: "me", id, format: "full" }, api.request(ctx.signal)));
+      const res = await api.account.call(ctx.signal, () =>
+        api.gmail.users.messages.get({ userId: "me", id, format: "full" }, api.request(ctx.signal)),
+      );
       const parsed = MessageSchema.safeParse(res.data);
       if (!parsed.success) throw unexpectedResponse("Gmail", `message ${id} is not the documented shape`);
       const m = parsed.data;
@@ -55,7 +57,9 @@ export function gmailReadTool(api: GmailApi) {
         `Subject: ${get("Subject") ?? "(no subject)"}`,
         `Id: ${m.id}${m.threadId ? ` (thread ${m.threadId})` : ""}`,
         ...(m.labelIds?.length ? [`Labels: ${m.labelIds.join(", ")}`] : []),
-        ...(attachments.length ? [`Attachments: ${attachments.map((a) => `${a.filename} (${a.mimeType}, ${a.size} bytes)`).join("; ")}`] : []),
+        ...(attachments.length
+          ? [`Attachments: ${attachments.map((a) => `${a.filename} (${a.mimeType}, ${a.size} bytes)`).join("; ")}`]
+          : []),
         "",
         body || "(no text body)",
       ];

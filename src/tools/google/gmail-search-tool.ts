@@ -52,7 +52,10 @@ export function gmailSearchTool(api: GmailApi) {
       const ids = (parsed.data.messages ?? []).slice(0, args.maxResults);
       const messages = await mapLimit(ids, CONCURRENCY, async ({ id }) => {
         const res = await api.account.call(ctx.signal, () =>
-          api.gmail.users.messages.get({ userId: "me", id, format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] }, api.request(ctx.signal)),
+          api.gmail.users.messages.get(
+            { userId: "me", id, format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] },
+            api.request(ctx.signal),
+          ),
         );
         const m = MetadataSchema.safeParse(res.data);
         if (!m.success) throw unexpectedResponse("Gmail", `message ${id} is not the documented shape`);
@@ -76,7 +79,8 @@ export function gmailSearchTool(api: GmailApi) {
           ? `No messages match "${args.query}".`
           : `${messages.length} message${messages.length === 1 ? "" : "s"} matching "${args.query}"${parsed.data.resultSizeEstimate ? ` (about ${parsed.data.resultSizeEstimate} in all)` : ""}:`;
       const lines = messages.map(
-        (m, i) => `${i + 1}. [${m.id}]${m.unread ? " (unread)" : ""} ${m.date}\n   From: ${m.from}\n   Subject: ${m.subject}${m.snippet ? `\n   ${m.snippet}` : ""}`,
+        (m, i) =>
+          `${i + 1}. [${m.id}]${m.unread ? " (unread)" : ""} ${m.date}\n   From: ${m.from}\n   Subject: ${m.subject}${m.snippet ? `\n   ${m.snippet}` : ""}`,
       );
       const tail = next ? [`More results: call gmail_search again with pageToken "${next}".`] : [];
       return {

@@ -13,7 +13,8 @@ const Recipients = z
   .transform((v) => (typeof v === "string" ? splitAddresses(v) : v.flatMap(splitAddresses)))
   .superRefine((list, ctx) => {
     for (const entry of list) {
-      if (!addressOf(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not an email address (use user@example.com or Name <user@example.com>)` });
+      if (!addressOf(entry))
+        ctx.addIssue({ code: "custom", message: `"${entry}" is not an email address (use user@example.com or Name <user@example.com>)` });
     }
   });
 
@@ -50,22 +51,37 @@ export function gmailSendTool(api: GmailApi) {
         args.body,
       ].join("\n"),
     execute: async (args, ctx) => {
-      const raw = toBase64Url(buildRawMessage({ to: args.to, subject: args.subject, body: args.body, ...(args.cc ? { cc: args.cc } : {}), ...(args.bcc ? { bcc: args.bcc } : {}) }));
+      const raw = toBase64Url(
+        buildRawMessage({
+          to: args.to,
+          subject: args.subject,
+          body: args.body,
+          ...(args.cc ? { cc: args.cc } : {}),
+          ...(args.bcc ? { bcc: args.bcc } : {}),
+        }),
+      );
       let res;
       try {
-        res = await api.account.call(ctx.signal, () => api.gmail.users.messages.send({ userId: "me", requestBody: { raw } }, api.request(ctx.signal)));
+        res = await api.account.call(ctx.signal, () =>
+          api.gmail.users.messages.send({ userId: "me", requestBody: { raw } }, api.request(ctx.signal)),
+        );
       } catch (err) {
         // After a lost answer the mail may have gone out: sending again could send it twice.
         if (err instanceof ToolError && (err.code === "TIMEOUT" || err.code === "NETWORK_ERROR" || err.code === "UNAVAILABLE")) {
-          throw new ToolError(err.code, `${err.message} The message may or may not have been sent: check with gmail_search "in:sent subject:..." before sending again.`, {
-            recoverable: false,
-            cause: err,
-          });
+          throw new ToolError(
+            err.code,
+            `${err.message} The message may or may not have been sent: check with gmail_search "in:sent subject:..." before sending again.`,
+            {
+              recoverable: false,
+              cause: err,
+            },
+          );
         }
         throw err;
       }
       const parsed = SentSchema.safeParse(res.data);
-      if (!parsed.success) throw unexpectedResponse("Gmail", "the send response has no message id; check the Sent folder before sending again");
+      if (!parsed.success)
+        throw unexpectedResponse("Gmail", "the send response has no message id; check the Sent folder before sending again");
       const everyone = [...args.to, ...(args.cc ?? []), ...(args.bcc ?? [])];
       return {
         content: `Sent "${args.subject}" to ${everyone.join(", ")} (message id ${parsed.data.id}${parsed.data.threadId ? `, thread ${parsed.data.threadId}` : ""}).`,

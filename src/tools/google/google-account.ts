@@ -7,7 +7,6 @@ import { openSystemBrowser, type OpenBrowser } from "./open-browser.js";
 import type { Credentials, OAuth2Client } from "./oauth-client.js";
 import type { TokenStore } from "./token-store.js";
 
-
 interface PendingSignIn {
   flow: LoopbackFlow;
   ready: Promise<void>;
@@ -140,7 +139,8 @@ export class GoogleAccount {
       creds = this.client.credentials;
     }
     // An expired access token without a refresh token cannot be renewed: sign in again.
-    const expired = !creds.refresh_token && (!creds.access_token || (typeof creds.expiry_date === "number" && creds.expiry_date <= Date.now()));
+    const expired =
+      !creds.refresh_token && (!creds.access_token || (typeof creds.expiry_date === "number" && creds.expiry_date <= Date.now()));
     if (expired) {
       this.#forget();
       await this.#signIn(signal);
@@ -155,7 +155,11 @@ export class GoogleAccount {
   async #signIn(signal: AbortSignal): Promise<void> {
     let pending = this.#pending;
     if (!pending || Date.now() >= pending.flow.deadline) {
-      const flow = await startLoopbackFlow(this.client, { scopes: this.#options.scopes, waitMs: this.#options.config.authTimeoutMs, service: this.service });
+      const flow = await startLoopbackFlow(this.client, {
+        scopes: this.#options.scopes,
+        waitMs: this.#options.config.authTimeoutMs,
+        service: this.service,
+      });
       const ready = flow.tokens.then((tokens) => {
         const saved = this.#options.store.save(tokens);
         this.client.setCredentials(saved as Credentials);

@@ -71,7 +71,10 @@ export function googleApiError(err: unknown, service: string, signal?: AbortSign
     if (aborted || code === "TimeoutError" || code === "ETIMEDOUT" || /timeout/i.test(e?.message ?? "")) {
       return new ToolError("TIMEOUT", `${service} did not answer in time. Try again.`, { cause: err });
     }
-    if (["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"].includes(code) || /fetch failed/i.test(e?.message ?? "")) {
+    if (
+      ["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"].includes(code) ||
+      /fetch failed/i.test(e?.message ?? "")
+    ) {
       return new ToolError("NETWORK_ERROR", `Could not reach ${service} (${code || e?.message}).`, { cause: err });
     }
     return toToolError(err);
@@ -85,7 +88,10 @@ export function googleApiError(err: unknown, service: string, signal?: AbortSign
     return new ToolError("RATE_LIMITED", `${service} is rate limiting requests (HTTP ${status}${detail}).${when}`, wait);
   }
   if (status === 401) {
-    return new ToolError("PERMISSION_DENIED", `${service} rejected the sign-in (HTTP 401${detail}). The user must sign in to Google again; call the tool again to start it.`);
+    return new ToolError(
+      "PERMISSION_DENIED",
+      `${service} rejected the sign-in (HTTP 401${detail}). The user must sign in to Google again; call the tool again to start it.`,
+    );
   }
   if (status === 403) {
     return new ToolError(
@@ -101,5 +107,8 @@ export function googleApiError(err: unknown, service: string, signal?: AbortSign
 
 /** A response that is not the documented shape: say so rather than report nonsense. */
 export function unexpectedResponse(service: string, what: string): ToolError {
-  return new ToolError("EXECUTION_ERROR", `${service} returned an unexpected response (${what}). Try again later; if it persists the API may have changed.`);
+  return new ToolError(
+    "EXECUTION_ERROR",
+    `${service} returned an unexpected response (${what}). Try again later; if it persists the API may have changed.`,
+  );
 }

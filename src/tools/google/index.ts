@@ -28,7 +28,16 @@ export function createGoogleTools(ctx: GroupContext, signIn: SignInOptions = {})
   if (!clientId || !clientSecret) return [];
   const config = googleServiceConfig(ctx.config, ctx.workspace);
   const account = (service: string, folder: string, scopes: string[], firstTool: string) =>
-    new GoogleAccount({ ...signIn, service, clientId, clientSecret, scopes, config, firstTool, store: new TokenStore(path.join(config.tokenDir, folder)) });
+    new GoogleAccount({
+      ...signIn,
+      service,
+      clientId,
+      clientSecret,
+      scopes,
+      config,
+      firstTool,
+      store: new TokenStore(path.join(config.tokenDir, folder)),
+    });
   const api = { ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}), timeoutMs: config.timeoutMs };
   const gmail = createGmailApi(account("Gmail", ".gmail-tokens", GMAIL_SCOPES, "gmail_search"), api);
   const calendar = createCalendarApi(account("Google Calendar", ".calendar-tokens", CALENDAR_SCOPES, "calendar_list_events"), api);

@@ -28,7 +28,10 @@ const PAGE = (title: string, text: string) =>
  * PKCE and a state value), take the code from the redirect, exchange it at the token endpoint.
  * The listener lives at most `waitMs`.
  */
-export async function startLoopbackFlow(client: OAuth2Client, options: { scopes: string[]; waitMs: number; service: string }): Promise<LoopbackFlow> {
+export async function startLoopbackFlow(
+  client: OAuth2Client,
+  options: { scopes: string[]; waitMs: number; service: string },
+): Promise<LoopbackFlow> {
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -63,13 +66,20 @@ export async function startLoopbackFlow(client: OAuth2Client, options: { scopes:
       }
       // Anything without our state is not Google answering this flow: ignore it and keep waiting.
       if (u.searchParams.get("state") !== state) {
-        res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Sign-in failed", "This link does not belong to the sign-in under way."));
+        res
+          .writeHead(400, { "content-type": "text/html; charset=utf-8" })
+          .end(PAGE("Sign-in failed", "This link does not belong to the sign-in under way."));
         return;
       }
       const error = u.searchParams.get("error");
       if (error) {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Sign-in cancelled", "You can close this window."));
-        reject(new ToolError("PERMISSION_DENIED", `The Google sign-in for ${options.service} was not granted (${error}). Do not retry unless the user asks.`));
+        reject(
+          new ToolError(
+            "PERMISSION_DENIED",
+            `The Google sign-in for ${options.service} was not granted (${error}). Do not retry unless the user asks.`,
+          ),
+        );
         return;
       }
       const got = u.searchParams.get("code");
@@ -77,7 +87,9 @@ export async function startLoopbackFlow(client: OAuth2Client, options: { scopes:
         res.writeHead(400, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Sign-in failed", "The redirect carried no code."));
         return;
       }
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE("Signed in", `tackle can now use ${options.service}. You can close this window.`));
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(PAGE("Signed in", `tackle can now use ${options.service}. You can close this window.`));
       resolve(got);
     });
   });
@@ -107,7 +119,10 @@ export async function startLoopbackFlow(client: OAuth2Client, options: { scopes:
       } catch (err) {
         const why = (err as { response?: { data?: { error?: string; error_description?: string } } }).response?.data;
         const detail = why?.error ? `${why.error}${why.error_description ? `: ${why.error_description}` : ""}` : (err as Error).message;
-        throw new ToolError("PERMISSION_DENIED", `Exchanging the Google sign-in code for ${options.service} failed (${detail}). Call the tool again to sign in again.`);
+        throw new ToolError(
+          "PERMISSION_DENIED",
+          `Exchanging the Google sign-in code for ${options.service} failed (${detail}). Call the tool again to sign in again.`,
+        );
       }
     },
     (err: unknown) => {

@@ -76,8 +76,15 @@ export function buildRawMessage(email: OutgoingEmail): string {
   const headers = [`To: ${email.to.map(formatAddress).join(", ")}`];
   if (email.cc?.length) headers.push(`Cc: ${email.cc.map(formatAddress).join(", ")}`);
   if (email.bcc?.length) headers.push(`Bcc: ${email.bcc.map(formatAddress).join(", ")}`);
-  headers.push(`Subject: ${encodeHeaderText(email.subject)}`, "MIME-Version: 1.0", 'Content-Type: text/plain; charset="UTF-8"', "Content-Transfer-Encoding: base64");
-  const body = Buffer.from(email.body.replace(/\r?\n/g, "\r\n"), "utf8").toString("base64").replace(/.{76}(?=.)/g, "$&\r\n");
+  headers.push(
+    `Subject: ${encodeHeaderText(email.subject)}`,
+    "MIME-Version: 1.0",
+    'Content-Type: text/plain; charset="UTF-8"',
+    "Content-Transfer-Encoding: base64",
+  );
+  const body = Buffer.from(email.body.replace(/\r?\n/g, "\r\n"), "utf8")
+    .toString("base64")
+    .replace(/.{76}(?=.)/g, "$&\r\n");
   return `${headers.join("\r\n")}\r\n\r\n${body}\r\n`;
 }
 

@@ -27,17 +27,27 @@ export async function fetchGuestPage(url: string, what: string, signal: AbortSig
   });
   const finalPath = new URL(res.finalUrl).pathname;
   if (/^\/(authwall|login|checkpoint|uas\/login)/.test(finalPath)) {
-    throw new ToolError("PERMISSION_DENIED", `LinkedIn asked to sign in instead of showing the ${what} (redirected to ${finalPath}). Guest access is limited; try again later.`, {
-      recoverable: false,
-    });
+    throw new ToolError(
+      "PERMISSION_DENIED",
+      `LinkedIn asked to sign in instead of showing the ${what} (redirected to ${finalPath}). Guest access is limited; try again later.`,
+      {
+        recoverable: false,
+      },
+    );
   }
   if (res.status === 999) {
-    throw new ToolError("RATE_LIMITED", `LinkedIn refused the request (status 999, its block for automated traffic). Wait a while before trying again.`, {
-      recoverable: false,
-    });
+    throw new ToolError(
+      "RATE_LIMITED",
+      `LinkedIn refused the request (status 999, its block for automated traffic). Wait a while before trying again.`,
+      {
+        recoverable: false,
+      },
+    );
   }
   if (res.status === 404 || res.status === 410) {
-    throw new ToolError("EXECUTION_ERROR", `LinkedIn has no ${what} (HTTP ${res.status}); it may have been removed or the id is wrong.`, { recoverable: false });
+    throw new ToolError("EXECUTION_ERROR", `LinkedIn has no ${what} (HTTP ${res.status}); it may have been removed or the id is wrong.`, {
+      recoverable: false,
+    });
   }
   if (res.status !== 200) throw statusError("LinkedIn", res.status, res.headers, "");
   return decodeBody(res.body, parseContentType(res.headers["content-type"] ?? "text/html")).text;

@@ -7,7 +7,13 @@ import { jobIdFrom, parseJobDetail } from "./parse.js";
 
 const LinkedInJobDetailInput = z
   .object({
-    url: z.string().trim().min(1).max(2_000).optional().describe("The job's LinkedIn URL (e.g. https://www.linkedin.com/jobs/view/3812345678) or its id."),
+    url: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2_000)
+      .optional()
+      .describe("The job's LinkedIn URL (e.g. https://www.linkedin.com/jobs/view/3812345678) or its id."),
     jobId: z.string().trim().min(1).max(2_000).optional().describe("The job's id, as linkedin_jobs lists it."),
   })
   .strict()
@@ -51,7 +57,13 @@ export function createLinkedInJobDetailTool(baseUrl: string) {
       if (job.postedText) lines.push(`Posted: ${job.postedText}`);
       if (job.applicants) lines.push(`Applicants: ${job.applicants}`);
       for (const c of job.criteria) lines.push(`${c.name}: ${c.value}`);
-      lines.push(`Job ID: ${job.id}`, `URL: ${job.url}`, "", "--- Description ---", job.description || "(LinkedIn shows no description for this job.)");
+      lines.push(
+        `Job ID: ${job.id}`,
+        `URL: ${job.url}`,
+        "",
+        "--- Description ---",
+        job.description || "(LinkedIn shows no description for this job.)",
+      );
       return {
         content: lines.join("\n"),
         structured: job,

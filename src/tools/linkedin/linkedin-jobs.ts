@@ -31,7 +31,13 @@ function choice<const N extends string, V extends string>(codes: Record<N, V>, a
 /** One value or a list of them, or a comma-separated string. */
 function oneOrMany<T extends z.ZodType>(item: T) {
   return z.preprocess(
-    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+    (v) =>
+      typeof v === "string"
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
     z.array(item).min(1),
   );
 }
@@ -39,7 +45,15 @@ function oneOrMany<T extends z.ZodType>(item: T) {
 /** f_TPR: seconds since posting. */
 const DATE_POSTED = choice(
   { past24h: "r86400", pastWeek: "r604800", pastMonth: "r2592000", any: "any" },
-  { "24h": "past24h", day: "past24h", pastDay: "past24h", "past 24 hours": "past24h", week: "pastWeek", month: "pastMonth", anytime: "any" },
+  {
+    "24h": "past24h",
+    day: "past24h",
+    pastDay: "past24h",
+    "past 24 hours": "past24h",
+    week: "pastWeek",
+    month: "pastMonth",
+    anytime: "any",
+  },
   "date posted",
 );
 
@@ -51,7 +65,11 @@ const JOB_TYPE = choice(
 );
 
 /** f_WT numbers. */
-const REMOTE = choice({ "on-site": "1", remote: "2", hybrid: "3" }, { onsite: "on-site", office: "on-site", "in person": "on-site" }, "workplace type");
+const REMOTE = choice(
+  { "on-site": "1", remote: "2", hybrid: "3" },
+  { onsite: "on-site", office: "on-site", "in person": "on-site" },
+  "workplace type",
+);
 
 /** f_E numbers, internship to executive. */
 const EXPERIENCE = choice(
@@ -64,18 +82,26 @@ const SORT = choice({ relevance: "R", recent: "DD" }, { date: "recent", "most re
 
 const LinkedInJobsInput = z
   .object({
-    keywords: z.string().trim().max(500).optional().describe("Job title, skills or company, e.g. \"senior rust engineer\"."),
-    location: z.string().trim().max(200).optional().describe("City, region or country, e.g. \"Berlin, Germany\" or \"Remote\"."),
+    keywords: z.string().trim().max(500).optional().describe('Job title, skills or company, e.g. "senior rust engineer".'),
+    location: z.string().trim().max(200).optional().describe('City, region or country, e.g. "Berlin, Germany" or "Remote".'),
     datePosted: DATE_POSTED.optional().describe("past24h, pastWeek, pastMonth or any."),
     jobType: oneOrMany(JOB_TYPE)
       .optional()
-      .describe("One or more of full-time, part-time, contract, temporary, internship, volunteer, other (LinkedIn's letters F, P, C, T, I, V, O work too)."),
+      .describe(
+        "One or more of full-time, part-time, contract, temporary, internship, volunteer, other (LinkedIn's letters F, P, C, T, I, V, O work too).",
+      ),
     remote: oneOrMany(REMOTE).optional().describe("One or more of on-site, remote, hybrid."),
     experienceLevel: oneOrMany(EXPERIENCE)
       .optional()
       .describe("One or more of internship, entry, associate, mid-senior, director, executive."),
     sortBy: SORT.optional().describe("relevance (default) or recent."),
-    start: z.number().int().min(0).max(1_000).default(0).describe("Offset of the first result, for paging (use the nextStart of the previous call)."),
+    start: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000)
+      .default(0)
+      .describe("Offset of the first result, for paging (use the nextStart of the previous call)."),
   })
   .strict()
   .refine((a) => Boolean(a.keywords || a.location), { message: "give keywords, a location, or both", path: ["keywords"] });
@@ -108,7 +134,9 @@ function formatJob(job: JobCard, n: number): string {
   const lines = [`${n}. ${job.title}${job.company ? ` — ${job.company}` : ""}`];
   if (job.location) lines.push(`   Location: ${job.location}`);
   if (job.postedDate || job.postedText) {
-    lines.push(`   Posted: ${[job.postedDate, job.postedText && job.postedText !== job.postedDate ? `(${job.postedText})` : ""].filter(Boolean).join(" ")}`);
+    lines.push(
+      `   Posted: ${[job.postedDate, job.postedText && job.postedText !== job.postedDate ? `(${job.postedText})` : ""].filter(Boolean).join(" ")}`,
+    );
   }
   if (job.salary) lines.push(`   Salary: ${job.salary}`);
   if (job.benefits) lines.push(`   ${job.benefits}`);
@@ -145,7 +173,9 @@ export function createLinkedInJobsTool(baseUrl: string) {
       }
       const header = `LinkedIn jobs for ${describeSearch(args)}: ${jobs.length} result${jobs.length === 1 ? "" : "s"} starting at ${args.start}.`;
       const footer = [
-        skipped ? `(${skipped} card${skipped === 1 ? "" : "s"} on the page did not have the expected layout and ${skipped === 1 ? "was" : "were"} left out.)` : "",
+        skipped
+          ? `(${skipped} card${skipped === 1 ? "" : "s"} on the page did not have the expected layout and ${skipped === 1 ? "was" : "were"} left out.)`
+          : "",
         `More results: call linkedin_jobs again with start=${nextStart}. Full description: linkedin_job_detail with a job ID.`,
       ].filter(Boolean);
       return {

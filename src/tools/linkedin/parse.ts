@@ -83,7 +83,10 @@ function parseCard(li: HTMLElement, base: string): JobCard | undefined {
   if (!id || !title) return undefined;
   const company = textOf(card, "h4.base-search-card__subtitle");
   const companyHref = card.querySelector("h4.base-search-card__subtitle a")?.getAttribute("href");
-  const time = card.querySelector("time.job-search-card__listdate") ?? card.querySelector("time.job-search-card__listdate--new") ?? card.querySelector("time[datetime]");
+  const time =
+    card.querySelector("time.job-search-card__listdate") ??
+    card.querySelector("time.job-search-card__listdate--new") ??
+    card.querySelector("time[datetime]");
   const job: JobCard = { id, title, url: canonicalJobUrl(href, id, base) };
   if (company) job.company = company;
   if (companyHref) job.companyUrl = canonicalJobUrl(companyHref, id, base);
@@ -176,9 +179,5 @@ export function parseJobDetail(html: string, id: string, base: string): JobDetai
 export function jobIdFrom(input: string): string | undefined {
   const text = input.trim();
   if (/^\d{5,}$/.test(text)) return text;
-  return (
-    URN.exec(text)?.[1] ??
-    /\/jobs-guest\/jobs\/api\/jobPosting\/(\d+)/.exec(text)?.[1] ??
-    idFromHref(text)
-  );
+  return URN.exec(text)?.[1] ?? /\/jobs-guest\/jobs\/api\/jobPosting\/(\d+)/.exec(text)?.[1] ?? idFromHref(text);
 }

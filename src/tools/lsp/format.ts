@@ -1,5 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { SymbolKind, type Diagnostic, type DocumentSymbol, type Hover, type Location, type SymbolInformation } from "vscode-languageserver-protocol/node";
+import {
+  SymbolKind,
+  type Diagnostic,
+  type DocumentSymbol,
+  type Hover,
+  type Location,
+  type SymbolInformation,
+} from "vscode-languageserver-protocol/node";
 import type { Workspace } from "../../workspace/workspace.js";
 
 const SEVERITY = ["", "error", "warning", "info", "hint"];
@@ -38,7 +45,9 @@ export function formatSymbols(relative: string, symbols: ReadonlyArray<DocumentS
   if (symbols.every(isDocumentSymbol)) walk(symbols as DocumentSymbol[], 0);
   else
     for (const s of symbols as SymbolInformation[]) {
-      out.push(`${KIND_NAMES.get(s.kind) ?? "symbol"} ${s.containerName ? `${s.containerName}.` : ""}${s.name} (line ${s.location.range.start.line + 1})`);
+      out.push(
+        `${KIND_NAMES.get(s.kind) ?? "symbol"} ${s.containerName ? `${s.containerName}.` : ""}${s.name} (line ${s.location.range.start.line + 1})`,
+      );
     }
   return out.join("\n");
 }
@@ -54,7 +63,12 @@ export function formatHover(hover: Hover | null): string {
 }
 
 /** Locations as `path:line:col: text`, paths relative to the workspace when inside it. */
-export function formatLocations(locations: readonly Location[], workspace: Workspace, lineText: (file: string, line: number) => string | undefined, empty: string): string {
+export function formatLocations(
+  locations: readonly Location[],
+  workspace: Workspace,
+  lineText: (file: string, line: number) => string | undefined,
+  empty: string,
+): string {
   if (locations.length === 0) return empty;
   return locations
     .map((l) => {

@@ -67,12 +67,22 @@ export class LspClient {
     child.stderr!.on("data", (d: Buffer) => (this.#stderr = (this.#stderr + d.toString("utf8")).slice(-STDERR_TAIL)));
     const spawned = new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
-      child.once("error", (err) => reject(new ToolError("UNAVAILABLE", `The language server "${this.#config.command}" could not start: ${err.message}.`, { recoverable: false })));
+      child.once("error", (err) =>
+        reject(
+          new ToolError("UNAVAILABLE", `The language server "${this.#config.command}" could not start: ${err.message}.`, {
+            recoverable: false,
+          }),
+        ),
+      );
     });
     await spawned;
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
-      this.#diagnostics.set(params.uri, { ...(params.version !== undefined ? { version: params.version } : {}), items: params.diagnostics, at: Date.now() });
+      this.#diagnostics.set(params.uri, {
+        ...(params.version !== undefined ? { version: params.version } : {}),
+        items: params.diagnostics,
+        at: Date.now(),
+      });
       for (const w of this.#waiters) w();
     });
     child.once("exit", () => {
@@ -126,7 +136,10 @@ export class LspClient {
     } else if (open.text !== text) {
       open.version++;
       open.text = text;
-      await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version: open.version }, contentChanges: [{ text }] });
+      await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version: open.version },
+        contentChanges: [{ text }],
+      });
     }
     return uri;
   }

@@ -24,7 +24,10 @@ const positionArgs = z.object({
   col: z.number().int().min(1).describe("1-based column of the symbol"),
 });
 
-const scope = { kind: "path" as const, subjects: async ({ path }: { path: string }, ctx: ToolContext) => [(await ctx.workspace.resolve(path)).relative] };
+const scope = {
+  kind: "path" as const,
+  subjects: async ({ path }: { path: string }, ctx: ToolContext) => [(await ctx.workspace.resolve(path)).relative],
+};
 
 /** Resolves the file, syncs it with its server and checks the position is in it. */
 async function open(manager: LspManager, args: { path: string; line?: number; col?: number }, ctx: ToolContext) {
@@ -108,7 +111,12 @@ export function createLspTools(manager: LspManager) {
       execute: async (args, ctx) => {
         const { uri, position, connection } = await open(manager, args, ctx);
         const result = await connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position: position! });
-        return formatLocations(toLocations(result), ctx.workspace, lineReader(), "No definition found at that position; point col at a symbol's name.");
+        return formatLocations(
+          toLocations(result),
+          ctx.workspace,
+          lineReader(),
+          "No definition found at that position; point col at a symbol's name.",
+        );
       },
     }),
     defineTool({
@@ -118,8 +126,17 @@ export function createLspTools(manager: LspManager) {
       input: positionArgs,
       execute: async (args, ctx) => {
         const { uri, position, connection } = await open(manager, args, ctx);
-        const result = await connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position: position!, context: { includeDeclaration: true } });
-        return formatLocations(result ?? [], ctx.workspace, lineReader(), "No references found at that position; point col at a symbol's name.");
+        const result = await connection.sendRequest(ReferencesRequest.type, {
+          textDocument: { uri },
+          position: position!,
+          context: { includeDeclaration: true },
+        });
+        return formatLocations(
+          result ?? [],
+          ctx.workspace,
+          lineReader(),
+          "No references found at that position; point col at a symbol's name.",
+        );
       },
     }),
   ];

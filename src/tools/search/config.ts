@@ -22,7 +22,9 @@ export function searchConfig(config: TackleConfig): SearchConfig {
   const parsed = SearchConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`tackle.config.json "search" is invalid: ${issue ? `${issue.path.join(".") || "search"}: ${issue.message}` : "unknown problem"}.`);
+    throw new Error(
+      `tackle.config.json "search" is invalid: ${issue ? `${issue.path.join(".") || "search"}: ${issue.message}` : "unknown problem"}.`,
+    );
   }
   return parsed.data;
 }

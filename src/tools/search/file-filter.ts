@@ -36,10 +36,11 @@ export function compileFileFilter(glob: string | undefined): FileFilter | undefi
     throw new ToolError("INVALID_ARGS", `The glob "${source}" is not a valid glob (${(err as Error).message}).`);
   }
   const byName = !body.includes("/");
-  const matches = byName
-    ? (rel: string) => test(path.posix.basename(rel)) !== negated
-    : (rel: string) => test(rel) !== negated;
-  const rgArgs = byName && SIMPLE_BASENAME_GLOB.test(body) ? [`--type-add=tacklefilter:${body}`, negated ? "--type-not=tacklefilter" : "--type=tacklefilter"] : [];
+  const matches = byName ? (rel: string) => test(path.posix.basename(rel)) !== negated : (rel: string) => test(rel) !== negated;
+  const rgArgs =
+    byName && SIMPLE_BASENAME_GLOB.test(body)
+      ? [`--type-add=tacklefilter:${body}`, negated ? "--type-not=tacklefilter" : "--type=tacklefilter"]
+      : [];
   return { source, matches, rgArgs };
 }
 

@@ -109,7 +109,11 @@ export interface IgnoreLevel {
 export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore"] as const;
 
 /** Builds a level from the texts of the ignore files found in `dir`; `undefined` when it adds nothing. */
-export function makeLevel(dir: string, texts: Partial<Record<(typeof IGNORE_FILE_NAMES)[number], string>>, hasGit: boolean): IgnoreLevel | undefined {
+export function makeLevel(
+  dir: string,
+  texts: Partial<Record<(typeof IGNORE_FILE_NAMES)[number], string>>,
+  hasGit: boolean,
+): IgnoreLevel | undefined {
   const level: IgnoreLevel = { dir, prefix: dir.endsWith("/") ? dir : `${dir}/`, hasGit };
   const add = (key: "rgignore" | "ignore" | "gitignore", text: string | undefined) => {
     if (text === undefined) return;

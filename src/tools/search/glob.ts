@@ -46,13 +46,19 @@ function normalisePattern(pattern: string, root: SearchRoot): string {
   if (path.isAbsolute(p)) {
     const prefix = root.absolute.endsWith("/") ? root.absolute : `${root.absolute}/`;
     if (!p.startsWith(prefix)) {
-      throw new ToolError("INVALID_PATH", `The pattern "${pattern}" is an absolute path outside the search directory; write it relative to "${root.display(root.relative)}".`);
+      throw new ToolError(
+        "INVALID_PATH",
+        `The pattern "${pattern}" is an absolute path outside the search directory; write it relative to "${root.display(root.relative)}".`,
+      );
     }
     p = p.slice(prefix.length);
   }
   while (p.startsWith("./")) p = p.slice(2);
   if (p.split("/").includes("..")) {
-    throw new ToolError("INVALID_PATH", `The pattern "${pattern}" climbs out of the search directory with ".."; set \`path\` to the directory to search instead.`);
+    throw new ToolError(
+      "INVALID_PATH",
+      `The pattern "${pattern}" climbs out of the search directory with ".."; set \`path\` to the directory to search instead.`,
+    );
   }
   if (p === "") throw new ToolError("INVALID_ARGS", `The pattern "${pattern}" is empty; use "**/*" for every file.`);
   return p;
@@ -118,7 +124,11 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       withTimes.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       const shown = withTimes.slice(0, args.maxResults);
       const where = root.display(root.relative);
-      const structured = { files: shown.map((f) => root.display(f.path)), total: withTimes.length, truncated: withTimes.length > shown.length };
+      const structured = {
+        files: shown.map((f) => root.display(f.path)),
+        total: withTimes.length,
+        truncated: withTimes.length > shown.length,
+      };
       if (shown.length === 0) {
         const hint =
           !pattern.includes("/") && !pattern.includes("**")

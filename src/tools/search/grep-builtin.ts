@@ -65,7 +65,7 @@ export function searchText(text: string, pattern: CompiledPattern, onHit: (line:
     return;
   }
   let lineNo = 0;
-  for (let start = 0; start < length; ) {
+  for (let start = 0; start < length;) {
     lineNo++;
     let end = text.indexOf("\n", start);
     if (end === -1) end = length;

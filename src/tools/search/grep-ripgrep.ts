@@ -55,7 +55,10 @@ class RipgrepHit implements GrepHit {
     let text = this.#raw.slice(colon + 1);
     if (text.endsWith("\r")) text = text.slice(0, -1);
     // Byte columns become UTF-16 indexes only where a long line needs a window around the match.
-    const column = text.length > MAX_LINE_CHARS && startByte > 0 ? Buffer.from(text, "utf8").subarray(0, startByte).toString("utf8").length : Math.max(0, startByte);
+    const column =
+      text.length > MAX_LINE_CHARS && startByte > 0
+        ? Buffer.from(text, "utf8").subarray(0, startByte).toString("utf8").length
+        : Math.max(0, startByte);
     return (this.#parsed = { text, column });
   }
 

@@ -22,7 +22,9 @@ export interface GrepWorkerOutput {
 
 const input = workerData as GrepWorkerInput;
 const collector = new HitCollector(input.limit);
-await grepBuiltin(input.cwd, input.files, compilePattern(input.pattern, input.caseInsensitive), new AbortController().signal, (h) => collector.add(h));
+await grepBuiltin(input.cwd, input.files, compilePattern(input.pattern, input.caseInsensitive), new AbortController().signal, (h) =>
+  collector.add(h),
+);
 const output: GrepWorkerOutput = {
   hits: collector.result().map((h) => ({ path: h.path, line: h.line, text: h.text, column: h.column })),
   total: collector.total,

@@ -117,7 +117,8 @@ class Translator {
       if (!m) return;
       for (const f of m[1]!) {
         if (f === "i" || f === "s") this.flags.add(f);
-        else if (f === "m" || f === "u") continue; // one line at a time; always Unicode
+        else if (f === "m" || f === "u")
+          continue; // one line at a time; always Unicode
         else this.#fail(`the inline flag "${f}" is not supported (only i, s, m and u, at the start of the pattern)`);
       }
       this.#i += m[0].length;
@@ -153,7 +154,7 @@ class Translator {
 
   #quantifier(): void {
     const m = /^\{(\d+)(,(\d*))?\}/.exec(this.#p.slice(this.#i));
-    if (!m) this.#fail("a \"{\" must start a repetition like {2} or {2,5}; write \\{ for a literal brace");
+    if (!m) this.#fail('a "{" must start a repetition like {2} or {2,5}; write \\{ for a literal brace');
     this.#i += m[0].length;
     this.#out += m[0];
   }
@@ -267,7 +268,8 @@ class Translator {
     if (p[this.#i] === "{") {
       const end = p.indexOf("}", this.#i);
       const hex = end < 0 ? "" : p.slice(this.#i + 1, end);
-      if (!/^[0-9A-Fa-f]{1,6}$/.test(hex) || Number.parseInt(hex, 16) > 0x10ffff) this.#fail("\\x{...} needs 1 to 6 hex digits of a valid code point");
+      if (!/^[0-9A-Fa-f]{1,6}$/.test(hex) || Number.parseInt(hex, 16) > 0x10ffff)
+        this.#fail("\\x{...} needs 1 to 6 hex digits of a valid code point");
       this.#i = end + 1;
       return `\\u{${hex}}`;
     }

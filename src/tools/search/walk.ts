@@ -82,7 +82,11 @@ export async function walkFiles(root: string, options: WalkOptions): Promise<voi
     }
     if (hasIgnoreFile || hasGit) {
       const texts = hasIgnoreFile
-        ? { ".rgignore": readIfPresent(path.join(dir, ".rgignore")), ".ignore": readIfPresent(path.join(dir, ".ignore")), ".gitignore": readIfPresent(path.join(dir, ".gitignore")) }
+        ? {
+            ".rgignore": readIfPresent(path.join(dir, ".rgignore")),
+            ".ignore": readIfPresent(path.join(dir, ".ignore")),
+            ".gitignore": readIfPresent(path.join(dir, ".gitignore")),
+          }
         : {};
       const level = makeLevel(dir, texts, hasGit);
       if (level) levels = [level, ...inherited];

@@ -15,14 +15,18 @@ const READ_LIMIT = 40_000;
 
 const input = z
   .object({
-    action: z.enum(["start", "read", "list", "stop"]).default("start").describe("start a command, read its new output, list jobs, or stop one"),
+    action: z
+      .enum(["start", "read", "list", "stop"])
+      .default("start")
+      .describe("start a command, read its new output, list jobs, or stop one"),
     command: z.string().min(1).optional().describe("For start: the bash command to run in the background"),
     cwd: z.string().optional().describe("For start: directory inside the workspace (default: the workspace root)"),
     id: z.string().optional().describe("For read and stop: the job id that start returned"),
   })
   .superRefine((a, ctx) => {
     if (a.action === "start" && !a.command) ctx.addIssue({ code: "custom", path: ["command"], message: 'action "start" needs a command' });
-    if ((a.action === "read" || a.action === "stop") && !a.id) ctx.addIssue({ code: "custom", path: ["id"], message: `action "${a.action}" needs the job id` });
+    if ((a.action === "read" || a.action === "stop") && !a.id)
+      ctx.addIssue({ code: "custom", path: ["id"], message: `action "${a.action}" needs the job id` });
   });
 type Args = z.output<typeof input>;
 
@@ -34,7 +38,16 @@ function state(j: Job, jobs?: BackgroundJobs): string {
 }
 
 function describeJob(j: Job) {
-  return { id: j.id, command: j.command, pid: j.pid, running: j.running, exitCode: j.exitCode, signal: j.signal, state: state(j), startedAt: j.startedAt.toISOString() };
+  return {
+    id: j.id,
+    command: j.command,
+    pid: j.pid,
+    running: j.running,
+    exitCode: j.exitCode,
+    signal: j.signal,
+    state: state(j),
+    startedAt: j.startedAt.toISOString(),
+  };
 }
 
 /** `shell_background` (spec 002): long-running commands with an `action` parameter. */
@@ -43,7 +56,10 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     const job = jobs.get(id);
     if (!job) {
       const known = jobs.list().map((j) => j.id);
-      throw new ToolError("INVALID_ARGS", `There is no background job "${id}".${known.length ? ` Jobs: ${known.join(", ")}.` : " No jobs have been started."}`);
+      throw new ToolError(
+        "INVALID_ARGS",
+        `There is no background job "${id}".${known.length ? ` Jobs: ${known.join(", ")}.` : " No jobs have been started."}`,
+      );
     }
     return job;
   };
@@ -57,7 +73,8 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     cacheable: false,
     scope: {
       kind: "command",
-      subjects: async (args: Args, ctx) => (args.action === "start" && args.command ? commandSubjects(args, args.command, args.cwd, ctx) : []),
+      subjects: async (args: Args, ctx) =>
+        args.action === "start" && args.command ? commandSubjects(args, args.command, args.cwd, ctx) : [],
     },
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
@@ -86,14 +103,18 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
           const job = lookup(args.id!);
           const { text, dropped } = job.output.readNew(READ_LIMIT);
           const lines = [`${job.id}: ${state(job, jobs)}`];
-          if (dropped > 0) lines.push(`[${dropped.toLocaleString("en-US")} earlier characters were not kept; read more often to see everything]`);
+          if (dropped > 0)
+            lines.push(`[${dropped.toLocaleString("en-US")} earlier characters were not kept; read more often to see everything]`);
           lines.push(text.length ? text : "(no new output)");
           return { content: lines.join("\n"), structured: { ...describeJob(job), output: text, droppedChars: dropped } };
         }
         case "list": {
           const all = jobs.list();
           if (all.length === 0) return { content: "No background jobs.", structured: { jobs: [] } };
-          return { content: all.map((j) => `${j.id}  ${state(j, jobs)}  pid ${j.pid}  ${j.command}`).join("\n"), structured: { jobs: all.map(describeJob) } };
+          return {
+            content: all.map((j) => `${j.id}  ${state(j, jobs)}  pid ${j.pid}  ${j.command}`).join("\n"),
+            structured: { jobs: all.map(describeJob) },
+          };
         }
         case "stop": {
           const job = lookup(args.id!);

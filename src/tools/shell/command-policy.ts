@@ -44,7 +44,13 @@ async function checkReadPath(word: Word, cwd: string | undefined, workspace: Wor
     const staticPart = text.split(/[*?[]/)[0]!;
     const dir = path.resolve(base, staticPart.includes("/") ? staticPart.slice(0, staticPart.lastIndexOf("/") + 1) : ".");
     if (!workspace.rootOf(dir)) return `"${word.raw}" reads outside the workspace`;
-    const matches = await glob([path.relative(base, path.resolve(base, text)) || "."], { cwd: base, dot: false, onlyFiles: false, expandDirectories: false, absolute: true }).catch(() => undefined);
+    const matches = await glob([path.relative(base, path.resolve(base, text)) || "."], {
+      cwd: base,
+      dot: false,
+      onlyFiles: false,
+      expandDirectories: false,
+      absolute: true,
+    }).catch(() => undefined);
     if (!matches) return `"${word.raw}" could not be expanded`;
     for (const m of matches.slice(0, 2000)) {
       const why = await checkResolved(m, workspace);
@@ -58,7 +64,8 @@ async function checkReadPath(word: Word, cwd: string | undefined, workspace: Wor
 async function checkResolved(absolute: string, workspace: Workspace): Promise<string | undefined> {
   const lexical = workspace.rootOf(absolute);
   if (!lexical) return `${absolute} is outside the workspace`;
-  if (isSensitivePath(path.relative(lexical, absolute).split(path.sep).join("/"))) return `${workspace.relative(absolute)} may hold secrets`;
+  if (isSensitivePath(path.relative(lexical, absolute).split(path.sep).join("/")))
+    return `${workspace.relative(absolute)} may hold secrets`;
   try {
     const resolved = await workspace.resolve(absolute);
     if (isSensitivePath(resolved.relative)) return `${resolved.relative} may hold secrets`;
@@ -72,13 +79,27 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
  * A recursive search (`grep -r`, `rg`) reads every file below its roots: it is read-only only
  * when no file that may hold secrets lies there (hidden ones count only when it reads hidden files).
  */
-async function secretUnder(roots: Word[], cwd: string | undefined, dot: boolean, workspace: Workspace, home: string): Promise<string | undefined> {
+async function secretUnder(
+  roots: Word[],
+  cwd: string | undefined,
+  dot: boolean,
+  workspace: Workspace,
+  home: string,
+): Promise<string | undefined> {
   const dirs = roots.length ? roots.map((r) => path.resolve(cwd ?? workspace.root, expandTilde(r.text, home))) : [cwd ?? workspace.root];
   for (const dir of dirs) {
-    const found = await glob(SENSITIVE_PATTERNS as string[], { cwd: dir, dot, deep: 8, onlyFiles: false, absolute: true, ignore: ["**/node_modules/**", "**/.git/**"] }).catch(() => [] as string[]);
+    const found = await glob(SENSITIVE_PATTERNS as string[], {
+      cwd: dir,
+      dot,
+      deep: 8,
+      onlyFiles: false,
+      absolute: true,
+      ignore: ["**/node_modules/**", "**/.git/**"],
+    }).catch(() => [] as string[]);
     for (const f of found) {
       const root = workspace.rootOf(f);
-      if (root && isSensitivePath(path.relative(root, f).split(path.sep).join("/"))) return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(f)} (may hold secrets)`;
+      if (root && isSensitivePath(path.relative(root, f).split(path.sep).join("/")))
+        return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(f)} (may hold secrets)`;
     }
   }
   return undefined;
@@ -96,14 +117,21 @@ async function insideReally(dir: string, workspace: Workspace): Promise<boolean>
 }
 
 /** Where a redirection writes; undefined when it is harmless, else why it needs a person (or is denied). */
-async function checkWrite(target: Word | undefined, cwd: string | undefined, workspace: Workspace, home: string): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
+async function checkWrite(
+  target: Word | undefined,
+  cwd: string | undefined,
+  workspace: Workspace,
+  home: string,
+): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
   if (!target) return undefined;
   if (target.dynamic) return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
   const text = expandTilde(target.text, home);
   if (DEVICE_TARGET.test(text)) return { deny: `it writes straight to the device ${text}` };
   if (HARMLESS_DEVICES.test(text)) return undefined;
-  if (target.glob || target.brace || text.startsWith("~")) return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
-  if (!path.isAbsolute(text) && cwd === undefined) return { ask: "it writes to a file in a directory only known when it runs", outside: true };
+  if (target.glob || target.brace || text.startsWith("~"))
+    return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
+  if (!path.isAbsolute(text) && cwd === undefined)
+    return { ask: "it writes to a file in a directory only known when it runs", outside: true };
   const absolute = path.resolve(cwd ?? workspace.root, text);
   try {
     const resolved = await workspace.resolve(absolute, { write: true });
@@ -121,7 +149,10 @@ async function checkWrite(target: Word | undefined, cwd: string | undefined, wor
 function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | undefined {
   for (const a of cmd.args) {
     if (a.dynamic || a.text.startsWith("-") || cmd.cwd === undefined) continue;
-    const absolute = path.resolve(cmd.cwd, a.text.includes("=") && !a.text.startsWith("/") ? a.text.slice(a.text.indexOf("=") + 1) : a.text);
+    const absolute = path.resolve(
+      cmd.cwd,
+      a.text.includes("=") && !a.text.startsWith("/") ? a.text.slice(a.text.indexOf("=") + 1) : a.text,
+    );
     if (workspace.rootOf(absolute) !== workspace.root) continue;
     const rel = path.relative(workspace.root, absolute).split(path.sep).join("/");
     if (isProtectedPath(rel)) return `${cmd.text} names ${rel}, which holds tackle's configuration or git's hooks`;
@@ -129,7 +160,8 @@ function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | un
   if (cmd.name === "git") {
     const { globals, sub } = gitSubcommand(cmd);
     if (sub === "config" && readOnlyVerdict(cmd).readOnly === false) return "git config can make git run programs (hooks, pagers, aliases)";
-    if (globals.some((g) => g === "-c" || g.startsWith("--config-env") || g.startsWith("--exec-path"))) return "git -c can make git run programs";
+    if (globals.some((g) => g === "-c" || g.startsWith("--config-env") || g.startsWith("--exec-path")))
+      return "git -c can make git run programs";
   }
   return undefined;
 }
@@ -151,11 +183,30 @@ export function fallbackCommands(source: string): SimpleCommand[] {
       .flatMap((t) => expandBraces(t) ?? [t]);
     while (tokens.length && /^(if|elif|while|until|then|do|else|time|coproc|function|!|\{|\})$/.test(tokens[0]!)) tokens.shift();
     if (!tokens.length) continue;
-    const words: Word[] = tokens.map((t) => ({ text: t, dynamic: t.includes("$"), staticPrefix: t.split("$")[0]!, glob: /[*?[]/.test(t), brace: false, tilde: t.startsWith("~"), raw: t }));
+    const words: Word[] = tokens.map((t) => ({
+      text: t,
+      dynamic: t.includes("$"),
+      staticPrefix: t.split("$")[0]!,
+      glob: /[*?[]/.test(t),
+      brace: false,
+      tilde: t.startsWith("~"),
+      raw: t,
+    }));
     const [first, ...args] = words;
     const name = path.posix.basename(first!.text);
     const text = [name, ...args.map((a) => a.text)].join(" ");
-    out.push({ name, args, assignments: [], text, bare: text, dynamic: true, dynamicName: first!.dynamic, cwd: undefined, via: ["unparsed"], inFunctions: [] });
+    out.push({
+      name,
+      args,
+      assignments: [],
+      text,
+      bare: text,
+      dynamic: true,
+      dynamicName: first!.dynamic,
+      cwd: undefined,
+      via: ["unparsed"],
+      inFunctions: [],
+    });
   }
   return out;
 }
@@ -189,7 +240,12 @@ function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
   if (/^(awk|gawk|mawk|nawk)$/.test(cmd.name)) {
     // awk programs may run commands (`system()`, pipes) or write files (`print > f`).
     const program = cmd.args.find((a) => !a.text.startsWith("-"));
-    if (cmd.args.some((a) => a.text === "-f" || a.text.startsWith("--file")) || !program || program.dynamic || /system|\||>|getline|ENVIRON/.test(program.text)) {
+    if (
+      cmd.args.some((a) => a.text === "-f" || a.text.startsWith("--file")) ||
+      !program ||
+      program.dynamic ||
+      /system|\||>|getline|ENVIRON/.test(program.text)
+    ) {
       return `${cmd.name} runs a program that may run commands or write files`;
     }
     return undefined;
@@ -206,7 +262,9 @@ function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
 export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
   const analysis = await analyzeCommand(command, { cwd, home });
   // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
-  const subjects = [...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : []), ...gitWithoutGlobals(c)]))];
+  const subjects = [
+    ...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : []), ...gitWithoutGlobals(c)])),
+  ];
   // What the grammar could not read is still matched by deny rules, split the crude way.
   const fallback = analysis.ok ? [] : fallbackCommands(command);
   if (!analysis.ok) subjects.push(...fallback.map((c) => c.text), command.trim());
@@ -237,7 +295,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       destructive = true;
       asks.push(`${cmd.text}: ${d}`);
     }
-    if (cmd.name === "sudo" || cmd.name === "doas" || cmd.name === "su" || cmd.name === "runuser") asks.push(`${cmd.name} runs commands as another user`);
+    if (cmd.name === "sudo" || cmd.name === "doas" || cmd.name === "su" || cmd.name === "runuser")
+      asks.push(`${cmd.name} runs commands as another user`);
     const inline = inlineCode(cmd);
     if (inline) asks.push(inline);
     if (!readOnlyVerdict(cmd).readOnly) {
@@ -264,7 +323,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
           if (notReadOnly) break;
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
         }
-        if (!notReadOnly && verdict.recursive) notReadOnly = await secretUnder(verdict.paths, cmd.cwd, verdict.recursive.dot, workspace, home);
+        if (!notReadOnly && verdict.recursive)
+          notReadOnly = await secretUnder(verdict.paths, cmd.cwd, verdict.recursive.dot, workspace, home);
       }
     }
   }

@@ -12,7 +12,10 @@ export { BackgroundJobs } from "./background-jobs.js";
 export { runCommand, type CommandResult } from "./run-command.js";
 
 /** Builds the shell tools with their own background-job table. */
-export function createShellTools(settings: ShellSettings, config: Record<string, unknown> = {}): { tools: AnyTool[]; jobs: BackgroundJobs } {
+export function createShellTools(
+  settings: ShellSettings,
+  config: Record<string, unknown> = {},
+): { tools: AnyTool[]; jobs: BackgroundJobs } {
   const launcher = settings.sandbox ? sandboxLauncher(config) : undefined;
   const jobs = new BackgroundJobs(settings.maxBackgroundJobs, settings.backgroundBufferChars, settings.killGraceMs);
   const common = { settings, ...(launcher ? { launcher } : {}) };

@@ -9,7 +9,12 @@ import { judgeCommand, toAssessment, type CommandJudgement } from "./command-pol
 const cache = new WeakMap<object, Promise<CommandJudgement | { cwdError: string }>>();
 
 /** Judges `command` as it would run in `cwd` (workspace-relative), once per arguments object. */
-export function judgeOnce(args: object, command: string, cwd: string | undefined, ctx: ToolContext): Promise<CommandJudgement | { cwdError: string }> {
+export function judgeOnce(
+  args: object,
+  command: string,
+  cwd: string | undefined,
+  ctx: ToolContext,
+): Promise<CommandJudgement | { cwdError: string }> {
   let hit = cache.get(args);
   if (!hit) {
     hit = (async () => {

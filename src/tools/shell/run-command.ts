@@ -57,7 +57,8 @@ export interface CommandResult {
 }
 
 /** A last line that reads like a question waiting for an answer. */
-const PROMPT_TAIL = /(?:password|passphrase|username|\[y\/n\]|\(y\/n\)|\[yes\/no\]|yes\/no|continue\?|press (?:any key|enter|return)|overwrite\?|proceed\?).*$|[?:>\]] *$/i;
+const PROMPT_TAIL =
+  /(?:password|passphrase|username|\[y\/n\]|\(y\/n\)|\[yes\/no\]|yes\/no|continue\?|press (?:any key|enter|return)|overwrite\?|proceed\?).*$|[?:>\]] *$/i;
 
 /**
  * Whether output ends in an unfinished line that looks like a prompt. A finished line

@@ -26,6 +26,9 @@ export type ShellSettings = z.infer<typeof ShellSettingsSchema>;
 /** Reads `config.shell`, with errors that say which field is wrong. */
 export function shellSettingsFrom(config: Readonly<Record<string, unknown>> | undefined): ShellSettings {
   const parsed = ShellSettingsSchema.safeParse(config?.["shell"] ?? {});
-  if (!parsed.success) throw new Error(`tackle.config.json "shell" is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `tackle.config.json "shell" is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return parsed.data;
 }

@@ -69,12 +69,19 @@ export function cleanForModel(text: string): string {
 }
 
 /** What the model reads about a finished command. */
-export function formatResult(r: CommandResult, timeoutMs: number, settings: ShellSettings): { content: string; errorCode?: "TIMEOUT" | "CANCELLED" } {
+export function formatResult(
+  r: CommandResult,
+  timeoutMs: number,
+  settings: ShellSettings,
+): { content: string; errorCode?: "TIMEOUT" | "CANCELLED" } {
   const cleaned = cleanForModel(r.output);
   const body = cleaned.length ? cleaned : "(no output)";
   const lines = [body.endsWith("\n") ? body.slice(0, -1) : body];
   if (r.ended === "timeout") {
-    return { content: `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`, errorCode: "TIMEOUT" };
+    return {
+      content: `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`,
+      errorCode: "TIMEOUT",
+    };
   }
   if (r.ended === "inactive") {
     const why = r.promptLike
@@ -82,10 +89,12 @@ export function formatResult(r: CommandResult, timeoutMs: number, settings: Shel
       : `it printed nothing for ${seconds(settings.inactivityTimeoutMs)}; if it was waiting for input, use non-interactive flags; for long silent work use shell_background`;
     return { content: `The command was stopped because ${why}. Output before it stopped:\n${lines[0]}`, errorCode: "TIMEOUT" };
   }
-  if (r.ended === "aborted") return { content: `The command was cancelled and stopped. Output before it stopped:\n${lines[0]}`, errorCode: "CANCELLED" };
+  if (r.ended === "aborted")
+    return { content: `The command was cancelled and stopped. Output before it stopped:\n${lines[0]}`, errorCode: "CANCELLED" };
   if (r.signal) lines.push(`[killed by signal ${r.signal}]`);
   else if (r.exitCode !== 0) lines.push(`[exit code ${r.exitCode}]`);
-  if (r.strayProcessesKilled) lines.push("[processes it left running in the background were stopped; use shell_background for servers and watchers]");
+  if (r.strayProcessesKilled)
+    lines.push("[processes it left running in the background were stopped; use shell_background for servers and watchers]");
   return { content: lines.join("\n") };
 }
 

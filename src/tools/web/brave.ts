@@ -76,7 +76,11 @@ export class BraveSearchProvider implements SearchProvider {
     if (res.status !== 200) {
       const detail = braveErrorDetail(text);
       if (res.status === 401 || res.status === 403) {
-        throw new ToolError("PERMISSION_DENIED", `Brave Search refused the API key (HTTP ${res.status}). Check BRAVE_API_KEY.${detail ? ` ${detail}` : ""}`, { recoverable: false });
+        throw new ToolError(
+          "PERMISSION_DENIED",
+          `Brave Search refused the API key (HTTP ${res.status}). Check BRAVE_API_KEY.${detail ? ` ${detail}` : ""}`,
+          { recoverable: false },
+        );
       }
       throw statusError("Brave Search", res.status, res.headers, detail);
     }
@@ -84,12 +88,21 @@ export class BraveSearchProvider implements SearchProvider {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ToolError("UNAVAILABLE", `Brave Search sent a response that is not JSON (${text.slice(0, 120).replace(/\s+/g, " ")}...). Try again later.`);
+      throw new ToolError(
+        "UNAVAILABLE",
+        `Brave Search sent a response that is not JSON (${text.slice(0, 120).replace(/\s+/g, " ")}...). Try again later.`,
+      );
     }
     const parsed = BraveResponse.safeParse(json);
     if (!parsed.success) {
-      throw new ToolError("EXECUTION_ERROR", "Brave Search's response does not have the documented shape (web.results[] with title, url, description).", { recoverable: false });
+      throw new ToolError(
+        "EXECUTION_ERROR",
+        "Brave Search's response does not have the documented shape (web.results[] with title, url, description).",
+        { recoverable: false },
+      );
     }
-    return (parsed.data.web?.results ?? []).slice(0, count).map((r) => ({ title: plain(r.title), url: r.url, description: plain(r.description) }));
+    return (parsed.data.web?.results ?? [])
+      .slice(0, count)
+      .map((r) => ({ title: plain(r.title), url: r.url, description: plain(r.description) }));
   }
 }

@@ -20,7 +20,10 @@ import { addressPolicy } from "../../net/address-guard.js";
 export const WebConfigSchema = z
   .looseObject({
     allowPrivateNetwork: z
-      .union([z.boolean(), z.array(z.string().refine((s) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s.trim()), "an IP address or CIDR subnet"))])
+      .union([
+        z.boolean(),
+        z.array(z.string().refine((s) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s.trim()), "an IP address or CIDR subnet")),
+      ])
       .default(false),
     autoApproveDomains: z.array(z.string().min(1)).default([]),
     requireApprovalOutsideAllowlist: z.boolean().default(false),

@@ -40,7 +40,7 @@ const WebFetchInput = z
       .preprocess((v) => (typeof v === "string" ? v.toUpperCase() : v), z.enum(["GET", "POST"]))
       .default("GET")
       .describe("GET (default) or POST. POST asks the user for approval unless the domain is on the allowlist."),
-    headers: z.record(z.string(), z.string()).optional().describe("Extra request headers, e.g. {\"Accept\": \"application/json\"}."),
+    headers: z.record(z.string(), z.string()).optional().describe('Extra request headers, e.g. {"Accept": "application/json"}.'),
     body: z.string().max(1_000_000).optional().describe("Request body, for POST only."),
     timeout: z.number().positive().max(120).optional().describe("Seconds to wait for the whole response (default 30)."),
   })
@@ -50,10 +50,18 @@ const WebFetchInput = z
     try {
       url = new URL(args.url);
     } catch {
-      ctx.addIssue({ code: "custom", path: ["url"], message: `"${args.url.slice(0, 200)}" is not an absolute URL; give one such as https://example.com/page` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["url"],
+        message: `"${args.url.slice(0, 200)}" is not an absolute URL; give one such as https://example.com/page`,
+      });
     }
     if (url && url.protocol !== "http:" && url.protocol !== "https:") {
-      ctx.addIssue({ code: "custom", path: ["url"], message: `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}:` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["url"],
+        message: `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}:`,
+      });
     }
     if (args.body !== undefined && args.method !== "POST") {
       ctx.addIssue({ code: "custom", path: ["body"], message: "a body can only be sent with method POST" });
@@ -64,7 +72,8 @@ const WebFetchInput = z
       }
     }
     for (const [name, value] of Object.entries(args.headers ?? {})) {
-      if (/[\r\n\0]/.test(value)) ctx.addIssue({ code: "custom", path: ["headers", name], message: "header values cannot contain line breaks" });
+      if (/[\r\n\0]/.test(value))
+        ctx.addIssue({ code: "custom", path: ["headers", name], message: "header values cannot contain line breaks" });
     }
   });
 
@@ -133,7 +142,11 @@ export function extractContent(res: Pick<HttpResponse, "headers" | "body" | "fin
     try {
       return { text: JSON.stringify(JSON.parse(text), null, 2), contentType: header };
     } catch (err) {
-      return { text, contentType: header, note: `The body is labelled JSON but is not valid JSON (${(err as Error).message}); shown as received.` };
+      return {
+        text,
+        contentType: header,
+        note: `The body is labelled JSON but is not valid JSON (${(err as Error).message}); shown as received.`,
+      };
     }
   }
   return { text: media.type === "text/plain" ? text : normalizeLineEnds(text), contentType: header };
@@ -153,14 +166,21 @@ function formatBytes(n: number): string {
 }
 
 /** spec 000's metadata header, `--- Content ---`, then the text (cut at maxChars with a notice). */
-function render(args: WebFetchArgs, res: HttpResponse, extracted: Extracted, maxChars: number): { content: string; body: string; cut: boolean } {
+function render(
+  args: WebFetchArgs,
+  res: HttpResponse,
+  extracted: Extracted,
+  maxChars: number,
+): { content: string; body: string; cut: boolean } {
   const lines = [`URL: ${res.url}`];
-  if (res.finalUrl !== res.url) lines.push(`Final URL: ${res.finalUrl} (after ${res.redirects.length} redirect${res.redirects.length === 1 ? "" : "s"})`);
+  if (res.finalUrl !== res.url)
+    lines.push(`Final URL: ${res.finalUrl} (after ${res.redirects.length} redirect${res.redirects.length === 1 ? "" : "s"})`);
   lines.push(`Status: ${statusLine(res.status)}`);
   lines.push(`Content-Type: ${extracted.contentType || "(none)"}`);
   if (extracted.title) lines.push(`Title: ${extracted.title}`);
   const declared = Number(res.headers["content-length"]);
-  let length = Number.isFinite(declared) && res.headers["content-length"] !== undefined ? formatBytes(declared) : formatBytes(res.body.length);
+  let length =
+    Number.isFinite(declared) && res.headers["content-length"] !== undefined ? formatBytes(declared) : formatBytes(res.body.length);
   if (res.truncated) {
     length = `${formatBytes(res.body.length)} read; the download stopped at the ${DEFAULT_MAX_BYTES / 1024 / 1024} MB limit, so the page is incomplete`;
   }
@@ -215,7 +235,12 @@ export function createWebFetchTool(config: WebConfig) {
     timeoutMs: (args) => (args.timeout !== undefined ? args.timeout * 1000 : DEFAULT_TIMEOUT_MS) + 5_000,
     preview: (args) => {
       if (args.method !== "POST") return undefined;
-      const body = args.body === undefined ? "(no body)" : args.body.length > 2_000 ? `${args.body.slice(0, 2_000)}\n[... ${args.body.length - 2_000} more characters]` : args.body;
+      const body =
+        args.body === undefined
+          ? "(no body)"
+          : args.body.length > 2_000
+            ? `${args.body.slice(0, 2_000)}\n[... ${args.body.length - 2_000} more characters]`
+            : args.body;
       return [`POST ${args.url}`, ...redactHeaders(args.headers), "", body].join("\n");
     },
     execute: async (args, ctx): Promise<ToolExecutionResult> => {
@@ -228,7 +253,9 @@ export function createWebFetchTool(config: WebConfig) {
           accept: "text/html,application/xhtml+xml,application/xml;q=0.9,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5",
           "accept-language": "en-US,en;q=0.9",
           "accept-encoding": "gzip, deflate, br",
-          ...(args.method === "POST" && args.body !== undefined && !Object.keys(args.headers ?? {}).some((h) => h.toLowerCase() === "content-type")
+          ...(args.method === "POST" &&
+          args.body !== undefined &&
+          !Object.keys(args.headers ?? {}).some((h) => h.toLowerCase() === "content-type")
             ? { "content-type": "text/plain;charset=UTF-8" }
             : {}),
           ...args.headers,
@@ -244,7 +271,11 @@ export function createWebFetchTool(config: WebConfig) {
           const host = next.hostname.replace(/^\[|\]$/g, "");
           const denial = ctx.denied?.(host);
           if (denial) {
-            throw new ToolError("PERMISSION_DENIED", `${args.url} redirected to ${next.href.slice(0, 200)}, which is ${denial}; it was not followed.`, { recoverable: false });
+            throw new ToolError(
+              "PERMISSION_DENIED",
+              `${args.url} redirected to ${next.href.slice(0, 200)}, which is ${denial}; it was not followed.`,
+              { recoverable: false },
+            );
           }
           if (config.requireApprovalOutsideAllowlist && host !== hostOf(args.url) && !onAllowlist(config, host)) {
             throw new ToolError(
@@ -259,7 +290,13 @@ export function createWebFetchTool(config: WebConfig) {
       const extracted = extractContent(res);
       if (res.status === 429 || res.status >= 500) {
         const excerpt = normalizeWhitespace(extracted.text).slice(0, 500);
-        throw statusError(`${hostOf(res.finalUrl)}`, res.status, res.headers, excerpt ? `The page said: ${JSON.stringify(excerpt)}` : "", retryable);
+        throw statusError(
+          `${hostOf(res.finalUrl)}`,
+          res.status,
+          res.headers,
+          excerpt ? `The page said: ${JSON.stringify(excerpt)}` : "",
+          retryable,
+        );
       }
       const rendered = render(args, res, extracted, args.maxChars);
       const structured = {
@@ -272,7 +309,13 @@ export function createWebFetchTool(config: WebConfig) {
         ...(extracted.title ? { title: extracted.title } : {}),
         truncated: rendered.cut || res.truncated,
       };
-      const metadata = { status: res.status, finalUrl: res.finalUrl, redirects: res.redirects.length, bytes: res.body.length, truncated: structured.truncated };
+      const metadata = {
+        status: res.status,
+        finalUrl: res.finalUrl,
+        redirects: res.redirects.length,
+        bytes: res.body.length,
+        truncated: structured.truncated,
+      };
 
       if (res.status >= 400) {
         // An error page is still the web talking: cut short and marked, since the runner marks only successes.
@@ -283,7 +326,8 @@ export function createWebFetchTool(config: WebConfig) {
             : res.status === 404 || res.status === 410
               ? "The page does not exist; check the URL."
               : "The request was not accepted.";
-        const excerpt = rendered.content.length > ERROR_BODY_CHARS ? `${rendered.content.slice(0, ERROR_BODY_CHARS)}\n[...]` : rendered.content;
+        const excerpt =
+          rendered.content.length > ERROR_BODY_CHARS ? `${rendered.content.slice(0, ERROR_BODY_CHARS)}\n[...]` : rendered.content;
         return {
           content: `HTTP ${statusLine(res.status)} from ${res.finalUrl}. ${advice}\n${markUntrusted(excerpt, res.finalUrl)}`,
           isError: true,

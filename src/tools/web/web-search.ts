@@ -49,7 +49,9 @@ export function createWebSearchTool(provider: SearchProvider) {
       const results = await provider.search(query, count, ctx.signal);
       const header = `Search results for "${query}" (${results.length} result${results.length === 1 ? "" : "s"}, via ${provider.name}):`;
       const body = results.length
-        ? results.map((r, i) => `${i + 1}. ${r.title || "(untitled)"}\n   URL: ${r.url}${r.description ? `\n   ${r.description}` : ""}`).join("\n\n")
+        ? results
+            .map((r, i) => `${i + 1}. ${r.title || "(untitled)"}\n   URL: ${r.url}${r.description ? `\n   ${r.description}` : ""}`)
+            .join("\n\n")
         : "No results found. Try other words.";
       return {
         content: `${header}\n\n${body}`,

@@ -76,7 +76,10 @@ describe("the reference filesystem MCP server, through a session", () => {
   it("opens no server when mcp is false", async () => {
     const workspace = mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-fs-"));
     cleanup.push(() => rmSync(workspace, { recursive: true, force: true }));
-    writeFileSync(path.join(workspace, "tackle.config.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, workspace] } } }));
+    writeFileSync(
+      path.join(workspace, "tackle.config.json"),
+      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, workspace] } } }),
+    );
     const session = await openSession({ workspace, mcp: false, logger: createLogger("silent") });
     cleanup.push(() => session.close());
     expect(session.mcp).toBeUndefined();

@@ -7,7 +7,9 @@ export const FIXTURES = fileURLToPath(new URL("../../fixtures/mcp/", import.meta
 export const STDIO_SERVER = path.join(FIXTURES, "client-stdio-server.mjs");
 export const V2_SERVER = path.join(FIXTURES, "client-v2-stdio-server.mjs");
 export const NPX_LIKE_WRAPPER = path.join(FIXTURES, "client-npx-like-wrapper.mjs");
-export const FS_SERVER = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
+export const FS_SERVER = fileURLToPath(
+  new URL("../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
+);
 
 /** A string to put in a server's command line, to find its processes later. */
 export function uniqueMarker(): string {

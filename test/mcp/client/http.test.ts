@@ -23,7 +23,10 @@ describe("McpManager over HTTP", () => {
   it("uses Streamable HTTP, with headers (variables expanded from the environment)", async () => {
     const fixture = await startHttpFixture("streamable");
     cleanup.push(() => fixture.close());
-    const { manager, runner } = await connect({ web: { type: "http", url: fixture.url, headers: { authorization: "Bearer ${TOKEN}" } } }, { TOKEN: "s3cret" });
+    const { manager, runner } = await connect(
+      { web: { type: "http", url: fixture.url, headers: { authorization: "Bearer ${TOKEN}" } } },
+      { TOKEN: "s3cret" },
+    );
     expect(manager.connection("web")!.transportKind).toBe("http");
     const out = await runner.run({ name: "web__echo", args: { text: "over http" } });
     expect(out.status).toBe("success");

@@ -8,7 +8,16 @@ import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { McpManager } from "../../../src/mcp/client/manager.js";
 import { trackedCount } from "../../../src/mcp/client/process-cleanup.js";
-import { fixtureServer, killLeftovers, leftoverProcesses, NPX_LIKE_WRAPPER, processesWith, STDIO_SERVER, uniqueMarker, until } from "./helpers.js";
+import {
+  fixtureServer,
+  killLeftovers,
+  leftoverProcesses,
+  NPX_LIKE_WRAPPER,
+  processesWith,
+  STDIO_SERVER,
+  uniqueMarker,
+  until,
+} from "./helpers.js";
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -91,7 +100,10 @@ process.stdout.write("ready " + tools.length + "\\n");
 setInterval(() => {}, 1 << 30);
 `,
       );
-      const host = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"], cwd: fileURLToPath(new URL("../../../", import.meta.url)) });
+      const host = spawn(process.execPath, ["--import", "tsx", script], {
+        stdio: ["ignore", "pipe", "pipe"],
+        cwd: fileURLToPath(new URL("../../../", import.meta.url)),
+      });
       cleanup.push(() => void host.kill("SIGKILL"));
       let out = "";
       host.stdout.on("data", (c: Buffer) => (out += c.toString()));

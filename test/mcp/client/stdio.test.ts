@@ -56,7 +56,9 @@ describe("McpManager over stdio with the fixture server", () => {
   it("works with a server on the 2.x SDK (2026-07-28 revision, serving 2025-era clients)", async () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));
-    const { manager, runner, registry } = setup({ v2: { command: process.execPath, args: [V2_SERVER, "--marker", marker], trusted: true } });
+    const { manager, runner, registry } = setup({
+      v2: { command: process.execPath, args: [V2_SERVER, "--marker", marker], trusted: true },
+    });
     await manager.connectAll();
     expect(manager.connection("v2")!.serverInfo?.name).toBe("v2-fixture");
     expect(registry.get("v2__shout")!.effect).toBe("read");
@@ -234,12 +236,15 @@ describe("McpManager over stdio with the fixture server", () => {
     const { dir } = { dir: mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-flag-")) };
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const flag = path.join(dir, "fail");
-    const { manager, runner, logger } = setup({ fx: fixtureServer(marker, {}, ["--fail-if-exists", flag]) }, { backoff: { initialMs: 50, maxAttempts: 3 } });
+    const { manager, runner, logger } = setup(
+      { fx: fixtureServer(marker, {}, ["--fail-if-exists", flag]) },
+      { backoff: { initialMs: 50, maxAttempts: 3 } },
+    );
     await manager.connectAll();
     writeFileSync(flag, "");
     process.kill(manager.connection("fx")!.pid!, "SIGKILL");
     await until(() => manager.connection("fx")!.state === "failed");
-    expect(logger.lines.filter((l) => l.includes("Restarting MCP server \"fx\" failed")).length).toBe(3);
+    expect(logger.lines.filter((l) => l.includes('Restarting MCP server "fx" failed')).length).toBe(3);
     expect(logger.lines.some((l) => l.startsWith("error:") && l.includes("gave up after 3 restarts"))).toBe(true);
     const out = await runner.run({ name: "fx__echo", args: { text: "x" } });
     expect(out.error).toMatchObject({ code: "UNAVAILABLE", recoverable: false });
@@ -278,7 +283,12 @@ describe("McpManager over stdio with the fixture server", () => {
     const marker = uniqueMarker();
     cleanup.push(() => killLeftovers(marker));
     const { manager, registry } = setup({ fx: fixtureServer(marker) });
-    registry.register({ name: "fx__echo", description: "a built-in that happens to have this name", inputSchema: {}, execute: async () => "builtin" });
+    registry.register({
+      name: "fx__echo",
+      description: "a built-in that happens to have this name",
+      inputSchema: {},
+      execute: async () => "builtin",
+    });
     await manager.connectAll();
     expect(registry.get("fx__echo")!.description).toContain("built-in");
     const proxied = manager.status()[0]!.tools.find((n) => n.startsWith("fx__echo_"));

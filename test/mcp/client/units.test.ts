@@ -57,8 +57,19 @@ describe("mcpServers entries", () => {
   });
 
   it("infers the transport and resolves cwd and time limits", () => {
-    const s = resolveServer("x", { command: "node", args: ["${HOME_DIR}/s.js"], cwd: "sub", timeoutMs: 5000 }, { baseDir: "/ws", vars: { HOME_DIR: "/h" } });
-    expect(s).toMatchObject({ transport: "stdio", args: ["/h/s.js"], cwd: "/ws/sub", connectTimeoutMs: 5000, callTimeoutMs: 5000, trusted: false });
+    const s = resolveServer(
+      "x",
+      { command: "node", args: ["${HOME_DIR}/s.js"], cwd: "sub", timeoutMs: 5000 },
+      { baseDir: "/ws", vars: { HOME_DIR: "/h" } },
+    );
+    expect(s).toMatchObject({
+      transport: "stdio",
+      args: ["/h/s.js"],
+      cwd: "/ws/sub",
+      connectTimeoutMs: 5000,
+      callTimeoutMs: 5000,
+      trusted: false,
+    });
     const h = resolveServer("y", { url: "http://127.0.0.1:1/mcp" }, { baseDir: "/ws" });
     expect(h).toMatchObject({ transport: "http", connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS });
     expect(resolveServer("z", { type: "sse", url: "http://127.0.0.1:1/sse" }, { baseDir: "/" }).transport).toBe("sse");
@@ -87,7 +98,11 @@ describe("McpToolProxy", () => {
   const target = { name: "srv", callTool: async () => ({ content: "ok" }) };
   it("keeps description and schema as given, and the original name for the call", async () => {
     const calls: string[] = [];
-    const proxy = new McpToolProxy({ name: "srv", callTool: async (t) => (calls.push(t), { content: "ok" }) }, { name: "do.it", description: "Does it.", inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }, "srv__do_it_x");
+    const proxy = new McpToolProxy(
+      { name: "srv", callTool: async (t) => (calls.push(t), { content: "ok" }) },
+      { name: "do.it", description: "Does it.", inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+      "srv__do_it_x",
+    );
     const tool = new JsonSchemaTool(proxy);
     expect(tool.description).toBe("Does it.");
     expect(tool.validate({ n: "1" }).valid).toBe(false);

@@ -28,7 +28,12 @@ describe("tackle mcp (the command) on stdio, over a real session", () => {
       asked++;
       return answer;
     });
-    const transport = new StdioClientTransport({ command: TACKLE.command, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], cwd: ws.dir, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: TACKLE.command,
+      args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
+      cwd: ws.dir,
+      stderr: "pipe",
+    });
     await client.connect(transport);
     pid = transport.pid ?? undefined;
   });
@@ -91,14 +96,22 @@ describe("tackle mcp serves proxied MCP tools too", () => {
   it("lists and runs {server}__{tool} from a configured MCP server, asking first (untrusted server)", async () => {
     const ws = tempDir("tackle-mcp-cli-proxy-");
     const inner = fixtureCommand(["--workspace", ws.dir]);
-    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ mcpServers: { inner: { command: inner.command, args: inner.args } } }));
+    writeFileSync(
+      path.join(ws.dir, "tackle.config.json"),
+      JSON.stringify({ mcpServers: { inner: { command: inner.command, args: inner.args } } }),
+    );
     let asked = 0;
     const client = new Client({ name: "proxy-test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, async () => {
       asked++;
       return { action: "accept", content: { approve: true } };
     });
-    const transport = new StdioClientTransport({ command: TACKLE.command, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], cwd: ws.dir, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: TACKLE.command,
+      args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
+      cwd: ws.dir,
+      stderr: "pipe",
+    });
     try {
       await client.connect(transport);
       const names = await waitFor(async () => {
@@ -133,9 +146,13 @@ describe("tackle mcp on stdio: lifetime", () => {
           if (out.includes('"id":1')) resolve();
         }),
       );
-      proc.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } } })}\n`);
+      proc.stdin!.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } } })}\n`,
+      );
       await answered;
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once("exit", (code, signal) => resolve({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        proc.once("exit", (code, signal) => resolve({ code, signal })),
+      );
       proc.stdin!.end();
       expect(await exited).toEqual({ code: 0, signal: null });
     } finally {
@@ -148,7 +165,10 @@ describe("tackle mcp on stdio: lifetime", () => {
 describe("tackle mcp --http", () => {
   it("serves a 2.x client at 127.0.0.1, and stops on SIGTERM", async () => {
     const ws = tempDir("tackle-mcp-cli-http-");
-    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--workspace", ws.dir, "--http", "0"], { cwd: ws.dir, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--workspace", ws.dir, "--http", "0"], {
+      cwd: ws.dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let err = "";
       let out = "";
@@ -177,7 +197,11 @@ describe("tackle mcp --http", () => {
   });
 
   it("refuses a non-loopback --host without --token (exit 2)", async () => {
-    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TACKLE_MCP_TOKEN: "" } });
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TACKLE_MCP_TOKEN: "" },
+    });
     let err = "";
     proc.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));

@@ -170,11 +170,14 @@ async function connectV2(options: ConnectOptions): Promise<TestClient> {
       return (await client.listTools(undefined, { cache: "no-store" } as never)).tools as Array<Record<string, unknown>>;
     },
     async callTool(name, args, call = {}) {
-      return (await client.callTool({ name, arguments: args }, {
-        ...(call.signal ? { signal: call.signal } : {}),
-        ...(call.onprogress ? { onprogress: call.onprogress } : {}),
-        timeout: 20_000,
-      })) as Record<string, unknown>;
+      return (await client.callTool(
+        { name, arguments: args },
+        {
+          ...(call.signal ? { signal: call.signal } : {}),
+          ...(call.onprogress ? { onprogress: call.onprogress } : {}),
+          timeout: 20_000,
+        },
+      )) as Record<string, unknown>;
     },
     nextListChanged: changed.next,
     protocolVersion: () => client.getNegotiatedProtocolVersion(),

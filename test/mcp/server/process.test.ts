@@ -14,7 +14,11 @@ const INIT = {
 };
 
 /** A raw HTTP request, with full control of Host and Origin (fetch forbids setting Host). */
-function rawPost(url: string, headers: Record<string, string>, body: unknown = INIT): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown = INIT,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -53,15 +57,30 @@ describe("tackle MCP server on stdio: the wire", () => {
       send(INIT);
       send({ jsonrpc: "2.0", method: "notifications/initialized" });
       send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "chatty", arguments: {} } });
-      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 5 }, _meta: { progressToken: "p1" } } });
+      send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "slow", arguments: { steps: 3, delayMs: 5 }, _meta: { progressToken: "p1" } },
+      });
       await done;
-      const messages = out.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      const messages = out
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const m of messages) expect(m.jsonrpc).toBe("2.0");
       expect(messages.find((m) => m.id === 3)).toMatchObject({ result: { content: [{ type: "text", text: "said things" }] } });
       expect(out).not.toContain("chatty:");
       const resultAt = messages.findIndex((m) => m.id === 2);
       const progress = messages.slice(0, resultAt).filter((m) => m.method === "notifications/progress");
-      expect(progress.map((m) => (m.params as { message: string }).message)).toEqual(["step 1\n", "step 1 of 3", "step 2\n", "step 2 of 3", "step 3\n", "step 3 of 3"]);
+      expect(progress.map((m) => (m.params as { message: string }).message)).toEqual([
+        "step 1\n",
+        "step 1 of 3",
+        "step 2\n",
+        "step 2 of 3",
+        "step 3\n",
+        "step 3 of 3",
+      ]);
       expect(messages.slice(resultAt + 1).filter((m) => m.method === "notifications/progress")).toEqual([]);
 
       const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
@@ -115,7 +134,11 @@ describe("tackle MCP server over HTTP: access control", () => {
     const ok = await rawPost(server.url, { authorization: `Bearer ${TOKEN}` });
     expect(ok.status).toBe(200);
     const sessionId = String(ok.headers["mcp-session-id"]);
-    const later = await rawPost(server.url, { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" }, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const later = await rawPost(
+      server.url,
+      { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    );
     expect(later.status).toBe(401);
   });
 
@@ -142,7 +165,11 @@ describe("tackle MCP server over HTTP: access control", () => {
   it("answers 404 off /mcp and for unknown sessions", async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
     expect((await rawPost(server.url.replace(/\/mcp$/, "/other"), auth)).status).toBe(404);
-    const unknown = await rawPost(server.url, { ...auth, "mcp-session-id": "no-such-session" }, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const unknown = await rawPost(
+      server.url,
+      { ...auth, "mcp-session-id": "no-such-session" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    );
     expect(unknown.status).toBe(404);
   });
 });
@@ -158,13 +185,21 @@ describe("tackle MCP server: binding beyond loopback", () => {
     expect(err).toContain("without a bearer token");
     expect(err).not.toContain("listening on");
 
-    await expect(runMcpServer({ registry: servedRegistry(), http: { port: 0, host: "0.0.0.0" } })).rejects.toThrow(/without a bearer token/);
-    await expect(runMcpServer({ registry: servedRegistry(), http: { port: 0, host: "192.168.1.10" } })).rejects.toThrow(/without a bearer token/);
+    await expect(runMcpServer({ registry: servedRegistry(), http: { port: 0, host: "0.0.0.0" } })).rejects.toThrow(
+      /without a bearer token/,
+    );
+    await expect(runMcpServer({ registry: servedRegistry(), http: { port: 0, host: "192.168.1.10" } })).rejects.toThrow(
+      /without a bearer token/,
+    );
   });
 
   it("starts on 0.0.0.0 with a token and still checks it", async () => {
     const ws = tempDir("tackle-mcp-any-");
-    const handle = await runMcpServer({ registry: servedRegistry(), workspace: ws.dir, http: { port: 0, host: "0.0.0.0", token: "another-secret-token" } });
+    const handle = await runMcpServer({
+      registry: servedRegistry(),
+      workspace: ws.dir,
+      http: { port: 0, host: "0.0.0.0", token: "another-secret-token" },
+    });
     try {
       const url = handle.url!.replace("0.0.0.0", "127.0.0.1");
       expect((await rawPost(url, {})).status).toBe(401);

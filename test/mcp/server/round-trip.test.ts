@@ -27,7 +27,11 @@ describe("2026-07-28 approval round trip, by hand", () => {
     ws = tempDir("tackle-mcp-mrtr-");
     client = new Client(
       { name: "manual", version: "1.0.0" },
-      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } }, inputRequired: { autoFulfill: false } },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+        inputRequired: { autoFulfill: false },
+      },
     );
     const cmd = fixtureCommand(["--workspace", ws.dir, "--approval-timeout", "400"]);
     const transport = new StdioClientTransport({ ...cmd, cwd: ROOT, stderr: "pipe" });

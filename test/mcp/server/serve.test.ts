@@ -159,7 +159,11 @@ for (const { era, wire } of MATRIX) {
 
     it("a client's cancellation aborts the running tool", async () => {
       const controller = new AbortController();
-      const call = client.callTool("slow", { steps: 2000, delayMs: 20 }, { signal: controller.signal, onprogress: () => controller.abort() });
+      const call = client.callTool(
+        "slow",
+        { steps: 2000, delayMs: 20 },
+        { signal: controller.signal, onprogress: () => controller.abort() },
+      );
       await expect(call).rejects.toThrow();
       await waitFor(() => existsSync(path.join(ws.dir, "cancelled.txt")));
     });

@@ -12,7 +12,10 @@ import { ADMIN_KEY, FakeAdminApi, usageBucket } from "../../fixtures/anthropic/f
 let api: FakeAdminApi;
 let workspace: string;
 
-function group(env: Record<string, string | undefined>, services: Record<string, unknown> = { anthropic: { baseUrl: api.url, timeoutMs: 1500 } }) {
+function group(
+  env: Record<string, string | undefined>,
+  services: Record<string, unknown> = { anthropic: { baseUrl: api.url, timeoutMs: 1500 } },
+) {
   return anthropicTools({ config: { services: services as never }, env, workspace, logger: silentLogger }) as AnyTool[];
 }
 
@@ -22,7 +25,10 @@ function tool(): AnyTool {
 
 const runners: ToolRunner[] = [];
 
-function runner(t: AnyTool = tool(), retry: ConstructorParameters<typeof ToolRunner>[0]["retry"] = { retries: 2, baseDelayMs: 1, maxDelayMs: 50 }): ToolRunner {
+function runner(
+  t: AnyTool = tool(),
+  retry: ConstructorParameters<typeof ToolRunner>[0]["retry"] = { retries: 2, baseDelayMs: 1, maxDelayMs: 50 },
+): ToolRunner {
   const r = new ToolRunner({ registry: registryOf(t), workspace, cache: false, retry });
   runners.push(r);
   return r;
@@ -56,7 +62,9 @@ describe("anthropic group registration", () => {
   });
 
   it("refuses an invalid services.anthropic section with the field named", () => {
-    expect(() => group({ ANTHROPIC_ADMIN_API_KEY: ADMIN_KEY }, { anthropic: { baseUrl: "ftp://x" } })).toThrow(/services\.anthropic.*baseUrl/);
+    expect(() => group({ ANTHROPIC_ADMIN_API_KEY: ADMIN_KEY }, { anthropic: { baseUrl: "ftp://x" } })).toThrow(
+      /services\.anthropic.*baseUrl/,
+    );
   });
 });
 
@@ -64,7 +72,14 @@ describe("anthropic_usage against the fake Admin API", () => {
   it("usage: sends the documented request and summarises tokens", async () => {
     const outcome = await runner().run({
       name: "anthropic_usage",
-      args: { action: "usage", starting_at: "2026-11-01", ending_at: "2026-11-03T00:00:00Z", bucket_width: "1d", group_by: ["model", "workspace_id"], limit: 7 },
+      args: {
+        action: "usage",
+        starting_at: "2026-11-01",
+        ending_at: "2026-11-03T00:00:00Z",
+        bucket_width: "1d",
+        group_by: ["model", "workspace_id"],
+        limit: 7,
+      },
     });
     expect(outcome.status).toBe("success");
     const req = api.requests[0]!;
@@ -76,7 +91,9 @@ describe("anthropic_usage against the fake Admin API", () => {
     expect(req.query.get("bucket_width")).toBe("1d");
     expect(req.query.getAll("group_by[]")).toEqual(["model", "workspace_id"]);
     expect(req.query.get("limit")).toBe("7");
-    expect(outcome.content).toContain("model=claude-sonnet-4-20250514: input 1,500 · cache read 200 · cache write 150 · output 500 · web searches 2");
+    expect(outcome.content).toContain(
+      "model=claude-sonnet-4-20250514: input 1,500 · cache read 200 · cache write 150 · output 500 · web searches 2",
+    );
     expect(outcome.content).toContain("Total: input 3,000");
   });
 
@@ -88,14 +105,20 @@ describe("anthropic_usage against the fake Admin API", () => {
   });
 
   it("accepts a single group_by string as a list of one", async () => {
-    const outcome = await runner().run({ name: "anthropic_usage", args: { action: "usage", starting_at: "2026-11-01T00:00:00Z", bucket_width: "1h", group_by: "model" } });
+    const outcome = await runner().run({
+      name: "anthropic_usage",
+      args: { action: "usage", starting_at: "2026-11-01T00:00:00Z", bucket_width: "1h", group_by: "model" },
+    });
     expect(outcome.status).toBe("success");
     expect(api.requests[0]!.query.getAll("group_by[]")).toEqual(["model"]);
     expect(api.requests[0]!.query.get("bucket_width")).toBe("1h");
   });
 
   it("cost: converts cents (decimal strings) to amount_usd", async () => {
-    const outcome = await runner().run({ name: "anthropic_usage", args: { action: "cost", starting_at: "2026-11-01", group_by: ["workspace_id", "description"] } });
+    const outcome = await runner().run({
+      name: "anthropic_usage",
+      args: { action: "cost", starting_at: "2026-11-01", group_by: ["workspace_id", "description"] },
+    });
     expect(outcome.status).toBe("success");
     expect(api.requests[0]!.path).toBe("/v1/organizations/cost_report");
     const data = (outcome.structured as { data: Array<{ results: Array<Record<string, unknown>> }> }).data;
@@ -199,7 +222,11 @@ describe("anthropic_usage failures", () => {
   });
 
   it("429 with Retry-After: the runner retries the read and succeeds", async () => {
-    api.script.push({ status: 429, headers: { "retry-after": "0" }, body: JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "slow down" } }) });
+    api.script.push({
+      status: 429,
+      headers: { "retry-after": "0" },
+      body: JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "slow down" } }),
+    });
     const outcome = await runner().run({ name: "anthropic_usage", args });
     expect(outcome.status).toBe("success");
     expect(api.requests).toHaveLength(2);
@@ -215,7 +242,8 @@ describe("anthropic_usage failures", () => {
   });
 
   it("5xx is UNAVAILABLE (and retried)", async () => {
-    for (let i = 0; i < 3; i++) api.script.push({ status: 529, body: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) });
+    for (let i = 0; i < 3; i++)
+      api.script.push({ status: 529, body: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) });
     const outcome = await runner().run({ name: "anthropic_usage", args });
     expect(outcome.error?.code).toBe("UNAVAILABLE");
     expect(outcome.content).toMatch(/HTTP 529.*overloaded_error/);

@@ -26,7 +26,15 @@ it.runIf(process.env.TACKLE_REQUIRE_SANDBOX === "1")("the sandbox is available w
   expect(status.available ? "available" : status.reason).toBe("available");
 });
 
-type Structured = { stdout: string; stderr: string; exitCode: number; duration: number; timedOut?: boolean; limit?: string; truncated?: boolean };
+type Structured = {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  duration: number;
+  timedOut?: boolean;
+  limit?: string;
+  truncated?: boolean;
+};
 
 let ws: ReturnType<typeof tempDir>;
 let outside: ReturnType<typeof tempDir>;
@@ -59,7 +67,17 @@ async function call(args: Record<string, unknown>, options: CallOptions = {}): P
   return Object.assign(result, { s: result.structured as Structured });
 }
 
-const limits = (l: Partial<SandboxSettings["limits"]>) => ({ limits: { cpuSeconds: 30, memoryBytes: 512 * 1024 * 1024, processes: 64, fileSizeBytes: 50 * 1024 * 1024, openFiles: 256, tmpBytes: 64 * 1024 * 1024, ...l } });
+const limits = (l: Partial<SandboxSettings["limits"]>) => ({
+  limits: {
+    cpuSeconds: 30,
+    memoryBytes: 512 * 1024 * 1024,
+    processes: 64,
+    fileSizeBytes: 50 * 1024 * 1024,
+    openFiles: 256,
+    tmpBytes: 64 * 1024 * 1024,
+    ...l,
+  },
+});
 
 /** Host processes whose command line contains `marker`. */
 function hostProcessesWith(marker: string): number[] {
@@ -158,12 +176,17 @@ sandboxed("run_code", () => {
     const found = await resolveInterpreter("python", "python3");
     expect(found).toBeDefined();
     for (const bind of found!.binds) expect(bind === os.homedir() || os.homedir().startsWith(bind + "/")).toBe(false);
-    const r = await call({ language: "python", code: "import sys, json, ssl, sqlite3\nprint(sys.executable)" }, { sandbox: { python: "python3" } });
+    const r = await call(
+      { language: "python", code: "import sys, json, ssl, sqlite3\nprint(sys.executable)" },
+      { sandbox: { python: "python3" } },
+    );
     expect(r.s).toMatchObject({ exitCode: 0, stdout: `${found!.path}\n` });
   });
 
   it("says so when the configured python does not exist", async () => {
-    const err = await call({ language: "python", code: "print(1)" }, { sandbox: { python: "/nonexistent/python3" } }).catch((e: unknown) => e);
+    const err = await call({ language: "python", code: "print(1)" }, { sandbox: { python: "/nonexistent/python3" } }).catch(
+      (e: unknown) => e,
+    );
     expect((err as ToolError).code).toBe("UNAVAILABLE");
     expect((err as ToolError).message).toMatch(/Python is not available.*sandbox\.python/);
   });
@@ -177,7 +200,12 @@ sandboxed("run_code", () => {
     process.env.TACKLE_TEST_SECRET = "do-not-leak";
     try {
       const r = await call({ language: "bash", code: "env | sort", env: { GREETING: "hi there", PATH: "/usr/bin:/bin" } });
-      const env = Object.fromEntries(r.s.stdout.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const env = Object.fromEntries(
+        r.s.stdout
+          .trim()
+          .split("\n")
+          .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+      );
       expect(env).toMatchObject({ GREETING: "hi there", HOME: "/tmp", LANG: "C.UTF-8", PATH: "/usr/bin:/bin" });
       expect(r.s.stdout).not.toContain("do-not-leak");
       expect(env.TACKLE_TEST_SECRET).toBeUndefined();
@@ -200,7 +228,10 @@ sandboxed("run_code", () => {
 
   it("works in the workspace: cwd is the root, files it writes appear there, workspace modules import", async () => {
     writeFileSync(path.join(ws.dir, "helper.py"), "def f():\n    return 'from helper'\n");
-    const r = await call({ language: "python", code: "import os, helper\nprint(os.getcwd())\nprint(helper.f())\nopen('out.txt','w').write('written')" });
+    const r = await call({
+      language: "python",
+      code: "import os, helper\nprint(os.getcwd())\nprint(helper.f())\nopen('out.txt','w').write('written')",
+    });
     expect(r.s.stdout).toBe(`${ws.dir}\nfrom helper\n`);
     expect(readFileSync(path.join(ws.dir, "out.txt"), "utf8")).toBe("written");
   });
@@ -261,7 +292,10 @@ sandboxed("run_code", () => {
   });
 
   it("keeps output in bounded memory and says what was cut", async () => {
-    const r = await call({ language: "bash", code: "head -c 20000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END" }, { maxOutputBytes: 64 * 1024 });
+    const r = await call(
+      { language: "bash", code: "head -c 20000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END" },
+      { maxOutputBytes: 64 * 1024 },
+    );
     expect(r.s.truncated).toBe(true);
     expect(r.s.stdout.length).toBeLessThan(70 * 1024);
     expect(r.s.stdout).toMatch(/bytes of output cut/);
@@ -280,7 +314,10 @@ sandboxed("run_code", () => {
     registry.register(createRunCodeTool());
     const runner = new ToolRunner({ registry, workspace: ws.dir });
     const chunks: string[] = [];
-    const out = await runner.run({ name: "run_code", args: { language: "bash", code: "echo via-runner" } }, { onOutput: (c) => chunks.push(c) });
+    const out = await runner.run(
+      { name: "run_code", args: { language: "bash", code: "echo via-runner" } },
+      { onOutput: (c) => chunks.push(c) },
+    );
     await runner.close();
     expect(out).toMatchObject({ status: "success", approvedBy: "auto" });
     expect(out.structured).toMatchObject({ stdout: "via-runner\n", exitCode: 0 });
@@ -301,7 +338,10 @@ sandboxed("run_code", () => {
     const registry = new ToolRegistry();
     registry.register(createRunCodeTool());
     const runner = new ToolRunner({ registry, workspace: ws.dir });
-    const out = await runner.run({ name: "run_code", args: { language: "python", code: "print('partial')\nimport time\ntime.sleep(60)", timeout: 1 } });
+    const out = await runner.run({
+      name: "run_code",
+      args: { language: "python", code: "print('partial')\nimport time\ntime.sleep(60)", timeout: 1 },
+    });
     await runner.close();
     expect(out.status).toBe("error");
     expect(out.error?.code).toBe("TIMEOUT");
@@ -314,7 +354,17 @@ sandboxed("run_code escape attempts (each must fail)", () => {
   it("cannot write outside the workspace: /etc, the real home, /work, a sibling folder, /usr, /", async () => {
     // The real home, unless it is the temp folder (HOME=/tmp), which the sandbox replaces with its own.
     const home = os.homedir() === os.tmpdir() ? "/root" : os.homedir();
-    const targets = ["/etc/tackle-escape", `${home}/tackle-escape`, "/work/tackle-escape", `${outside.dir}/tackle-escape`, "/usr/tackle-escape", "/tackle-escape", "/root/tackle-escape", "/var/tmp/tackle-escape", "/dev/shm/../tackle-escape"];
+    const targets = [
+      "/etc/tackle-escape",
+      `${home}/tackle-escape`,
+      "/work/tackle-escape",
+      `${outside.dir}/tackle-escape`,
+      "/usr/tackle-escape",
+      "/tackle-escape",
+      "/root/tackle-escape",
+      "/var/tmp/tackle-escape",
+      "/dev/shm/../tackle-escape",
+    ];
     const code = targets.map((t) => `if echo pwned > '${t}' 2>/dev/null; then echo "WROTE ${t}"; else echo "DENIED ${t}"; fi`).join("\n");
     const r = await call({ language: "bash", code });
     expect(r.s.stdout).not.toContain("WROTE");
@@ -338,7 +388,25 @@ sandboxed("run_code escape attempts (each must fail)", () => {
   it("has only the harmless devices", async () => {
     const r = await call({ language: "bash", code: "ls /dev | sort | tr '\\n' ' '" });
     const devices = r.s.stdout.trim().split(" ");
-    for (const d of devices) expect(["console", "core", "fd", "full", "mqueue", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"]).toContain(d);
+    for (const d of devices)
+      expect([
+        "console",
+        "core",
+        "fd",
+        "full",
+        "mqueue",
+        "null",
+        "ptmx",
+        "pts",
+        "random",
+        "shm",
+        "stderr",
+        "stdin",
+        "stdout",
+        "tty",
+        "urandom",
+        "zero",
+      ]).toContain(d);
     expect(devices).toContain("null");
   });
 
@@ -453,18 +521,27 @@ sandboxed("run_code escape attempts (each must fail)", () => {
   });
 
   it("a huge file write is stopped by the file size limit", async () => {
-    const bash = await call({ language: "bash", code: "head -c 10000000 /dev/zero > big.bin; echo exit=$?" }, { sandbox: limits({ fileSizeBytes: 1024 * 1024 }) });
+    const bash = await call(
+      { language: "bash", code: "head -c 10000000 /dev/zero > big.bin; echo exit=$?" },
+      { sandbox: limits({ fileSizeBytes: 1024 * 1024 }) },
+    );
     expect(bash.s.stdout).not.toContain("exit=0");
     expect(statSync(path.join(ws.dir, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
     const py = await call(
-      { language: "python", code: "try:\n    open('big2.bin','wb').write(b'0' * 10_000_000)\nexcept OSError as e:\n    print('STOPPED', e.errno)" },
+      {
+        language: "python",
+        code: "try:\n    open('big2.bin','wb').write(b'0' * 10_000_000)\nexcept OSError as e:\n    print('STOPPED', e.errno)",
+      },
       { sandbox: limits({ fileSizeBytes: 1024 * 1024 }) },
     );
     expect(py.s.stdout).toBe("STOPPED 27\n"); // EFBIG
   });
 
   it("the private /tmp is size-limited", async () => {
-    const r = await call({ language: "bash", code: "head -c 10000000 /dev/zero > /tmp/fill; echo exit=$?" }, { sandbox: limits({ tmpBytes: 1024 * 1024 }) });
+    const r = await call(
+      { language: "bash", code: "head -c 10000000 /dev/zero > /tmp/fill; echo exit=$?" },
+      { sandbox: limits({ tmpBytes: 1024 * 1024 }) },
+    );
     expect(r.s.stdout).not.toContain("exit=0");
     expect(r.s.stderr).toMatch(/No space left/);
   });
@@ -473,7 +550,10 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     const marker = `765.${process.pid}${Date.now() % 1000}`;
     const host: ChildProcess = spawn("sleep", [marker], { stdio: "ignore" });
     try {
-      const r = await call({ language: "bash", code: "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; ls -d /proc/[0-9]* | wc -l" });
+      const r = await call({
+        language: "bash",
+        code: "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done; ls -d /proc/[0-9]* | wc -l",
+      });
       expect(r.s.stdout).not.toContain(marker);
       expect(r.s.stdout).not.toMatch(/vitest|node /);
       expect(Number(r.s.stdout.trim().split("\n").pop())).toBeLessThan(10);
@@ -483,7 +563,10 @@ sandboxed("run_code escape attempts (each must fail)", () => {
   });
 
   it("has no capabilities and cannot make new namespaces", async () => {
-    const r = await call({ language: "bash", code: "grep CapEff /proc/self/status; unshare -U true && echo UNSHARED || echo NO-USERNS; mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED || echo NO-MOUNT" });
+    const r = await call({
+      language: "bash",
+      code: "grep CapEff /proc/self/status; unshare -U true && echo UNSHARED || echo NO-USERNS; mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED || echo NO-MOUNT",
+    });
     expect(r.s.stdout).toContain("CapEff:\t0000000000000000");
     expect(r.s.stdout).toContain("NO-USERNS");
     expect(r.s.stdout).toContain("NO-MOUNT");
@@ -496,24 +579,30 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     expect(r.s.stdout).toBe("NOT-VISIBLE\n");
   });
 
-  it.skipIf(process.arch !== "x64" && process.arch !== "arm64")("dangerous system calls fail (seccomp): keyrings, bpf, userfaultfd, io_uring, perf", async () => {
-    const nr = process.arch === "x64" ? { keyctl: 250, bpf: 321, userfaultfd: 323, io_uring_setup: 425, perf_event_open: 298, x32_bpf: 0x40000000 + 321 } : { keyctl: 219, bpf: 280, userfaultfd: 282, io_uring_setup: 425, perf_event_open: 241 };
-    const r = await call({
-      language: "python",
-      code: [
-        "import ctypes, json",
-        "libc = ctypes.CDLL(None, use_errno=True)",
-        `calls = ${JSON.stringify(nr)}`,
-        "out = {}",
-        "for name, n in calls.items():",
-        "    rc = libc.syscall(n, 0, 0, 0, 0, 0)",
-        "    out[name] = [rc, ctypes.get_errno()]",
-        "print(json.dumps(out))",
-      ].join("\n"),
-    });
-    const results = JSON.parse(r.s.stdout) as Record<string, [number, number]>;
-    for (const [name, [rc, errno]] of Object.entries(results)) expect([name, rc, errno]).toEqual([name, -1, 1]);
-  });
+  it.skipIf(process.arch !== "x64" && process.arch !== "arm64")(
+    "dangerous system calls fail (seccomp): keyrings, bpf, userfaultfd, io_uring, perf",
+    async () => {
+      const nr =
+        process.arch === "x64"
+          ? { keyctl: 250, bpf: 321, userfaultfd: 323, io_uring_setup: 425, perf_event_open: 298, x32_bpf: 0x40000000 + 321 }
+          : { keyctl: 219, bpf: 280, userfaultfd: 282, io_uring_setup: 425, perf_event_open: 241 };
+      const r = await call({
+        language: "python",
+        code: [
+          "import ctypes, json",
+          "libc = ctypes.CDLL(None, use_errno=True)",
+          `calls = ${JSON.stringify(nr)}`,
+          "out = {}",
+          "for name, n in calls.items():",
+          "    rc = libc.syscall(n, 0, 0, 0, 0, 0)",
+          "    out[name] = [rc, ctypes.get_errno()]",
+          "print(json.dumps(out))",
+        ].join("\n"),
+      });
+      const results = JSON.parse(r.s.stdout) as Record<string, [number, number]>;
+      for (const [name, [rc, errno]] of Object.entries(results)) expect([name, rc, errno]).toEqual([name, -1, 1]);
+    },
+  );
 
   it("cannot plant git hooks or tackle configuration in the workspace", async () => {
     mkdirSync(path.join(ws.dir, ".git", "hooks"), { recursive: true });

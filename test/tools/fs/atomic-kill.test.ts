@@ -20,7 +20,10 @@ afterEach(() => sb.cleanup());
 /** Starts the writer, lets it write for a while, then SIGKILLs it mid-stream. */
 function runAndKill(delayMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", writer, sb.ws, "big.txt", String(SIZE)], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", writer, sb.ws, "big.txt", String(SIZE)], {
+      cwd: repo,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.stdout.on("data", (d: Buffer) => {

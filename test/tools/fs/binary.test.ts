@@ -6,7 +6,9 @@ describe("sniffContent", () => {
     expect(sniffContent(Buffer.from("89504e470d0a1a0a0000", "hex"))).toMatchObject({ kind: "image", mimeType: "image/png" });
     expect(sniffContent(Buffer.from([0xff, 0xd8, 0xff, 0xdb]))).toMatchObject({ kind: "image", mimeType: "image/jpeg" });
     expect(sniffContent(Buffer.from("GIF87a"))).toMatchObject({ kind: "image", mimeType: "image/gif" });
-    expect(sniffContent(Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBP")]))).toMatchObject({ mimeType: "image/webp" });
+    expect(sniffContent(Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBP")]))).toMatchObject({
+      mimeType: "image/webp",
+    });
     expect(sniffContent(Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WAVE")]))).toMatchObject({ kind: "binary" });
     expect(sniffContent(Buffer.from("%PDF-1.4\n"))).toMatchObject({ kind: "binary", label: "PDF document" });
     expect(sniffContent(Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1]))).toMatchObject({ label: "ELF executable" });

@@ -98,14 +98,20 @@ function callsFor(p: string): Array<{ name: string; args: Record<string, unknown
 describe("workspace boundary", () => {
   for (const mode of MODES) {
     it(`refuses every escape with INVALID_PATH in approval mode ${mode}`, async () => {
-      const before = { outside: snapshot(sb.outside), evil: snapshot(sb.evil), inside: readFileSync(path.join(sb.ws, "inside.txt"), "utf8") };
+      const before = {
+        outside: snapshot(sb.outside),
+        evil: snapshot(sb.evil),
+        inside: readFileSync(path.join(sb.ws, "inside.txt"), "utf8"),
+      };
       const runner = makeRunner(sb.ws, { approval: mode });
       const failures: string[] = [];
       for (const [label, p] of Object.entries(attacks())) {
         for (const call of callsFor(p)) {
           const out = await runner.run(call);
           if (out.status !== "error" || out.error?.code !== "INVALID_PATH") {
-            failures.push(`${label} via ${call.name} ${JSON.stringify(call.args)} -> ${out.status} ${out.error?.code ?? ""}: ${out.content.slice(0, 160)}`);
+            failures.push(
+              `${label} via ${call.name} ${JSON.stringify(call.args)} -> ${out.status} ${out.error?.code ?? ""}: ${out.content.slice(0, 160)}`,
+            );
           }
         }
       }

@@ -132,9 +132,14 @@ describe("edit_file", () => {
     const v = editFileTool.validate({ path: "a", new: "x" });
     expect(v.valid).toBe(false);
     expect(editFileTool.validate({ path: "a", old: "x", old_string: "y", new: "z" }).valid).toBe(false);
-    expect(editFileTool.validate({ path: "a", old: "x", old_string: "x", new: "z" })).toMatchObject({ valid: true, value: { old: "x", new: "z", replace_all: false } });
+    expect(editFileTool.validate({ path: "a", old: "x", old_string: "x", new: "z" })).toMatchObject({
+      valid: true,
+      value: { old: "x", new: "z", replace_all: false },
+    });
     const schema = editFileTool.inputSchema as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(["old", "new", "old_string", "new_string", "replace_all", "expected_replacements"]));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(["old", "new", "old_string", "new_string", "replace_all", "expected_replacements"]),
+    );
   });
 
   it("always asks in safe mode, with a unified diff; the alias edit works", async () => {
@@ -150,7 +155,10 @@ describe("edit_file", () => {
     expect(preview).toContain("--- a/a.js");
     expect(preview).toContain("-function part(x) {");
     expect(preview).toContain("+function part(z) {");
-    const rejected = await makeRunner(sb.ws, { approval: "safe", approver: undefined }).run({ name: "edit_file", args: { path: "a.js", old: "part(z)", new: "part(q)" } });
+    const rejected = await makeRunner(sb.ws, { approval: "safe", approver: undefined }).run({
+      name: "edit_file",
+      args: { path: "a.js", old: "part(z)", new: "part(q)" },
+    });
     expect(rejected.status).toBe("rejected");
     expect(readFileSync(at("a.js"), "utf8")).toContain("part(z)");
     await runner.close();

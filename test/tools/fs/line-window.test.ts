@@ -51,7 +51,12 @@ describe("readLineWindow", () => {
   it("skips a byte-order mark and decodes windows-1252", async () => {
     const w = await readLineWindow(file("h", Buffer.from([0xef, 0xbb, 0xbf, 0x68, 0x69])), { ...opts, offset: 1, limit: 1, startByte: 3 });
     expect(w.lines[0]!.text).toBe("hi");
-    const l = await readLineWindow(file("i", Buffer.from("caf\xe9\n", "latin1")), { ...opts, offset: 1, limit: 1, encoding: "windows-1252" });
+    const l = await readLineWindow(file("i", Buffer.from("caf\xe9\n", "latin1")), {
+      ...opts,
+      offset: 1,
+      limit: 1,
+      encoding: "windows-1252",
+    });
     expect(l.lines[0]!.text).toBe("café");
   });
 

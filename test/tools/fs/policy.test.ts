@@ -27,7 +27,16 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 describe("sensitive files (policy)", () => {
-  const secrets = [".env", ".ssh/id_rsa", ".aws/credentials", "id_ed25519", "server.pem", "innocent.txt", "config/keys/id_rsa", ".env.local"];
+  const secrets = [
+    ".env",
+    ".ssh/id_rsa",
+    ".aws/credentials",
+    "id_ed25519",
+    "server.pem",
+    "innocent.txt",
+    "config/keys/id_rsa",
+    ".env.local",
+  ];
 
   for (const mode of MODES) {
     it(`denies reading and writing secrets, even through a symlink, in mode ${mode}`, async () => {
@@ -43,7 +52,8 @@ describe("sensitive files (policy)", () => {
           { name: "delete_file", args: { path: p } },
         ]) {
           const out = await runner.run(call);
-          if (out.status !== "rejected" || out.error?.code !== "PERMISSION_DENIED") problems.push(`${call.name}(${p}) -> ${out.status} ${out.content.slice(0, 120)}`);
+          if (out.status !== "rejected" || out.error?.code !== "PERMISSION_DENIED")
+            problems.push(`${call.name}(${p}) -> ${out.status} ${out.content.slice(0, 120)}`);
         }
       }
       expect(problems).toEqual([]);
@@ -96,7 +106,11 @@ describe("sensitive files (policy)", () => {
     writeFileSync(at("private", "plan.md"), "plan");
     symlinkSync("private/plan.md", at("public.md"));
     const approver = approveAll();
-    const runner = makeRunner(sb.ws, { approval: "all", approver, rules: { deny: ["read_file(private/**)"], ask: ["write_file(docs/**)"] } });
+    const runner = makeRunner(sb.ws, {
+      approval: "all",
+      approver,
+      rules: { deny: ["read_file(private/**)"], ask: ["write_file(docs/**)"] },
+    });
     expect((await runner.run({ name: "read_file", args: { path: "private/plan.md" } })).status).toBe("rejected");
     expect((await runner.run({ name: "read_file", args: { path: "public.md" } })).status).toBe("rejected");
     expect((await runner.run({ name: "read_file", args: { path: "notes.txt" } })).status).toBe("success");
@@ -111,7 +125,11 @@ describe("sensitive files (policy)", () => {
     expect(await tools.get("read_file")!.scope!.subjects({ path: "innocent.txt" }, ctx)).toEqual([".env", "innocent.txt"]);
     expect(await tools.get("read_file")!.scope!.subjects({ path: "./notes.txt" }, ctx)).toEqual(["notes.txt"]);
     expect(await tools.get("move_file")!.scope!.subjects({ from: "notes.txt", to: "a/b.txt" }, ctx)).toEqual(["notes.txt", "a/b.txt"]);
-    expect(await tools.get("copy_file")!.scope!.subjects({ source: "config/keys/id_rsa", dest: "x" }, ctx)).toEqual([".ssh/id_rsa", "config/keys/id_rsa", "x"]);
+    expect(await tools.get("copy_file")!.scope!.subjects({ source: "config/keys/id_rsa", dest: "x" }, ctx)).toEqual([
+      ".ssh/id_rsa",
+      "config/keys/id_rsa",
+      "x",
+    ]);
     expect(await tools.get("write_file")!.access!({ path: "sub/../notes.txt", content: "" }, ctx)).toEqual({ writes: ["notes.txt"] });
     expect(await tools.get("read_file")!.access!({ path: "notes.txt" }, ctx)).toEqual({ reads: ["notes.txt"] });
   });
@@ -153,7 +171,8 @@ describe("protected files", () => {
       ];
       for (const call of calls) {
         const out = await runner.run(call);
-        if (out.error?.code !== "PERMISSION_DENIED") problems.push(`${call.name} ${JSON.stringify(call.args)} -> ${out.status}: ${out.content.slice(0, 120)}`);
+        if (out.error?.code !== "PERMISSION_DENIED")
+          problems.push(`${call.name} ${JSON.stringify(call.args)} -> ${out.status}: ${out.content.slice(0, 120)}`);
       }
       expect(problems).toEqual([]);
       expect(readFileSync(at("tackle.config.json"), "utf8")).toBe("{}");
@@ -185,16 +204,17 @@ describe("registration", () => {
       create_directory: "write",
       list_directory: "read",
     });
-    const registry = await createRegistry(
-      { config: {}, env: {}, workspace: sb.ws } as never,
-      { groups: [fileTools] },
-    );
+    const registry = await createRegistry({ config: {}, env: {}, workspace: sb.ws } as never, { groups: [fileTools] });
     expect(registry.get("edit")?.name).toBe("edit");
     expect(registry.canonicalName("edit")).toBe("edit_file");
     for (const t of tools) {
       expect(t.description.length).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe("object");
     }
-    expect((tools.find((t) => t.name === "read_file")!.outputSchema as { required: string[] }).required).toEqual(["content", "size", "modified"]);
+    expect((tools.find((t) => t.name === "read_file")!.outputSchema as { required: string[] }).required).toEqual([
+      "content",
+      "size",
+      "modified",
+    ]);
   });
 });

@@ -27,7 +27,8 @@ async function failure(p: Promise<unknown>): Promise<ToolError> {
 }
 
 const PNG = Buffer.from(
-  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" + "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
   "hex",
 );
 
@@ -43,7 +44,13 @@ describe("read_file", () => {
   it("reads a window with offset and limit and says how to read on", async () => {
     writeFileSync(path.join(sb.ws, "many.txt"), lines(50));
     const r = await read({ path: "many.txt", offset: 10, limit: 5 });
-    expect(r.content.split("\n").slice(0, 5)).toEqual(["    10\tline 10", "    11\tline 11", "    12\tline 12", "    13\tline 13", "    14\tline 14"]);
+    expect(r.content.split("\n").slice(0, 5)).toEqual([
+      "    10\tline 10",
+      "    11\tline 11",
+      "    12\tline 12",
+      "    13\tline 13",
+      "    14\tline 14",
+    ]);
     expect(r.content).toContain("Showing lines 10–14 of 50");
     expect(r.content).toContain("offset 15");
     expect(r.structured).toMatchObject({ startLine: 10, endLine: 14, nextOffset: 15, hasMore: true });
@@ -188,7 +195,10 @@ describe("read_file", () => {
     expect((await read({ path: "pic.jpg" })).blocks?.[0]).toMatchObject({ mimeType: "image/jpeg" });
     writeFileSync(path.join(sb.ws, "a.gif"), Buffer.from("GIF89a\x01\x00\x01\x00\x00\x00\x00", "latin1"));
     expect((await read({ path: "a.gif" })).blocks?.[0]).toMatchObject({ mimeType: "image/gif" });
-    writeFileSync(path.join(sb.ws, "a.webp"), Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBPVP8 "), Buffer.alloc(8)]));
+    writeFileSync(
+      path.join(sb.ws, "a.webp"),
+      Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBPVP8 "), Buffer.alloc(8)]),
+    );
     expect((await read({ path: "a.webp" })).blocks?.[0]).toMatchObject({ mimeType: "image/webp" });
   });
 

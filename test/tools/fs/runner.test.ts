@@ -20,7 +20,9 @@ afterEach(async () => {
 
 describe("every parameter through the runner", () => {
   it("exposes the specs' parameter names in each input schema", () => {
-    const props = Object.fromEntries(FILE_TOOLS.map((t) => [t.name, Object.keys((t.inputSchema as { properties: object }).properties).sort()]));
+    const props = Object.fromEntries(
+      FILE_TOOLS.map((t) => [t.name, Object.keys((t.inputSchema as { properties: object }).properties).sort()]),
+    );
     expect(props).toEqual({
       read_file: ["encoding", "limit", "offset", "path"],
       write_file: ["content", "createDirectories", "createDirs", "encoding", "path"],
@@ -41,7 +43,9 @@ describe("every parameter through the runner", () => {
 
   it("write_file: encoding base64, createDirs and createDirectories", async () => {
     const b64 = Buffer.from("bytes!").toString("base64");
-    expect((await runner.run({ name: "write_file", args: { path: "x/y.bin", content: b64, encoding: "base64", createDirs: true } })).structured).toEqual({ path: "x/y.bin", size: 6, created: true });
+    expect(
+      (await runner.run({ name: "write_file", args: { path: "x/y.bin", content: b64, encoding: "base64", createDirs: true } })).structured,
+    ).toEqual({ path: "x/y.bin", size: 6, created: true });
     expect(readFileSync(at("x", "y.bin"), "utf8")).toBe("bytes!");
     const refused = await runner.run({ name: "write_file", args: { path: "q/r.txt", content: "x", createDirectories: false } });
     expect(refused.error?.code).toBe("FILE_NOT_FOUND");
@@ -65,8 +69,12 @@ describe("every parameter through the runner", () => {
 
   it("edit_file: old/new, old_string/new_string, replace_all, expected_replacements", async () => {
     writeFileSync(at("e.txt"), "x x x\n");
-    expect((await runner.run({ name: "edit_file", args: { path: "e.txt", old: "x", new: "y", replace_all: true } })).structured).toMatchObject({ replacements: 3 });
-    expect((await runner.run({ name: "edit_file", args: { path: "e.txt", old_string: "y", new_string: "z", expected_replacements: 3 } })).status).toBe("success");
+    expect(
+      (await runner.run({ name: "edit_file", args: { path: "e.txt", old: "x", new: "y", replace_all: true } })).structured,
+    ).toMatchObject({ replacements: 3 });
+    expect(
+      (await runner.run({ name: "edit_file", args: { path: "e.txt", old_string: "y", new_string: "z", expected_replacements: 3 } })).status,
+    ).toBe("success");
     expect(readFileSync(at("e.txt"), "utf8")).toBe("z z z\n");
     const many = await runner.run({ name: "edit", args: { path: "e.txt", old: "z", new: "w" } });
     expect(many.status).toBe("error");
@@ -82,9 +90,14 @@ describe("every parameter through the runner", () => {
     const listed = await runner.run({ name: "list_directory", args: { path: "d", recursive: true, includeHidden: true } });
     expect((listed.structured as { entries: Array<{ name: string }> }).entries.map((e) => e.name)).toEqual(["e", "e/.hidden"]);
     expect((await runner.run({ name: "copy_file", args: { source: "d", dest: "d2", recursive: true } })).status).toBe("success");
-    expect((await runner.run({ name: "copy_file", args: { source: "log.txt", dest: "d2/e/.hidden", overwrite: true } })).status).toBe("success");
+    expect((await runner.run({ name: "copy_file", args: { source: "log.txt", dest: "d2/e/.hidden", overwrite: true } })).status).toBe(
+      "success",
+    );
     expect(readFileSync(at("d2", "e", ".hidden"), "utf8")).toBe("1\n2\n");
-    expect((await runner.run({ name: "move_file", args: { from: "log.txt", to: "d2/e/.hidden", overwrite: true } })).structured).toEqual({ from: "log.txt", to: "d2/e/.hidden" });
+    expect((await runner.run({ name: "move_file", args: { from: "log.txt", to: "d2/e/.hidden", overwrite: true } })).structured).toEqual({
+      from: "log.txt",
+      to: "d2/e/.hidden",
+    });
     const del = await runner.run({ name: "delete_file", args: { path: "d2", recursive: true } });
     expect(del.structured).toEqual({ deleted: ["d2", "d2/e/.hidden", "d2/e"] });
     expect(existsSync(at("d2"))).toBe(false);
@@ -133,7 +146,9 @@ describe("every parameter through the runner", () => {
     for (const call of calls) {
       const out = await runner.run(call);
       expect(out.status, JSON.stringify(call)).toBe("success");
-      const tool = FILE_TOOLS.find((t) => t.name === call.name) as unknown as { output?: { safeParse(v: unknown): { success: boolean; error?: unknown } } };
+      const tool = FILE_TOOLS.find((t) => t.name === call.name) as unknown as {
+        output?: { safeParse(v: unknown): { success: boolean; error?: unknown } };
+      };
       const checked = tool.output!.safeParse(out.structured);
       expect(checked.success, `${JSON.stringify(call)}: ${String(checked.error)}`).toBe(true);
     }

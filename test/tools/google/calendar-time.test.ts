@@ -7,7 +7,8 @@ describe("calendar-time", () => {
     expect(parseCalendarTime("2026-11-25T09:30")).toEqual({ kind: "dateTime", text: "2026-11-25T09:30:00", zoned: false });
     expect(parseCalendarTime("2026-11-25 09:30:15Z")).toEqual({ kind: "dateTime", text: "2026-11-25T09:30:15Z", zoned: true });
     expect(parseCalendarTime("2026-11-25T09:30:00+0530")).toEqual({ kind: "dateTime", text: "2026-11-25T09:30:00+05:30", zoned: true });
-    for (const bad of ["2026-02-29", "2026-13-01", "2026-11-25T24:00", "tomorrow", "25/11/2026", ""]) expect(parseCalendarTime(bad)).toBeUndefined();
+    for (const bad of ["2026-02-29", "2026-13-01", "2026-11-25T24:00", "tomorrow", "25/11/2026", ""])
+      expect(parseCalendarTime(bad)).toBeUndefined();
   });
 
   it("counts days across month and year ends", () => {

@@ -45,7 +45,18 @@ describe("calendar_list_events", () => {
 
   it("takes one date, RFC 3339 bounds and a query", async () => {
     await h.runner().run({ name: "calendar_list_events", args: { date: localDay(1) } });
-    await h.runner().run({ name: "calendar_list_events", args: { timeMin: "2026-11-01T09:00:00Z", timeMax: "2026-11-01T17:00:00+01:00", query: "standup", maxResults: 5, calendarId: "team@group.calendar.google.com" } });
+    await h
+      .runner()
+      .run({
+        name: "calendar_list_events",
+        args: {
+          timeMin: "2026-11-01T09:00:00Z",
+          timeMax: "2026-11-01T17:00:00+01:00",
+          query: "standup",
+          maxResults: 5,
+          calendarId: "team@group.calendar.google.com",
+        },
+      });
     const [one, two] = listRequests();
     expect(one!.query.get("timeMin")).not.toBe(one!.query.get("timeMax"));
     expect(two!.path).toBe("/calendar/v3/calendars/team@group.calendar.google.com/events");
@@ -72,7 +83,13 @@ describe("calendar_list_events", () => {
   });
 
   it("refuses bad ranges before any request", async () => {
-    for (const args of [{ timeMin: "tomorrow" }, { date: "2026-02-30" }, { timeMin: "2026-11-05", timeMax: "2026-11-01" }, { date: "2026-11-05", timeMin: "2026-11-01" }, { calendarId: "a/b" }]) {
+    for (const args of [
+      { timeMin: "tomorrow" },
+      { date: "2026-02-30" },
+      { timeMin: "2026-11-05", timeMax: "2026-11-01" },
+      { date: "2026-11-05", timeMin: "2026-11-01" },
+      { calendarId: "a/b" },
+    ]) {
       const outcome = await h.runner().run({ name: "calendar_list_events", args });
       expect(outcome.error?.code, JSON.stringify(args)).toBe("INVALID_ARGS");
     }
@@ -106,14 +123,30 @@ describe("calendar_get_event", () => {
   });
 
   it("shows a hangoutLink even without conferenceData", async () => {
-    h.fake.events.get("primary")!.push({ id: "meetonly1", summary: "Quick call", start: { dateTime: "2026-11-25T10:00:00Z" }, end: { dateTime: "2026-11-25T10:15:00Z" }, hangoutLink: "https://meet.google.com/xyz" });
+    h.fake.events
+      .get("primary")!
+      .push({
+        id: "meetonly1",
+        summary: "Quick call",
+        start: { dateTime: "2026-11-25T10:00:00Z" },
+        end: { dateTime: "2026-11-25T10:15:00Z" },
+        hangoutLink: "https://meet.google.com/xyz",
+      });
     const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "meetonly1" } });
     expect(outcome.content).toContain("- video: https://meet.google.com/xyz");
     expect(outcome.content).toContain("When: 2026-11-25T10:00:00Z → 10:15:00Z");
   });
 
   it("turns an HTML description into text", async () => {
-    h.fake.events.get("primary")!.push({ id: "htmldesc1", summary: "Offsite", start: { date: "2026-12-01" }, end: { date: "2026-12-02" }, description: "<b>Agenda</b><br><ul><li>Plan</li><li>Lunch</li></ul>" });
+    h.fake.events
+      .get("primary")!
+      .push({
+        id: "htmldesc1",
+        summary: "Offsite",
+        start: { date: "2026-12-01" },
+        end: { date: "2026-12-02" },
+        description: "<b>Agenda</b><br><ul><li>Plan</li><li>Lunch</li></ul>",
+      });
     const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "htmldesc1" } });
     expect(outcome.content).toContain("When: 2026-12-01 (all day)");
     expect(outcome.content).toMatch(/Agenda\n+• Plan\n• Lunch/);
@@ -128,12 +161,16 @@ describe("calendar_get_event", () => {
 });
 
 describe("calendar_create_event", () => {
-  const posted = () => h.fake.requests.filter((r) => r.method === "POST").map((r) => ({ query: r.query, body: JSON.parse(r.body) as Record<string, any> }));
+  const posted = () =>
+    h.fake.requests.filter((r) => r.method === "POST").map((r) => ({ query: r.query, body: JSON.parse(r.body) as Record<string, any> }));
 
   it("asks for approval with a preview", async () => {
     const asked: Array<{ preview?: string }> = [];
     const r = h.runner({ approval: "safe", approver: async (req) => (asked.push(req), { approved: false }) });
-    const outcome = await r.run({ name: "calendar_create_event", args: { summary: "Lunch", start: "2026-11-25T12:00:00Z", attendees: ["bob@example.com"] } });
+    const outcome = await r.run({
+      name: "calendar_create_event",
+      args: { summary: "Lunch", start: "2026-11-25T12:00:00Z", attendees: ["bob@example.com"] },
+    });
     expect(outcome.status).toBe("rejected");
     expect(asked[0]!.preview).toContain("Event: Lunch");
     expect(asked[0]!.preview).toContain("Invites: bob@example.com (emails: all)");
@@ -143,7 +180,14 @@ describe("calendar_create_event", () => {
   it("creates a timed event with attendees", async () => {
     const outcome = await h.runner().run({
       name: "calendar_create_event",
-      args: { summary: "Design review", start: "2026-11-25T14:00:00+01:00", end: "2026-11-25T15:30:00+01:00", description: "Bring sketches", location: "Room 2", attendees: "bob@example.com, carol@example.com" },
+      args: {
+        summary: "Design review",
+        start: "2026-11-25T14:00:00+01:00",
+        end: "2026-11-25T15:30:00+01:00",
+        description: "Bring sketches",
+        location: "Room 2",
+        attendees: "bob@example.com, carol@example.com",
+      },
     });
     expect(outcome.status).toBe("success");
     const [p] = posted();

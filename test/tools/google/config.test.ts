@@ -4,13 +4,29 @@ import { DEFAULT_AUTH_URL, DEFAULT_TOKEN_URL, googleServiceConfig } from "../../
 describe("services.google", () => {
   it("defaults to Google's endpoints and the workspace for tokens", () => {
     const c = googleServiceConfig({}, "/work/space");
-    expect(c).toEqual({ authUrl: DEFAULT_AUTH_URL, tokenUrl: DEFAULT_TOKEN_URL, tokenDir: "/work/space", authTimeoutMs: 120_000, timeoutMs: 30_000 });
+    expect(c).toEqual({
+      authUrl: DEFAULT_AUTH_URL,
+      tokenUrl: DEFAULT_TOKEN_URL,
+      tokenDir: "/work/space",
+      authTimeoutMs: 120_000,
+      timeoutMs: 30_000,
+    });
     expect(c.baseUrl).toBeUndefined();
   });
 
   it("takes overrides; tokenDir is relative to the workspace; baseUrl gains a trailing slash", () => {
     const c = googleServiceConfig(
-      { services: { google: { baseUrl: "http://127.0.0.1:8080", authUrl: "http://127.0.0.1:8080/auth", tokenUrl: "http://127.0.0.1:8080/token", tokenDir: "secrets/google", authTimeoutMs: 5000 } } },
+      {
+        services: {
+          google: {
+            baseUrl: "http://127.0.0.1:8080",
+            authUrl: "http://127.0.0.1:8080/auth",
+            tokenUrl: "http://127.0.0.1:8080/token",
+            tokenDir: "secrets/google",
+            authTimeoutMs: 5000,
+          },
+        },
+      },
       "/work/space",
     );
     expect(c.baseUrl).toBe("http://127.0.0.1:8080/");

@@ -16,11 +16,31 @@ const body = (code: number, message: string, reason: string) => JSON.stringify({
 
 /** The failures a real Google API gives, and the outcome each must become. */
 const FAILURES: Array<[string, (match: string) => Scripted[], string, RegExp]> = [
-  ["401 twice", (m) => [0, 1].map(() => ({ match: m, status: 401, body: body(401, "Invalid Credentials", "authError") })), "PERMISSION_DENIED", /sign in to Google again/],
-  ["403", (m) => [{ match: m, status: 403, body: body(403, "Insufficient Permission", "insufficientPermissions") }], "PERMISSION_DENIED", /HTTP 403: Insufficient Permission/],
-  ["429", (m) => [{ match: m, status: 429, headers: { "retry-after": "30" }, body: body(429, "Rate Limit Exceeded", "rateLimitExceeded") }], "RATE_LIMITED", /Retry after 30 s/],
+  [
+    "401 twice",
+    (m) => [0, 1].map(() => ({ match: m, status: 401, body: body(401, "Invalid Credentials", "authError") })),
+    "PERMISSION_DENIED",
+    /sign in to Google again/,
+  ],
+  [
+    "403",
+    (m) => [{ match: m, status: 403, body: body(403, "Insufficient Permission", "insufficientPermissions") }],
+    "PERMISSION_DENIED",
+    /HTTP 403: Insufficient Permission/,
+  ],
+  [
+    "429",
+    (m) => [{ match: m, status: 429, headers: { "retry-after": "30" }, body: body(429, "Rate Limit Exceeded", "rateLimitExceeded") }],
+    "RATE_LIMITED",
+    /Retry after 30 s/,
+  ],
   ["503", (m) => [{ match: m, status: 503, body: body(503, "Backend Error", "backendError") }], "UNAVAILABLE", /HTTP 503: Backend Error/],
-  ["malformed", (m) => [{ match: m, status: 200, body: "<html>captive portal</html>", headers: { "content-type": "text/html" } }], "EXECUTION_ERROR", /unexpected response/],
+  [
+    "malformed",
+    (m) => [{ match: m, status: 200, body: "<html>captive portal</html>", headers: { "content-type": "text/html" } }],
+    "EXECUTION_ERROR",
+    /unexpected response/,
+  ],
   ["no answer", (m) => [{ match: m, hang: true }], "TIMEOUT", /did not answer in time/],
 ];
 

@@ -3,7 +3,11 @@ import iconv from "iconv-lite";
 import { GmailParser, type MessagePart } from "../../../src/tools/google/gmail-parser.js";
 
 const b64url = (s: string | Buffer) => Buffer.from(s).toString("base64url");
-const part = (mimeType: string, body: string, extra: Partial<MessagePart> = {}): MessagePart => ({ mimeType, body: { size: body.length, data: b64url(body) }, ...extra });
+const part = (mimeType: string, body: string, extra: Partial<MessagePart> = {}): MessagePart => ({
+  mimeType,
+  body: { size: body.length, data: b64url(body) },
+  ...extra,
+});
 
 describe("GmailParser.decodeBody", () => {
   it("decodes base64url with or without padding, including - and _", () => {
@@ -26,7 +30,10 @@ describe("GmailParser.decodeBody", () => {
 
 describe("GmailParser.getHeader", () => {
   it("looks headers up in any case", () => {
-    const headers = [{ name: "SUBJECT", value: "Hi" }, { name: "from", value: "a@b.c" }];
+    const headers = [
+      { name: "SUBJECT", value: "Hi" },
+      { name: "from", value: "a@b.c" },
+    ];
     expect(GmailParser.getHeader(headers, "Subject")).toBe("Hi");
     expect(GmailParser.getHeader(headers, "FROM")).toBe("a@b.c");
     expect(GmailParser.getHeader(headers, "To")).toBeUndefined();
@@ -48,7 +55,16 @@ describe("GmailParser.extractText", () => {
     const msg: MessagePart = {
       mimeType: "multipart/mixed",
       parts: [
-        { mimeType: "multipart/alternative", parts: [part("text/plain", "stub"), { mimeType: "multipart/related", parts: [part("text/html", "<div>rich body</div>"), part("image/png", "PNG", { filename: "logo.png" })] }] },
+        {
+          mimeType: "multipart/alternative",
+          parts: [
+            part("text/plain", "stub"),
+            {
+              mimeType: "multipart/related",
+              parts: [part("text/html", "<div>rich body</div>"), part("image/png", "PNG", { filename: "logo.png" })],
+            },
+          ],
+        },
         part("text/plain", "a second text part"),
         part("application/pdf", "%PDF", { filename: "doc.pdf" }),
       ],
@@ -58,7 +74,9 @@ describe("GmailParser.extractText", () => {
   });
 
   it("skips text parts that are attachments, and survives hostile depth", () => {
-    const attached = part("text/plain", "not the body", { headers: [{ name: "Content-Disposition", value: "attachment; filename=notes.txt" }] });
+    const attached = part("text/plain", "not the body", {
+      headers: [{ name: "Content-Disposition", value: "attachment; filename=notes.txt" }],
+    });
     expect(GmailParser.extractText({ mimeType: "multipart/mixed", parts: [part("text/plain", "the body"), attached] })).toBe("the body");
     let deep: MessagePart = part("text/plain", "bottom");
     for (let i = 0; i < 1000; i++) deep = { mimeType: "multipart/mixed", parts: [deep] };

@@ -21,7 +21,7 @@ describe("gmail_search", () => {
     const gets = h.fake.requests.filter((r) => /\/messages\/[^/]+$/.test(r.path));
     expect(gets.map((r) => r.query.get("format"))).toEqual(["metadata", "metadata"]);
     expect(gets[0]!.query.getAll("metadataHeaders")).toEqual(expect.arrayContaining(["From", "Subject", "Date"]));
-    expect(outcome.content).toContain("2 messages matching \"is:unread\"");
+    expect(outcome.content).toContain('2 messages matching "is:unread"');
     expect(outcome.content).toContain("[18c1a2b3c4d5e6f7] (unread) Sun, 23 Nov 2026 09:15:00 +0000");
     expect(outcome.content).toContain("From: Alice Example <alice@example.com>");
     expect(outcome.content).toContain("Subject: Meeting tomorrow");
@@ -117,16 +117,24 @@ describe("gmail_send", () => {
     const r = h.runner({ approval: "safe", approver: async () => ({ approved: true }) });
     const outcome = await r.run({
       name: "gmail_send",
-      args: { to: ["Bob <bob@example.com>", "dave@example.com"], cc: "carol@example.com", bcc: ["eve@example.com"], subject: "Grüße 👋", body: "Line one\nLine two — ünïcödé" },
+      args: {
+        to: ["Bob <bob@example.com>", "dave@example.com"],
+        cc: "carol@example.com",
+        bcc: ["eve@example.com"],
+        subject: "Grüße 👋",
+        body: "Line one\nLine two — ünïcödé",
+      },
     });
     expect(outcome.status).toBe("success");
-    expect(outcome.content).toMatch(/Sent "Grüße 👋" to Bob <bob@example.com>, dave@example.com, carol@example.com, eve@example.com \(message id sent-1/);
+    expect(outcome.content).toMatch(
+      /Sent "Grüße 👋" to Bob <bob@example.com>, dave@example.com, carol@example.com, eve@example.com \(message id sent-1/,
+    );
     const { decoded } = h.fake.sent[0]!;
     const [head, body] = decoded.split("\r\n\r\n");
     expect(head).toContain('To: "Bob" <bob@example.com>, dave@example.com');
     expect(head).toContain("Cc: carol@example.com");
     expect(head).toContain("Bcc: eve@example.com");
-    expect(head).toContain("Content-Type: text/plain; charset=\"UTF-8\"");
+    expect(head).toContain('Content-Type: text/plain; charset="UTF-8"');
     const subject = /Subject: (.+)/.exec(head!)![1]!;
     expect(subject).toMatch(/^=\?UTF-8\?B\?/);
     expect(Buffer.from(subject.replace(/=\?UTF-8\?B\?|\?=/g, ""), "base64").toString("utf8")).toBe("Grüße 👋");
@@ -149,7 +157,11 @@ describe("gmail_send", () => {
   });
 
   it("is not retried after a server error, and warns it may have gone out", async () => {
-    h.fake.script.push({ match: "/send", status: 503, body: JSON.stringify({ error: { code: 503, message: "Backend Error", status: "UNAVAILABLE" } }) });
+    h.fake.script.push({
+      match: "/send",
+      status: 503,
+      body: JSON.stringify({ error: { code: 503, message: "Backend Error", status: "UNAVAILABLE" } }),
+    });
     const outcome = await h.runner().run({ name: "gmail_send", args: { to: "bob@example.com", subject: "x", body: "y" } });
     expect(outcome.error?.code).toBe("UNAVAILABLE");
     expect(outcome.content).toMatch(/may or may not have been sent/);

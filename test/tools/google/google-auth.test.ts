@@ -40,7 +40,11 @@ describe("cached tokens", () => {
   it("on a 401 refreshes once and retries", async () => {
     const x = await harness({ seed: "none" });
     // An access token Google has since revoked, not yet expired by the clock.
-    seedTokens(path.dirname(x.tokenFile("calendar")), { access_token: "access-revoked", refresh_token: "refresh-valid", expiry_date: Date.now() + 3_600_000 });
+    seedTokens(path.dirname(x.tokenFile("calendar")), {
+      access_token: "access-revoked",
+      refresh_token: "refresh-valid",
+      expiry_date: Date.now() + 3_600_000,
+    });
     const outcome = await x.runner().run({ name: "calendar_get_event", args: { eventId: "standup001" } });
     expect(outcome.status).toBe("success");
     expect(tokenRequests(x).map((g) => g.get("grant_type"))).toEqual(["refresh_token"]);
@@ -51,7 +55,11 @@ describe("cached tokens", () => {
 
   it("a 401 that survives the refresh signs out with a clear message (one refresh only)", async () => {
     const x = await harness({ seed: "valid" });
-    const unauthorized = { match: "/gmail", status: 401, body: JSON.stringify({ error: { code: 401, message: "Invalid Credentials", status: "UNAUTHENTICATED" } }) };
+    const unauthorized = {
+      match: "/gmail",
+      status: 401,
+      body: JSON.stringify({ error: { code: 401, message: "Invalid Credentials", status: "UNAUTHENTICATED" } }),
+    };
     x.fake.script.push(unauthorized, { ...unauthorized });
     const outcome = await x.runner().run({ name: "gmail_read", args: { id: "18c1a2b3c4d5e6f7" } });
     expect(outcome.error?.code).toBe("PERMISSION_DENIED");
@@ -63,7 +71,11 @@ describe("cached tokens", () => {
 
   it("a revoked refresh token starts a new sign-in", async () => {
     const x = await harness({ seed: "none", browser: "act" });
-    seedTokens(path.dirname(x.tokenFile("gmail")), { access_token: "access-old", refresh_token: "refresh-revoked", expiry_date: Date.now() - 1000 });
+    seedTokens(path.dirname(x.tokenFile("gmail")), {
+      access_token: "access-old",
+      refresh_token: "refresh-revoked",
+      expiry_date: Date.now() - 1000,
+    });
     const outcome = await x.runner().run({ name: "gmail_search", args: { query: "fotos" } });
     expect(outcome.status).toBe("success");
     expect(tokenRequests(x).map((g) => g.get("grant_type"))).toEqual(["refresh_token", "authorization_code"]);

@@ -11,19 +11,34 @@ afterEach(async () => {
 });
 
 const googleError = (code: number, message: string, reason?: string, status?: string) =>
-  JSON.stringify({ error: { code, message, ...(reason ? { errors: [{ domain: "usageLimits", reason, message }] } : {}), ...(status ? { status } : {}) } });
+  JSON.stringify({
+    error: { code, message, ...(reason ? { errors: [{ domain: "usageLimits", reason, message }] } : {}), ...(status ? { status } : {}) },
+  });
 
 describe("Google API failures, through the runner", () => {
   it("429 with Retry-After: the read tool is retried and succeeds", async () => {
-    h.fake.script.push({ match: "/messages", status: 429, headers: { "retry-after": "0" }, body: googleError(429, "Too many concurrent requests for user", "rateLimitExceeded", "RESOURCE_EXHAUSTED") });
+    h.fake.script.push({
+      match: "/messages",
+      status: 429,
+      headers: { "retry-after": "0" },
+      body: googleError(429, "Too many concurrent requests for user", "rateLimitExceeded", "RESOURCE_EXHAUSTED"),
+    });
     const outcome = await h.runner().run({ name: "gmail_search", args: { query: "is:unread" } });
     expect(outcome.status).toBe("success");
     expect(h.fake.requests.filter((r) => r.path.endsWith("/messages"))).toHaveLength(2);
   });
 
   it("429 carries the Retry-After wait in the error", async () => {
-    h.fake.script.push({ match: "/events", status: 429, headers: { "retry-after": "12" }, body: googleError(429, "Rate Limit Exceeded", "rateLimitExceeded") });
-    const err = await h.tools.get("calendar_list_events")!.execute({} as never).catch((e: unknown) => e);
+    h.fake.script.push({
+      match: "/events",
+      status: 429,
+      headers: { "retry-after": "12" },
+      body: googleError(429, "Rate Limit Exceeded", "rateLimitExceeded"),
+    });
+    const err = await h.tools
+      .get("calendar_list_events")!
+      .execute({} as never)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "RATE_LIMITED", retryAfterMs: 12_000 });
     expect((err as Error).message).toMatch(/Retry after 12 s/);
   });
@@ -35,7 +50,11 @@ describe("Google API failures, through the runner", () => {
   });
 
   it("403 insufficient permissions is a clear, final refusal", async () => {
-    h.fake.script.push({ match: "/messages", status: 403, body: googleError(403, "Request had insufficient authentication scopes.", "insufficientPermissions", "PERMISSION_DENIED") });
+    h.fake.script.push({
+      match: "/messages",
+      status: 403,
+      body: googleError(403, "Request had insufficient authentication scopes.", "insufficientPermissions", "PERMISSION_DENIED"),
+    });
     const outcome = await h.runner().run({ name: "gmail_search", args: { query: "x" } });
     expect(outcome.error?.code).toBe("PERMISSION_DENIED");
     expect(outcome.content).toMatch(/HTTP 403: Request had insufficient authentication scopes/);
@@ -45,7 +64,12 @@ describe("Google API failures, through the runner", () => {
   });
 
   it("5xx is UNAVAILABLE, retried up to the runner's limit", async () => {
-    for (let i = 0; i < 3; i++) h.fake.script.push({ match: "/events", status: 503, body: googleError(503, "The service is currently unavailable.", "backendError") });
+    for (let i = 0; i < 3; i++)
+      h.fake.script.push({
+        match: "/events",
+        status: 503,
+        body: googleError(503, "The service is currently unavailable.", "backendError"),
+      });
     const outcome = await h.runner().run({ name: "calendar_list_events", args: {} });
     expect(outcome.error?.code).toBe("UNAVAILABLE");
     expect(outcome.content).toMatch(/Google Calendar is unavailable \(HTTP 503/);
@@ -87,7 +111,9 @@ describe("Google API failures, through the runner", () => {
     h.fake.script.push({ match: "/messages/", status: 200, body: JSON.stringify({ id: "x" }) });
     expect((await h.runner().run({ name: "gmail_read", args: { id: "x" } })).content).toMatch(/unexpected response/);
     h.fake.script.push({ match: "/events", status: 200, body: JSON.stringify({ items: [{ summary: "no id" }] }) });
-    expect((await h.runner().run({ name: "calendar_list_events", args: {} })).content).toMatch(/Google Calendar returned an unexpected response/);
+    expect((await h.runner().run({ name: "calendar_list_events", args: {} })).content).toMatch(
+      /Google Calendar returned an unexpected response/,
+    );
     h.fake.script.push({ match: "/events/", status: 200, body: "{" });
     expect((await h.runner().run({ name: "calendar_get_event", args: { eventId: "standup001" } })).content).toMatch(/unexpected response/);
   });
@@ -103,7 +129,8 @@ describe("Google API failures, through the runner", () => {
   it("an unreachable token endpoint during refresh is reported, the cached tokens kept", async () => {
     const x = await googleHarness({ seed: "expired" });
     try {
-      for (let i = 0; i < 4; i++) x.fake.script.push({ match: "/token", status: 503, body: JSON.stringify({ error: "temporarily_unavailable" }) });
+      for (let i = 0; i < 4; i++)
+        x.fake.script.push({ match: "/token", status: 503, body: JSON.stringify({ error: "temporarily_unavailable" }) });
       const outcome = await x.runner({ retry: false }).run({ name: "gmail_search", args: { query: "x" } });
       expect(outcome.status).toBe("error");
       expect(outcome.error?.code).toBe("UNAVAILABLE");

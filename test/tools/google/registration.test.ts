@@ -6,7 +6,12 @@ import type { AnyTool } from "../../../src/core/tool.js";
 const ALL = ["gmail_search", "gmail_read", "gmail_send", "calendar_list_events", "calendar_create_event", "calendar_get_event"];
 
 function group(env: Record<string, string | undefined>, services?: Record<string, unknown>): AnyTool[] {
-  return googleTools({ config: services ? { services: services as never } : {}, env, workspace: "/tmp", logger: silentLogger }) as AnyTool[];
+  return googleTools({
+    config: services ? { services: services as never } : {},
+    env,
+    workspace: "/tmp",
+    logger: silentLogger,
+  }) as AnyTool[];
 }
 
 describe("google group registration", () => {
@@ -20,7 +25,8 @@ describe("google group registration", () => {
 
   it("reads are read tools; sending mail and creating events are network calls that always ask", async () => {
     const tools = new Map(group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }).map((t) => [t.name, t]));
-    for (const name of ["gmail_search", "gmail_read", "calendar_list_events", "calendar_get_event"]) expect(tools.get(name)!.effect).toBe("read");
+    for (const name of ["gmail_search", "gmail_read", "calendar_list_events", "calendar_get_event"])
+      expect(tools.get(name)!.effect).toBe("read");
     for (const name of ["gmail_send", "calendar_create_event"]) {
       const t = tools.get(name)!;
       expect(t.effect).toBe("network");
@@ -36,7 +42,9 @@ describe("google group registration", () => {
   });
 
   it("refuses an invalid services.google section with the field named", () => {
-    expect(() => group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }, { google: { tokenUrl: "not a url" } })).toThrow(/services\.google.*tokenUrl/);
+    expect(() => group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }, { google: { tokenUrl: "not a url" } })).toThrow(
+      /services\.google.*tokenUrl/,
+    );
   });
 });
 
@@ -45,7 +53,12 @@ describe("in the assembled registry", () => {
     const { createRegistry } = await import("../../../src/tools/builtin.js");
     const { anthropicTools } = await import("../../../src/tools/anthropic/index.js");
     const names = async (env: Record<string, string>) =>
-      (await createRegistry({ config: {}, workspace: "/tmp", env }, { groups: [googleTools, anthropicTools], toolset: "assistant", logger: silentLogger })).names();
+      (
+        await createRegistry(
+          { config: {}, workspace: "/tmp", env },
+          { groups: [googleTools, anthropicTools], toolset: "assistant", logger: silentLogger },
+        )
+      ).names();
     expect(await names({})).toEqual([]);
     expect(await names({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "s" })).toEqual(ALL);
     expect(await names({ ANTHROPIC_ADMIN_API_KEY: "k" })).toEqual(["anthropic_usage"]);

@@ -239,7 +239,8 @@ describe("parseJobCards", () => {
     `<h3 class="base-search-card__title">${title}</h3><ul><li>nested, not a card</li></ul></div></li>`;
 
   it("keeps good cards, counts the odd ones, skips duplicates and resolves relative links", () => {
-    const html = card("100001", "One") + "<li><div class='promo'>Sign in for more</div></li>" + card("100001", "One again") + card("100002", "Two");
+    const html =
+      card("100001", "One") + "<li><div class='promo'>Sign in for more</div></li>" + card("100001", "One again") + card("100002", "Two");
     const { jobs, skipped } = parseJobCards(html, "https://www.linkedin.com");
     expect(jobs.map((j) => [j.id, j.title, j.url])).toEqual([
       ["100001", "One", "https://www.linkedin.com/jobs/view/x-100001"],

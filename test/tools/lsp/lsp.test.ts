@@ -21,12 +21,34 @@ let runner: ToolRunner;
 beforeAll(() => {
   ws = tempDir();
   mkdirSync(path.join(ws.dir, "src"));
-  writeFileSync(path.join(ws.dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" }, include: ["src"] }));
+  writeFileSync(
+    path.join(ws.dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" },
+      include: ["src"],
+    }),
+  );
   writeFileSync(
     path.join(ws.dir, "src", "math.ts"),
-    ["/** Adds two numbers. */", "export function add(a: number, b: number): number {", "  return a + b;", "}", "", "export class Calc {", "  total = 0;", "  plus(n: number) {", "    this.total = add(this.total, n);", "  }", "}", ""].join("\n"),
+    [
+      "/** Adds two numbers. */",
+      "export function add(a: number, b: number): number {",
+      "  return a + b;",
+      "}",
+      "",
+      "export class Calc {",
+      "  total = 0;",
+      "  plus(n: number) {",
+      "    this.total = add(this.total, n);",
+      "  }",
+      "}",
+      "",
+    ].join("\n"),
   );
-  writeFileSync(path.join(ws.dir, "src", "use.ts"), ['import { add } from "./math";', "", "const n: string = add(1, 2);", "export const m = add(n.length, 3);", ""].join("\n"));
+  writeFileSync(
+    path.join(ws.dir, "src", "use.ts"),
+    ['import { add } from "./math";', "", "const n: string = add(1, 2);", "export const m = add(n.length, 3);", ""].join("\n"),
+  );
   manager = new LspManager({ typescript: { command: server, args: ["--stdio"], extensions: [".ts"] } });
   const registry = new ToolRegistry();
   registry.registerAll(createLspTools(manager));
@@ -49,7 +71,10 @@ describe("LSP tools against typescript-language-server", () => {
   });
 
   it("sees edits made after the file was opened", async () => {
-    writeFileSync(path.join(ws.dir, "src", "use.ts"), ['import { add } from "./math";', "", "const n: number = add(1, 2);", "export const m = add(n, 3);", ""].join("\n"));
+    writeFileSync(
+      path.join(ws.dir, "src", "use.ts"),
+      ['import { add } from "./math";', "", "const n: number = add(1, 2);", "export const m = add(n, 3);", ""].join("\n"),
+    );
     const out = await runner.run({ name: "diagnostics", args: { path: "src/use.ts" } });
     expect(out.content).toBe("No problems found in src/use.ts.");
   });
@@ -73,7 +98,9 @@ describe("LSP tools against typescript-language-server", () => {
   });
 
   it("refuses positions past the end, files outside, and unknown file types", async () => {
-    expect((await runner.run({ name: "hover", args: { path: "src/math.ts", line: 99, col: 1 } })).content).toMatch(/past the end of src\/math\.ts \(12 lines\)/);
+    expect((await runner.run({ name: "hover", args: { path: "src/math.ts", line: 99, col: 1 } })).content).toMatch(
+      /past the end of src\/math\.ts \(12 lines\)/,
+    );
     expect((await runner.run({ name: "symbols", args: { path: "../x.ts" } })).error?.code).toBe("INVALID_PATH");
     writeFileSync(path.join(ws.dir, "notes.md"), "# hi");
     const md = await runner.run({ name: "symbols", args: { path: "notes.md" } });
@@ -93,7 +120,12 @@ describe("LSP tools against typescript-language-server", () => {
   });
 
   it("registers only when a server is configured or installed", async () => {
-    const tools = await lspTools({ config: { lsp: { servers: { ts: { command: server, args: ["--stdio"], extensions: [".ts"] } } } }, env: {}, workspace: ws.dir, logger: console as never });
+    const tools = await lspTools({
+      config: { lsp: { servers: { ts: { command: server, args: ["--stdio"], extensions: [".ts"] } } } },
+      env: {},
+      workspace: ws.dir,
+      logger: console as never,
+    });
     expect(tools.map((t) => t.name)).toEqual(["diagnostics", "symbols", "hover", "definition", "references"]);
     const configured = resolveServers({ servers: { py: { command: "my-pylsp", extensions: [".py"] } } }, ws.dir);
     expect(configured.py).toMatchObject({ command: "my-pylsp", args: [] });

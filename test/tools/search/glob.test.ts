@@ -65,7 +65,9 @@ describe.each(BACKENDS)("glob (%s backend)", (backend) => {
   it("explains an empty result and hints at ** for a bare name pattern", async () => {
     sb.write({ "src/a.ts": "" });
     const r = await glob({ pattern: "*.ts" });
-    expect(r.content).toBe('No files match "*.ts" in .. The pattern is matched against whole paths relative to ., so "*.ts" only finds files directly in it; use "**/*.ts" to look in every folder.');
+    expect(r.content).toBe(
+      'No files match "*.ts" in .. The pattern is matched against whole paths relative to ., so "*.ts" only finds files directly in it; use "**/*.ts" to look in every folder.',
+    );
     expect((await glob({ pattern: "**/*.py" })).content).toBe('No files match "**/*.py" in ..');
   });
 

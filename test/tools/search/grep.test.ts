@@ -21,7 +21,9 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
       "README.md": "TODO: docs\n",
     });
     const r = await grep({ pattern: "TODO" });
-    expect(r.content).toBe(["README.md:1: TODO: docs", "src/a.ts:1: // TODO first", "src/a.ts:3: // TODO again", "src/b.ts:2: // TODO later"].join("\n"));
+    expect(r.content).toBe(
+      ["README.md:1: TODO: docs", "src/a.ts:1: // TODO first", "src/a.ts:3: // TODO again", "src/b.ts:2: // TODO later"].join("\n"),
+    );
     expect(r.structured).toMatchObject({ totalMatches: 4, files: 3, truncated: false });
     expect(r.metadata).toMatchObject({ engine: backend });
   });
@@ -54,7 +56,12 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
   });
 
   it("searches inside an ignored directory when it is given as the path", async () => {
-    sb.write({ ".gitignore": "vendor/\n", "vendor/lib/a.js": "needle\n", "vendor/lib/.gitignore": "skip.js\n", "vendor/lib/skip.js": "needle\n" });
+    sb.write({
+      ".gitignore": "vendor/\n",
+      "vendor/lib/a.js": "needle\n",
+      "vendor/lib/.gitignore": "skip.js\n",
+      "vendor/lib/skip.js": "needle\n",
+    });
     expect((await grep({ pattern: "needle" })).content).toMatch(/^No matches/);
     expect((await grep({ pattern: "needle", path: "vendor" })).content).toBe("vendor/lib/a.js:1: needle");
   });
@@ -91,7 +98,9 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
     expect(out).toHaveLength(3);
     expect(out[0]).toBe("big.txt:1: NEEDLE first");
     const edgeLine = big.slice(0, big.indexOf("NEEDLE across")).split("\n").length;
-    expect(out[1]).toBe(`big.txt:${edgeLine}: ${"x".repeat(big.slice(0, big.indexOf("NEEDLE across")).split("\n").at(-1)!.length)}NEEDLE across the block edge ${"y".repeat(60)}`);
+    expect(out[1]).toBe(
+      `big.txt:${edgeLine}: ${"x".repeat(big.slice(0, big.indexOf("NEEDLE across")).split("\n").at(-1)!.length)}NEEDLE across the block edge ${"y".repeat(60)}`,
+    );
     expect(out[2]).toBe(`big.txt:${big.split("\n").length}: NEEDLE last`);
   });
 
@@ -103,7 +112,8 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
 
   it("caps results at maxResults with a notice on how to narrow, keeping the first by path and line", async () => {
     const files: Record<string, string> = {};
-    for (let f = 0; f < 12; f++) files[`d/f${String(f).padStart(2, "0")}.txt`] = Array.from({ length: 10 }, (_, i) => `match ${i}`).join("\n");
+    for (let f = 0; f < 12; f++)
+      files[`d/f${String(f).padStart(2, "0")}.txt`] = Array.from({ length: 10 }, (_, i) => `match ${i}`).join("\n");
     sb.write(files);
     const r = await grep({ pattern: "match", maxResults: 15 });
     const lines = r.content.split("\n");
@@ -154,7 +164,9 @@ describe.each(BACKENDS)("grep (%s backend)", (backend) => {
   it("says so when nothing matches, with a hint about case", async () => {
     sb.write({ "a.txt": "alpha\n" });
     const r = await grep({ pattern: "Beta", glob: "*.txt" });
-    expect(r.content).toBe('No matches for "Beta" in . among files matching "*.txt". The search is case-sensitive; set caseInsensitive to true to ignore case.');
+    expect(r.content).toBe(
+      'No matches for "Beta" in . among files matching "*.txt". The search is case-sensitive; set caseInsensitive to true to ignore case.',
+    );
     expect(r.isError).toBeUndefined();
   });
 

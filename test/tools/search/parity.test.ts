@@ -19,7 +19,28 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ["alpha", "Beta", "gamma_delta", "TODO", "fixme", "café", "naïve", "Ωmega", "x123", "foo()", "{brace}", "a.b", "tab\there", "  indent", "-e", "--pre=sh", "日本語", "emoji😀", "CamelCase", "snake_case"];
+const WORDS = [
+  "alpha",
+  "Beta",
+  "gamma_delta",
+  "TODO",
+  "fixme",
+  "café",
+  "naïve",
+  "Ωmega",
+  "x123",
+  "foo()",
+  "{brace}",
+  "a.b",
+  "tab\there",
+  "  indent",
+  "-e",
+  "--pre=sh",
+  "日本語",
+  "emoji😀",
+  "CamelCase",
+  "snake_case",
+];
 
 beforeAll(() => {
   sb = makeSandbox();
@@ -50,7 +71,9 @@ beforeAll(() => {
   for (let i = 0; i < 120; i++) {
     const dir = ["src", "src/core", "lib", "docs/public", "test", ".hidden", "a/b/c"][i % 7];
     const ext = pick(["ts", "js", "md", "txt", "py"]);
-    const lines = Array.from({ length: 1 + Math.floor(next() * 30) }, () => Array.from({ length: 1 + Math.floor(next() * 6) }, () => pick(WORDS)).join(" "));
+    const lines = Array.from({ length: 1 + Math.floor(next() * 30) }, () =>
+      Array.from({ length: 1 + Math.floor(next() * 6) }, () => pick(WORDS)).join(" "),
+    );
     files[`${dir}/file${i}.${ext}`] = lines.join(i % 5 === 0 ? "\r\n" : "\n") + (i % 3 === 0 ? "" : "\n");
   }
   for (const [rel, content] of Object.entries(files)) {
@@ -98,7 +121,7 @@ const GREPS: Array<Record<string, unknown>> = [
   { pattern: "(?<w>alph)a" },
   { pattern: "a\\/b|x\\/y" },
   { pattern: "\\x{3A9}mega" },
-  { pattern: "." , maxResults: 50 },
+  { pattern: ".", maxResults: 50 },
 ];
 
 const GLOBS: Array<Record<string, unknown>> = [
@@ -137,7 +160,18 @@ describe.skipIf(!HAS_RG)("ripgrep and the built-in engine agree", () => {
     for (const f of ["important.log", "lib/build/out.js", "src/generated.ts", "docs/public/p.md", "crlf.txt", "utf16.txt", "long.txt"]) {
       expect(files, f).toContain(f);
     }
-    for (const f of ["other.log", "build/out.js", "a/cache/c.txt", "a/tmp-1.txt", "src/skip-me.ts", "docs/private/p.md", ".env", "bin.dat", "link-out/o.txt", "#hash.txt"]) {
+    for (const f of [
+      "other.log",
+      "build/out.js",
+      "a/cache/c.txt",
+      "a/tmp-1.txt",
+      "src/skip-me.ts",
+      "docs/private/p.md",
+      ".env",
+      "bin.dat",
+      "link-out/o.txt",
+      "#hash.txt",
+    ]) {
       expect(files, f).not.toContain(f);
     }
   });

@@ -202,15 +202,50 @@ describe("the fast secret-file check", () => {
     const { isSensitive } = await import("../../../src/tools/search/file-filter.js");
     const { isSensitivePath, SENSITIVE_PATTERNS } = await import("../../../src/workspace/sensitive.js");
     const samples = new Set<string>([
-      ".env", "a/.env", ".ENV", "x/.env.local", ".env.example", "prod.env", ".envrc", "credentials.json", "x/credentials",
-      "client_secret_1.json", "service-account-x.json", ".aws/config", "deep/.aws/credentials", ".ssh/id_ed25519", "home/.SSH/known_hosts",
-      ".gnupg/pubring.kbx", ".kube/config", ".docker/config.json", ".netrc", ".npmrc", ".pypirc", ".git-credentials", "id_rsa.pub",
-      "keys/server.PEM", "tls.key", "cert.p12", "cert.pfx", ".gmail-tokens/t.json", ".calendar-tokens/t", "secrets.yaml", "src/secrets.ts",
-      "src/keyboard.ts", "docs/environment.md", "src/credentials-form.tsx", "pkg/mod/file.ts", "README.md", "a/b/c/d.json",
+      ".env",
+      "a/.env",
+      ".ENV",
+      "x/.env.local",
+      ".env.example",
+      "prod.env",
+      ".envrc",
+      "credentials.json",
+      "x/credentials",
+      "client_secret_1.json",
+      "service-account-x.json",
+      ".aws/config",
+      "deep/.aws/credentials",
+      ".ssh/id_ed25519",
+      "home/.SSH/known_hosts",
+      ".gnupg/pubring.kbx",
+      ".kube/config",
+      ".docker/config.json",
+      ".netrc",
+      ".npmrc",
+      ".pypirc",
+      ".git-credentials",
+      "id_rsa.pub",
+      "keys/server.PEM",
+      "tls.key",
+      "cert.p12",
+      "cert.pfx",
+      ".gmail-tokens/t.json",
+      ".calendar-tokens/t",
+      "secrets.yaml",
+      "src/secrets.ts",
+      "src/keyboard.ts",
+      "docs/environment.md",
+      "src/credentials-form.tsx",
+      "pkg/mod/file.ts",
+      "README.md",
+      "a/b/c/d.json",
     ]);
     // Every pattern with its wildcards filled in, at the root and deeper.
     for (const p of SENSITIVE_PATTERNS) {
-      const filled = p.replace(/^\*\*\//, "").replace(/\*\*/g, "x/y").replace(/\*/g, "abc");
+      const filled = p
+        .replace(/^\*\*\//, "")
+        .replace(/\*\*/g, "x/y")
+        .replace(/\*/g, "abc");
       samples.add(filled);
       samples.add(`deep/dir/${filled}`);
       samples.add(filled.toUpperCase());

@@ -11,7 +11,10 @@ import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
  * with `ls<newline>\rm`), a command bash would run goes missing and this fails.
  */
 function canonical(command: string): string | undefined {
-  const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", `__tackle_probe() {\n${command}\n}\ndeclare -f __tackle_probe`], { encoding: "utf8", timeout: 5_000 });
+  const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", `__tackle_probe() {\n${command}\n}\ndeclare -f __tackle_probe`], {
+    encoding: "utf8",
+    timeout: 5_000,
+  });
   if (r.status !== 0) return undefined;
   const lines = r.stdout.split("\n");
   const open = lines.indexOf("{ ");
@@ -69,7 +72,7 @@ function rng(seed: number): () => number {
 describe("bash's own parse agrees on generated commands", () => {
   it("random combinations of names, quoting, separators and substitutions", async () => {
     const rand = rng(20251123);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const commandNames = ["ls", "rm", "cat", "echo", "git", "mv", "touch", ...RM_SPELLINGS];
     const separators = ["; ", " && ", " || ", " | ", " & ", "\n", "\n\n", " \\\n", ";\\\n", "\r\n", " |& "];
     const forms = [
@@ -88,7 +91,7 @@ describe("bash's own parse agrees on generated commands", () => {
       (c: string) => `${c} <<'E'\nbody\nE\n`,
       (c: string) => `cat <(${c})`,
     ];
-    const simple = () => `${pick(commandNames)} ${pick(["-rf x", "a", "-la", "'q r'", "\"s\"", "x\\ y", ""])}`.trim();
+    const simple = () => `${pick(commandNames)} ${pick(["-rf x", "a", "-la", "'q r'", '"s"', "x\\ y", ""])}`.trim();
     const missed: string[] = [];
     let compared = 0;
     for (let i = 0; i < 400; i++) {

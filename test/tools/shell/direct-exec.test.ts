@@ -16,7 +16,7 @@ describe("directArgv: only commands bash would merely split and exec", () => {
     "ls ~",
     "ls $HOME",
     "ls 'a b'",
-    "ls \"a\"",
+    'ls "a"',
     "ls > out",
     "ls; rm x",
     "ls && rm x",

@@ -67,7 +67,13 @@ describe("shell through ToolRunner", () => {
   it("the 2025 allowlist bypass: an allowed command followed by ; and another is not allowed", async () => {
     const marker = path.join(ws.root, "pwned.txt");
     const r = runner("safe", { allow: ["shell(git status*)", "shell(echo*)"] });
-    for (const command of [`git status; touch ${marker}`, `git status && touch ${marker}`, `git status\ntouch ${marker}`, `echo $(touch ${marker})`, `git status | sh -c 'touch ${marker}'`]) {
+    for (const command of [
+      `git status; touch ${marker}`,
+      `git status && touch ${marker}`,
+      `git status\ntouch ${marker}`,
+      `echo $(touch ${marker})`,
+      `git status | sh -c 'touch ${marker}'`,
+    ]) {
       const out = await r.run({ name: "shell", args: { command } });
       expect(out.status, command).toBe("rejected");
     }
@@ -106,7 +112,16 @@ describe("shell through ToolRunner", () => {
 
   it("the dangerous list is denied even in mode all with an allow-everything rule", async () => {
     const r = runner("all", { allow: ["shell"] });
-    for (const command of ["rm -rf /", "rm -rf ~", ":(){ :|:& };:", "dd if=/dev/zero of=/dev/sda", "mkfs.ext4 /dev/sda1", "chmod -R 777 /", "echo x > /dev/sda", "bash -c 'rm -rf /'"]) {
+    for (const command of [
+      "rm -rf /",
+      "rm -rf ~",
+      ":(){ :|:& };:",
+      "dd if=/dev/zero of=/dev/sda",
+      "mkfs.ext4 /dev/sda1",
+      "chmod -R 777 /",
+      "echo x > /dev/sda",
+      "bash -c 'rm -rf /'",
+    ]) {
       const out = await r.run({ name: "shell", args: { command } });
       expect(out.status, command).toBe("rejected");
       expect(out.content, command).toMatch(/never run/);
@@ -145,7 +160,10 @@ describe("shell through ToolRunner", () => {
 
   it("streams output through onOutput while the command runs", async () => {
     const chunks: string[] = [];
-    const out = await runner("all").run({ name: "shell", args: { command: "echo first; sleep 0.3; echo second" } }, { onOutput: (c) => chunks.push(c) });
+    const out = await runner("all").run(
+      { name: "shell", args: { command: "echo first; sleep 0.3; echo second" } },
+      { onOutput: (c) => chunks.push(c) },
+    );
     expect(out.status).toBe("success");
     expect(chunks.join("")).toBe("first\nsecond\n");
   });
@@ -176,7 +194,10 @@ describe("shell through ToolRunner", () => {
 describe("shell_background through ToolRunner", () => {
   it("starts, reads, lists and stops a job", async () => {
     const r = runner("all");
-    const started = await r.run({ name: "shell_background", args: { action: "start", command: "echo ready; while true; do sleep 0.1; done" } });
+    const started = await r.run({
+      name: "shell_background",
+      args: { action: "start", command: "echo ready; while true; do sleep 0.1; done" },
+    });
     expect(started.status).toBe("success");
     const id = (started.structured as { id: string }).id;
     let read;
@@ -218,7 +239,10 @@ describe("shell_background through ToolRunner", () => {
     const { processesWith, eventually } = await import("./helpers.js");
     const m = `tackle-bg-${Date.now()}`;
     const r = runner("all");
-    const started = await r.run({ name: "shell_background", args: { command: `bash -c 'exec -a ${m} sleep 1000' > /dev/null 2>&1 & echo launched` } });
+    const started = await r.run({
+      name: "shell_background",
+      args: { command: `bash -c 'exec -a ${m} sleep 1000' > /dev/null 2>&1 & echo launched` },
+    });
     const id = (started.structured as { id: string }).id;
     await jobs.get(id)!.done;
     expect(processesWith(m).length).toBe(1);
@@ -246,7 +270,12 @@ describe("allow rules part by part", () => {
 
   it("remembered 'always' approvals of a multi-part command cover the same command next time", async () => {
     let asked = 0;
-    const r = new ToolRunner({ registry, workspace: ws.root, approval: "safe", approver: async () => (asked++, { approved: true, always: true }) });
+    const r = new ToolRunner({
+      registry,
+      workspace: ws.root,
+      approval: "safe",
+      approver: async () => (asked++, { approved: true, always: true }),
+    });
     runners.push(r);
     await r.run({ name: "shell", args: { command: "touch t1.txt && touch t2.txt" } });
     await r.run({ name: "shell", args: { command: "touch t1.txt && touch t2.txt" } });

@@ -11,7 +11,9 @@ import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
 import { eventually, makeWorkspace, processesWith } from "./helpers.js";
 
 let ws: ReturnType<typeof makeWorkspace>;
-const { tools, jobs } = createShellTools(shellSettingsFrom({ shell: { promptTimeoutMs: 400, inactivityTimeoutMs: 1500, killGraceMs: 300 } }));
+const { tools, jobs } = createShellTools(
+  shellSettingsFrom({ shell: { promptTimeoutMs: 400, inactivityTimeoutMs: 1500, killGraceMs: 300 } }),
+);
 const shell = tools.find((t) => t.name === "shell")!;
 
 beforeAll(() => {
@@ -24,7 +26,11 @@ afterAll(async () => {
 
 type Structured = { stdout: string; stderr: string; exitCode: number | null; signal: string | null; durationMs: number };
 
-async function run(command: string, extra: { timeout?: number; cwd?: string } = {}, ctx: Record<string, unknown> = {}): Promise<ToolExecutionResult> {
+async function run(
+  command: string,
+  extra: { timeout?: number; cwd?: string } = {},
+  ctx: Record<string, unknown> = {},
+): Promise<ToolExecutionResult> {
   return shell.execute({ command, ...extra }, { workspace: ws.workspace, ...ctx });
 }
 
@@ -47,18 +53,25 @@ describe("shell behaviour", () => {
   it("streams output before the process ends", async () => {
     // The command waits for a file that the test creates only when the first chunk arrives.
     const go = path.join(ws.root, `go-${randomUUID()}`);
-    const r = await run(`echo first; while [ ! -e ${go} ]; do sleep 0.02; done; echo second`, { timeout: 10_000 }, {
-      onOutput: (chunk: string) => {
-        if (chunk.includes("first")) writeFileSync(go, "");
+    const r = await run(
+      `echo first; while [ ! -e ${go} ]; do sleep 0.02; done; echo second`,
+      { timeout: 10_000 },
+      {
+        onOutput: (chunk: string) => {
+          if (chunk.includes("first")) writeFileSync(go, "");
+        },
       },
-    });
+    );
     expect(r.metadata?.ended).toBe("exit");
     expect(r.content).toContain("second");
   });
 
   it("kills the whole tree on timeout, with the partial output kept", async () => {
     const m = marker();
-    const r = await run(`echo before; bash -c 'exec -a ${m} sleep 1000' & setsid bash -c 'exec -a ${m}-escaped sleep 1000' & exec -a ${m}-main sleep 1000`, { timeout: 700 });
+    const r = await run(
+      `echo before; bash -c 'exec -a ${m} sleep 1000' & setsid bash -c 'exec -a ${m}-escaped sleep 1000' & exec -a ${m}-main sleep 1000`,
+      { timeout: 700 },
+    );
     expect(r.isError).toBe(true);
     expect(r.errorCode).toBe("TIMEOUT");
     expect(r.content).toContain("before");
@@ -68,13 +81,19 @@ describe("shell behaviour", () => {
   it("kills the whole tree on abort", async () => {
     const m = marker();
     const controller = new AbortController();
-    const pending = run(`echo started; bash -c 'exec -a ${m} sleep 1000' & exec -a ${m}-main sleep 1000`, { timeout: 60_000 }, {
-      signal: controller.signal,
-      onOutput: (c: string) => {
-        if (c.includes("started")) setTimeout(() => controller.abort(), 100);
+    const pending = run(
+      `echo started; bash -c 'exec -a ${m} sleep 1000' & exec -a ${m}-main sleep 1000`,
+      { timeout: 60_000 },
+      {
+        signal: controller.signal,
+        onOutput: (c: string) => {
+          if (c.includes("started")) setTimeout(() => controller.abort(), 100);
+        },
       },
-    });
-    await expect(pending).rejects.toSatisfy((e: unknown) => e instanceof ToolError && e.code === "CANCELLED" && e.message.includes("started"));
+    );
+    await expect(pending).rejects.toSatisfy(
+      (e: unknown) => e instanceof ToolError && e.code === "CANCELLED" && e.message.includes("started"),
+    );
     expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
   });
 
@@ -86,7 +105,7 @@ describe("shell behaviour", () => {
   });
 
   it("an interactive read ends at once: stdin is closed", async () => {
-    const r = await run("read -r answer; echo \"got:[$answer] status:$?\"", { timeout: 20_000 });
+    const r = await run('read -r answer; echo "got:[$answer] status:$?"', { timeout: 20_000 });
     expect(r.metadata?.ended).toBe("exit");
     expect(r.content).toContain("got:[] status:1");
   });
@@ -115,11 +134,15 @@ describe("shell behaviour", () => {
     const before = process.memoryUsage().rss;
     let peak = before;
     let chunks = 0;
-    const r = await run("echo FIRST-LINE; head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo LAST-LINE", { timeout: 120_000 }, {
-      onOutput: () => {
-        if (++chunks % 64 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+    const r = await run(
+      "echo FIRST-LINE; head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo LAST-LINE",
+      { timeout: 120_000 },
+      {
+        onOutput: () => {
+          if (++chunks % 64 === 0) peak = Math.max(peak, process.memoryUsage().rss);
+        },
       },
-    });
+    );
     peak = Math.max(peak, process.memoryUsage().rss);
     expect(r.content.startsWith("FIRST-LINE")).toBe(true);
     expect(r.content).toContain("LAST-LINE");

@@ -27,9 +27,9 @@ describe("word resolution in commands", () => {
     ["\\r\\m x", "rm x"],
     ["/usr/bin/rm x", "rm x"],
     ["$'\\x72\\x6d' x", "rm x"],
-    ["rm \"a b\"", "rm 'a b'"],
+    ['rm "a b"', "rm 'a b'"],
     ["rm a\\ b", "rm 'a b'"],
-    ["echo \"\\$HOME \\\"q\\\"\"", "echo '$HOME \"q\"'"],
+    ['echo "\\$HOME \\"q\\""', "echo '$HOME \"q\"'"],
     ["echo $HOME", "echo /home/u"],
     ["echo ${HOME}/x", "echo /home/u/x"],
     ["echo $PWD", "echo /ws"],
@@ -101,7 +101,9 @@ describe("the shell group", () => {
   });
 
   it("rejects an invalid shell section with the field named", () => {
-    expect(() => shellTools({ config: { shell: { inactivityTimeoutMs: -1 } }, env: {}, workspace: process.cwd(), logger: silentLogger })).toThrow(/inactivityTimeoutMs/);
+    expect(() =>
+      shellTools({ config: { shell: { inactivityTimeoutMs: -1 } }, env: {}, workspace: process.cwd(), logger: silentLogger }),
+    ).toThrow(/inactivityTimeoutMs/);
   });
 });
 

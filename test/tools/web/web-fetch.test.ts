@@ -124,7 +124,8 @@ describe("web_fetch: content", () => {
   });
 
   it("decodes Shift_JIS named only in a meta tag", async () => {
-    const page = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><title>日本語のページ</title></head><body><p>こんにちは、世界</p></body></html>';
+    const page =
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><title>日本語のページ</title></head><body><p>こんにちは、世界</p></body></html>';
     const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(iconv.encode(page, "Shift_JIS"));
@@ -452,7 +453,12 @@ describe("web_fetch: approval", () => {
 
   it("asks before a POST, and sends nothing when refused", async () => {
     const server = await serve((_req, res) => res.end("posted"));
-    const { outcome, asked } = await fetchWith({ url: `${server.url}/submit`, method: "POST", body: "a=1", headers: { Authorization: "Bearer t" } });
+    const { outcome, asked } = await fetchWith({
+      url: `${server.url}/submit`,
+      method: "POST",
+      body: "a=1",
+      headers: { Authorization: "Bearer t" },
+    });
     expect(outcome.status).toBe("rejected");
     expect(asked).toHaveLength(1);
     expect(asked[0]!.preview).toContain(`POST ${server.url}/submit`);

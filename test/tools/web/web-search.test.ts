@@ -20,7 +20,12 @@ function braveFake(override?: Handler): Promise<FakeServer> {
     if (url.pathname !== "/res/v1/web/search") return void res.writeHead(404).end();
     if (req.headers["x-subscription-token"] !== TOKEN) {
       res.writeHead(401, { "content-type": "application/json" });
-      return void res.end(JSON.stringify({ type: "ErrorResponse", error: { code: "SUBSCRIPTION_TOKEN_INVALID", detail: "The provided subscription token is invalid.", status: 401 } }));
+      return void res.end(
+        JSON.stringify({
+          type: "ErrorResponse",
+          error: { code: "SUBSCRIPTION_TOKEN_INVALID", detail: "The provided subscription token is invalid.", status: 401 },
+        }),
+      );
     }
     if (override) return override(req, res);
     const q = url.searchParams.get("q") ?? "";
@@ -64,7 +69,9 @@ describe("webTools registration", () => {
   it("rejects an invalid web or services section with the field named", () => {
     expect(() => webTools(groupContext({ web: { allowPrivateNetwork: "yes" } }))).toThrow(/"web" is invalid: allowPrivateNetwork/);
     expect(() => webTools(groupContext({ web: { allowPrivateNetwork: ["not-an-ip"] } }))).toThrow(/web/);
-    expect(() => webTools(groupContext({ services: { brave: { baseUrl: "ftp://x" } } }, { BRAVE_API_KEY: "k" }))).toThrow(/services\.brave/);
+    expect(() => webTools(groupContext({ services: { brave: { baseUrl: "ftp://x" } } }, { BRAVE_API_KEY: "k" }))).toThrow(
+      /services\.brave/,
+    );
   });
 });
 
@@ -81,12 +88,18 @@ describe("web_search with Brave", () => {
     expect(req.headers["x-subscription-token"]).toBe(TOKEN);
     expect(req.headers.accept).toBe("application/json");
     expect(outcome.content).toContain('Search results for "rust async runtime" (5 results, via Brave):');
-    expect(outcome.content).toContain("1. Result 1 for rust async runtime\n   URL: https://example.com/1\n   About rust async runtime & more, number 1.");
+    expect(outcome.content).toContain(
+      "1. Result 1 for rust async runtime\n   URL: https://example.com/1\n   About rust async runtime & more, number 1.",
+    );
     expect(outcome.content).toContain("5. Result 5");
     expect(outcome.content).toContain("<untrusted-content");
     const structured = outcome.structured as { results: Array<{ title: string; url: string; snippet: string }> };
     expect(structured.results).toHaveLength(5);
-    expect(structured.results[0]).toEqual({ title: "Result 1 for rust async runtime", url: "https://example.com/1", snippet: "About rust async runtime & more, number 1." });
+    expect(structured.results[0]).toEqual({
+      title: "Result 1 for rust async runtime",
+      url: "https://example.com/1",
+      snippet: "About rust async runtime & more, number 1.",
+    });
   });
 
   it("clamps the count to 1-20 and accepts numResults", async () => {
@@ -144,7 +157,12 @@ describe("web_search with Brave", () => {
     const server = await braveFake((_req, res) => {
       if (++calls === 1) {
         res.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
-        return void res.end(JSON.stringify({ type: "ErrorResponse", error: { code: "RATE_LIMITED", detail: "Request rate limit exceeded for plan.", status: 429 } }));
+        return void res.end(
+          JSON.stringify({
+            type: "ErrorResponse",
+            error: { code: "RATE_LIMITED", detail: "Request rate limit exceeded for plan.", status: 429 },
+          }),
+        );
       }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ web: { results: [{ title: "T", url: "https://t.example", description: "D" }] } }));

@@ -80,7 +80,8 @@ const SYSTEM_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/us
  * Variables that change which programs run or what they load. Setting them (even for one
  * command) is never judged as harmless.
  */
-const SENSITIVE_VARIABLES = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|CDPATH|GLOBIGNORE|BASH_FUNC_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_[A-Z_]+|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|HOME)$/;
+const SENSITIVE_VARIABLES =
+  /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|CDPATH|GLOBIGNORE|BASH_FUNC_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_[A-Z_]+|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|HOME)$/;
 
 const MAX_DEPTH = 12;
 
@@ -372,7 +373,12 @@ class Analyzer {
       } else for (const t of list) expanded.push({ ...w, text: t, staticPrefix: t, brace: false, glob: w.glob || /[*?[]/.test(t) });
     }
     words.splice(0, words.length, ...expanded);
-    this.simple(words, assignments.map((a) => a.text), assignments.some((a) => a.dynamic), state);
+    this.simple(
+      words,
+      assignments.map((a) => a.text),
+      assignments.some((a) => a.dynamic),
+      state,
+    );
   }
 
   /** Judges one simple command: records it, follows wrappers, `sh -c`, `eval`, `find -exec`. */
@@ -403,7 +409,8 @@ class Analyzer {
     if (dynamicName) this.flag("dynamic", `the command name "${first.raw}" is only known when it runs`);
     else if (dynamic) this.flag("dynamic", `part of "${truncate(text)}" is only known when it runs`);
     for (const a of assignments) {
-      if (SENSITIVE_VARIABLES.test(a.split("=")[0] ?? "")) this.flag("sensitive-assignment", `it sets ${a.split("=")[0]}, which changes which programs run`);
+      if (SENSITIVE_VARIABLES.test(a.split("=")[0] ?? ""))
+        this.flag("sensitive-assignment", `it sets ${a.split("=")[0]}, which changes which programs run`);
     }
 
     const unwrapped = dynamicName ? ({ kind: "none" } as const) : unwrap(name, args);
@@ -417,7 +424,13 @@ class Analyzer {
       }
       const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
       if (unwrapped.inner.length > 0) {
-        this.simple(unwrapped.inner, innerAssignments, dynamicAssignment || unwrapped.assignments.some((a) => a.dynamic), { ...state, via }, forceDynamic || unwrapped.appendsArgs);
+        this.simple(
+          unwrapped.inner,
+          innerAssignments,
+          dynamicAssignment || unwrapped.assignments.some((a) => a.dynamic),
+          { ...state, via },
+          forceDynamic || unwrapped.appendsArgs,
+        );
       } else if (name === "xargs" || name === "parallel") {
         // xargs alone runs echo with its input.
         this.simple([literal("echo")], [], false, { ...state, via }, true);
@@ -443,7 +456,10 @@ class Analyzer {
         this.flag("source", `it runs the commands in ${args[0]?.text ?? "a file"} (${name})`);
         return;
       case "cd":
-        this.cd(args.find((a) => !/^-[LPe@]+$/.test(a.text)), state);
+        this.cd(
+          args.find((a) => !/^-[LPe@]+$/.test(a.text)),
+          state,
+        );
         return;
       case "pushd":
       case "popd":
@@ -454,7 +470,9 @@ class Analyzer {
         this.findExec(args, state);
         return;
       case "watch": {
-        const rest = args.filter((a, idx) => !a.text.startsWith("-") && !(idx > 0 && /^(-n|--interval|-d|--differences|-g)$/.test(args[idx - 1]!.text)));
+        const rest = args.filter(
+          (a, idx) => !a.text.startsWith("-") && !(idx > 0 && /^(-n|--interval|-d|--differences|-g)$/.test(args[idx - 1]!.text)),
+        );
         if (rest.length === 1) this.script(rest[0]!.text, state, "watch");
         else if (rest.length > 1) this.simple(rest, [], false, { ...state, via: [...state.via, "watch"] });
         return;
@@ -469,7 +487,28 @@ class Analyzer {
       }
       case "ssh": {
         // The remote command is a shell string too; deny rules see through it like `bash -c`.
-        const valued = new Set(["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"]);
+        const valued = new Set([
+          "-b",
+          "-c",
+          "-D",
+          "-E",
+          "-e",
+          "-F",
+          "-I",
+          "-i",
+          "-J",
+          "-L",
+          "-l",
+          "-m",
+          "-O",
+          "-o",
+          "-p",
+          "-Q",
+          "-R",
+          "-S",
+          "-W",
+          "-w",
+        ]);
         let k = 0;
         for (; k < args.length; k++) {
           const t = args[k]!.text;
@@ -562,7 +601,16 @@ function forParser(source: string): string {
 }
 
 /** Nodes whose text keeps `\\<newline>` as written (or where bash does not join lines). */
-const LITERAL_NODES = new Set(["comment", "heredoc_body", "heredoc_content", "raw_string", "string", "string_content", "ansi_c_string", "translated_string"]);
+const LITERAL_NODES = new Set([
+  "comment",
+  "heredoc_body",
+  "heredoc_content",
+  "raw_string",
+  "string",
+  "string_content",
+  "ansi_c_string",
+  "translated_string",
+]);
 
 /**
  * Parses as bash reads: bash removes `\\<newline>` before splitting words (`r\\<newline>m` is
@@ -602,7 +650,21 @@ function parseLikeBash(parser: Parser, source: string): Tree | null {
 }
 
 function isWordNode(n: Node): boolean {
-  return ["word", "string", "raw_string", "ansi_c_string", "concatenation", "simple_expansion", "expansion", "command_substitution", "process_substitution", "number", "translated_string", "arithmetic_expansion", "brace_expression"].includes(n.type);
+  return [
+    "word",
+    "string",
+    "raw_string",
+    "ansi_c_string",
+    "concatenation",
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "number",
+    "translated_string",
+    "arithmetic_expansion",
+    "brace_expression",
+  ].includes(n.type);
 }
 
 function literal(text: string): Word {

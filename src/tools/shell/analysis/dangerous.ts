@@ -31,7 +31,8 @@ const CRITICAL_DIRS = new Set([
 ]);
 
 /** Devices that hold file systems or memory: writing them destroys data. */
-export const DEVICE_TARGET = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|sr|mapper\/|mem$|kmem$|port$)|^\/proc\/sysrq-trigger$/;
+export const DEVICE_TARGET =
+  /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|sr|mapper\/|mem$|kmem$|port$)|^\/proc\/sysrq-trigger$/;
 
 /** Devices that are fine to write: the bit bucket and the standard streams. */
 export const HARMLESS_DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+)$/;
@@ -78,14 +79,16 @@ export function dangerousReason(cmd: SimpleCommand, home: string): string | unde
     case "chmod":
     case "chown":
     case "chgrp":
-      if (operands.some((o) => !o.dynamic && path.posix.normalize(expandTilde(o.text, home)) === "/")) return `"${cmd.text}" changes the permissions of the whole file system`;
+      if (operands.some((o) => !o.dynamic && path.posix.normalize(expandTilde(o.text, home)) === "/"))
+        return `"${cmd.text}" changes the permissions of the whole file system`;
       if (hasOption(options, "R", ["recursive"]) && operands.slice(1).some((o) => isCritical(o, home))) {
         return `"${cmd.text}" recursively changes permissions of a system folder or the home folder`;
       }
       return undefined;
     case "dd": {
       const of = cmd.args.find((a) => a.text.startsWith("of="));
-      if (of && of.text.slice(3).startsWith("/dev/") && !HARMLESS_DEVICES.test(of.text.slice(3))) return `"${cmd.text}" writes straight to a device`;
+      if (of && of.text.slice(3).startsWith("/dev/") && !HARMLESS_DEVICES.test(of.text.slice(3)))
+        return `"${cmd.text}" writes straight to a device`;
       return undefined;
     }
     case "mke2fs":
@@ -115,7 +118,8 @@ export function dangerousReason(cmd: SimpleCommand, home: string): string | unde
       if (operands.some((o) => o.text === "0" || o.text === "6")) return `${name} ${operands[0]!.text} stops the machine`;
       return undefined;
     case "systemctl":
-      if (operands.some((o) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(o.text))) return `"${cmd.text}" stops the machine`;
+      if (operands.some((o) => ["poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"].includes(o.text)))
+        return `"${cmd.text}" stops the machine`;
       return undefined;
     case "kill":
       if (cmd.args.some((a) => a.text === "-1") && cmd.args.filter((a) => a.text.startsWith("-")).length >= 1) {

@@ -2,7 +2,21 @@ import type { SimpleCommand } from "./command-analysis.js";
 import { hasOption, splitOptions } from "./flags.js";
 
 /** Commands that delete, move or overwrite whatever their arguments name. */
-const DESTRUCTIVE_VERBS = new Set(["rm", "rmdir", "unlink", "shred", "truncate", "srm", "mv", "dd", "wipe", "kill", "pkill", "killall", "fuser"]);
+const DESTRUCTIVE_VERBS = new Set([
+  "rm",
+  "rmdir",
+  "unlink",
+  "shred",
+  "truncate",
+  "srm",
+  "mv",
+  "dd",
+  "wipe",
+  "kill",
+  "pkill",
+  "killall",
+  "fuser",
+]);
 
 /** Git's global options that take a value (`git -C dir status`). */
 const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env"]);
@@ -29,7 +43,10 @@ function gitReason(cmd: SimpleCommand): string | undefined {
   const has = (short: string, long: string[] = []) => hasOption(options, short, long);
   switch (sub) {
     case "push":
-      if (has("fd", ["force", "force-with-lease", "force-if-includes", "delete", "mirror", "prune"]) || operands.some((o) => o.text.startsWith("+") || o.text.startsWith(":"))) {
+      if (
+        has("fd", ["force", "force-with-lease", "force-if-includes", "delete", "mirror", "prune"]) ||
+        operands.some((o) => o.text.startsWith("+") || o.text.startsWith(":"))
+      ) {
         return "git push that overwrites or deletes remote history";
       }
       return undefined;
@@ -38,7 +55,8 @@ function gitReason(cmd: SimpleCommand): string | undefined {
     case "clean":
       return has("f", ["force"]) ? "git clean -f deletes untracked files" : undefined;
     case "checkout":
-      if (has("f", ["force", "discard-changes"]) || rest.some((a) => a.text === "--" || a.text === ".")) return "git checkout that discards local changes";
+      if (has("f", ["force", "discard-changes"]) || rest.some((a) => a.text === "--" || a.text === "."))
+        return "git checkout that discards local changes";
       return undefined;
     case "switch":
       return has("f", ["force", "discard-changes"]) ? "git switch --discard-changes discards local changes" : undefined;
@@ -47,7 +65,9 @@ function gitReason(cmd: SimpleCommand): string | undefined {
     case "rm":
       return "git rm deletes files";
     case "branch":
-      return has("D", []) || (has("d", ["delete"]) && has("f", ["force"])) || has("M", []) ? "git branch that deletes or overwrites a branch" : undefined;
+      return has("D", []) || (has("d", ["delete"]) && has("f", ["force"])) || has("M", [])
+        ? "git branch that deletes or overwrites a branch"
+        : undefined;
     case "stash":
       return operands[0] && ["drop", "clear"].includes(operands[0].text) ? `git stash ${operands[0].text} deletes stashed work` : undefined;
     case "reflog":
@@ -62,7 +82,9 @@ function gitReason(cmd: SimpleCommand): string | undefined {
     case "tag":
       return has("d", ["delete"]) ? "git tag -d deletes a tag" : undefined;
     case "worktree":
-      return operands[0]?.text === "remove" || operands[0]?.text === "prune" ? `git worktree ${operands[0].text} deletes a working tree` : undefined;
+      return operands[0]?.text === "remove" || operands[0]?.text === "prune"
+        ? `git worktree ${operands[0].text} deletes a working tree`
+        : undefined;
     default:
       return undefined;
   }
@@ -85,14 +107,18 @@ export function destructiveReason(cmd: SimpleCommand): string | undefined {
     case "find":
       return cmd.args.some((a) => a.text === "-delete") ? "find -delete deletes files" : undefined;
     case "rsync":
-      return options.some((o) => o.startsWith("--delete") || o.startsWith("--remove-source-files")) ? "rsync --delete deletes files" : undefined;
+      return options.some((o) => o.startsWith("--delete") || o.startsWith("--remove-source-files"))
+        ? "rsync --delete deletes files"
+        : undefined;
     case "crontab":
       return hasOption(options, "r", []) ? "crontab -r deletes the crontab" : undefined;
     case "git":
       return gitReason(cmd);
     case "docker":
     case "podman":
-      return operands.some((o) => ["rm", "rmi", "prune", "kill"].includes(o.text)) ? `${name} ${operands.map((o) => o.text).join(" ")} deletes containers, images or volumes` : undefined;
+      return operands.some((o) => ["rm", "rmi", "prune", "kill"].includes(o.text))
+        ? `${name} ${operands.map((o) => o.text).join(" ")} deletes containers, images or volumes`
+        : undefined;
     case "kubectl":
       return operands[0]?.text === "delete" ? "kubectl delete deletes resources" : undefined;
     case "terraform":

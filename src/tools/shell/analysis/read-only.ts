@@ -5,7 +5,12 @@ import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
 export type ReadOnlyVerdict =
-  | { readOnly: true; paths: Word[]; recursive?: { dot: boolean }; /** Reads nothing at all, not even its working directory. */ noPaths?: boolean }
+  | {
+      readOnly: true;
+      paths: Word[];
+      recursive?: { dot: boolean };
+      /** Reads nothing at all, not even its working directory. */ noPaths?: boolean;
+    }
   | { readOnly: false; reason: string };
 
 interface Spec {
@@ -31,7 +36,8 @@ const noPaths: Spec = { noPaths: true };
 const FIND_UNSAFE = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"]);
 
 /** A sed script that only prints or substitutes, never `w` (write), `e` (execute) or `r`/`R` (read). */
-const SED_COMMAND = /^\s*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:\s*,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?\s*!?\s*)?(?:[pdqQ=nNgGhHxlz]|s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImM0-9]*|y(.)(?:(?!\2)[^\\]|\\.)*\2(?:(?!\2)[^\\]|\\.)*\2)?\s*$/;
+const SED_COMMAND =
+  /^\s*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:\s*,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?\s*!?\s*)?(?:[pdqQ=nNgGhHxlz]|s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImM0-9]*|y(.)(?:(?!\2)[^\\]|\\.)*\2(?:(?!\2)[^\\]|\\.)*\2)?\s*$/;
 
 function sedScriptSafe(script: string): boolean {
   return script.split(/[;\n]/).every((part) => SED_COMMAND.test(part));
@@ -178,17 +184,46 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
   version: () => undefined,
   grep: (o) => (optionStartsWith(o, ["-O", "--open-files-in-pager"]) ? "git grep -O runs a pager" : undefined),
   branch: (o, operands) => {
-    const listing = o.every((x) => /^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--contains|--no-contains|--merged|--no-merged|--sort=.*|--format=.*|--color(=.*)?|--no-color|--points-at|--column|--no-column)$/.test(x));
+    const listing = o.every((x) =>
+      /^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--contains|--no-contains|--merged|--no-merged|--sort=.*|--format=.*|--color(=.*)?|--no-color|--points-at|--column|--no-column)$/.test(
+        x,
+      ),
+    );
     if (!listing) return "git branch with these options changes branches";
-    if (operands.length > 0 && !o.some((x) => x === "-l" || x === "--list" || x.startsWith("--contains") || x.startsWith("--merged") || x.startsWith("--no-merged") || x.startsWith("--points-at"))) {
+    if (
+      operands.length > 0 &&
+      !o.some(
+        (x) =>
+          x === "-l" ||
+          x === "--list" ||
+          x.startsWith("--contains") ||
+          x.startsWith("--merged") ||
+          x.startsWith("--no-merged") ||
+          x.startsWith("--points-at"),
+      )
+    ) {
       return "git branch NAME creates a branch";
     }
     return undefined;
   },
-  tag: (o, operands) => (operands.length === 0 || o.some((x) => x === "-l" || x === "--list") ? (o.every((x) => /^(-l|--list|-n\d*|--sort=.*|--contains|--merged|--points-at|--format=.*)$/.test(x)) ? undefined : "git tag with these options changes tags") : "git tag NAME creates a tag"),
-  remote: (o, operands) => (operands.length === 0 || ["show", "get-url"].includes(operands[0]!.text) ? (o.every((x) => x === "-v" || x === "--verbose") ? undefined : "git remote option") : `git remote ${operands[0]!.text} changes remotes`),
+  tag: (o, operands) =>
+    operands.length === 0 || o.some((x) => x === "-l" || x === "--list")
+      ? o.every((x) => /^(-l|--list|-n\d*|--sort=.*|--contains|--merged|--points-at|--format=.*)$/.test(x))
+        ? undefined
+        : "git tag with these options changes tags"
+      : "git tag NAME creates a tag",
+  remote: (o, operands) =>
+    operands.length === 0 || ["show", "get-url"].includes(operands[0]!.text)
+      ? o.every((x) => x === "-v" || x === "--verbose")
+        ? undefined
+        : "git remote option"
+      : `git remote ${operands[0]!.text} changes remotes`,
   stash: (_o, operands) => (operands[0] && ["list", "show"].includes(operands[0].text) ? undefined : "git stash changes the working tree"),
-  config: (o) => (o.some((x) => /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only|--null|-z)$/.test(x)) && !o.some((x) => /^--(add|unset|replace|rename|remove|edit)|^-e$/.test(x)) ? undefined : "git config may change settings"),
+  config: (o) =>
+    o.some((x) => /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only|--null|-z)$/.test(x)) &&
+    !o.some((x) => /^--(add|unset|replace|rename|remove|edit)|^-e$/.test(x))
+      ? undefined
+      : "git config may change settings",
   reflog: (_o, operands) => (operands.length === 0 || operands[0]!.text === "show" ? undefined : "git reflog may delete entries"),
   help: () => undefined,
 };
@@ -206,8 +241,16 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const unsafe = check(options, operands);
   if (unsafe) return { readOnly: false, reason: unsafe };
   // `HEAD:path` and plain paths both name files whose content is shown.
-  const paths = operands.map((o) => (o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o));
-  return { readOnly: true, paths: sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" || sub === "grep" ? paths : [] };
+  const paths = operands.map((o) =>
+    o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o,
+  );
+  return {
+    readOnly: true,
+    paths:
+      sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" || sub === "grep"
+        ? paths
+        : [],
+  };
 }
 
 /** Whether one simple command only reads, and which operands are paths it reads. */
@@ -223,7 +266,8 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const { options, operands } = splitOptions(cmd.args);
   const unsafe = spec.unsafe?.(options, operands, cmd);
   if (unsafe) return { readOnly: false, reason: unsafe };
-  if (spec.maxOperands !== undefined && operands.length > spec.maxOperands) return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
+  if (spec.maxOperands !== undefined && operands.length > spec.maxOperands)
+    return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
   if (spec.noPaths) return { readOnly: true, paths: [], noPaths: true };
   // With -e / -f the pattern is an option's value, so every operand is a path.
   const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));

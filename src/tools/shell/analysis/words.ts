@@ -158,7 +158,8 @@ export function resolveWord(node: Node, nested: NestedSink, vars: KnownVariables
       case "simple_expansion":
       case "expansion": {
         const name = simpleVariable(n);
-        if (name && name in vars && vars[name as keyof KnownVariables] !== undefined) return add(vars[name as keyof KnownVariables]!, false);
+        if (name && name in vars && vars[name as keyof KnownVariables] !== undefined)
+          return add(vars[name as keyof KnownVariables]!, false);
         for (const child of n.namedChildren) if (child) findNested(child, nested);
         return add(n.text, true);
       }

@@ -19,7 +19,10 @@ interface WrapperSpec {
 }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
-  env: { kind: "transparent", valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "--default-signal", "--ignore-signal", "--block-signal"] },
+  env: {
+    kind: "transparent",
+    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "--default-signal", "--ignore-signal", "--block-signal"],
+  },
   command: { kind: "transparent", lookupOnly: ["-v", "-V"] },
   builtin: { kind: "transparent" },
   exec: { kind: "transparent", valued: ["-a"] },
@@ -40,7 +43,31 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   catchsegv: { kind: "transparent" },
   busybox: { kind: "transparent" },
   coproc: { kind: "transparent" },
-  sudo: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"] },
+  sudo: {
+    kind: "opaque",
+    valued: [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-U",
+      "--other-user",
+      "-T",
+      "--command-timeout",
+    ],
+  },
   doas: { kind: "opaque", valued: ["-u", "-C"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
   chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
@@ -55,7 +82,28 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   xargs: {
     kind: "opaque",
     appendsArgs: true,
-    valued: ["-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "-i", "--replace", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"],
+    valued: [
+      "-a",
+      "--arg-file",
+      "-d",
+      "--delimiter",
+      "-E",
+      "-e",
+      "--eof",
+      "-I",
+      "-i",
+      "--replace",
+      "-L",
+      "-l",
+      "--max-lines",
+      "-n",
+      "--max-args",
+      "-P",
+      "--max-procs",
+      "-s",
+      "--max-chars",
+      "--process-slot-var",
+    ],
   },
   parallel: { kind: "opaque", appendsArgs: true, valued: ["-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-S", "--sshlogin"] },
 };
@@ -119,7 +167,8 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
       }
       const value = valued.has(key) ? (attached ? { ...w, text: valueText } : args[++i]) : undefined;
       if (name === "env" && (key === "-S" || key === "--split-string") && value) script = value;
-      if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir"))) chdir = value;
+      if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir")))
+        chdir = value;
       // `sudo -s` / `sudo -i` with no command start a shell: the rest is the shell's command.
       continue;
     }
@@ -133,7 +182,14 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
     }
     break;
   }
-  return { kind: spec.kind, inner: args.slice(i), assignments, ...(script ? { script } : {}), ...(chdir ? { chdir } : {}), appendsArgs: spec.appendsArgs ?? false };
+  return {
+    kind: spec.kind,
+    inner: args.slice(i),
+    assignments,
+    ...(script ? { script } : {}),
+    ...(chdir ? { chdir } : {}),
+    appendsArgs: spec.appendsArgs ?? false,
+  };
 }
 
 /** Where `sh -c SCRIPT` keeps its script: the word after a `-c` option (`-c`, `-lc`, `-ec`). */
