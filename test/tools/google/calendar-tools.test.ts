@@ -45,18 +45,16 @@ describe("calendar_list_events", () => {
 
   it("takes one date, RFC 3339 bounds and a query", async () => {
     await h.runner().run({ name: "calendar_list_events", args: { date: localDay(1) } });
-    await h
-      .runner()
-      .run({
-        name: "calendar_list_events",
-        args: {
-          timeMin: "2026-11-01T09:00:00Z",
-          timeMax: "2026-11-01T17:00:00+01:00",
-          query: "standup",
-          maxResults: 5,
-          calendarId: "team@group.calendar.google.com",
-        },
-      });
+    await h.runner().run({
+      name: "calendar_list_events",
+      args: {
+        timeMin: "2026-11-01T09:00:00Z",
+        timeMax: "2026-11-01T17:00:00+01:00",
+        query: "standup",
+        maxResults: 5,
+        calendarId: "team@group.calendar.google.com",
+      },
+    });
     const [one, two] = listRequests();
     expect(one!.query.get("timeMin")).not.toBe(one!.query.get("timeMax"));
     expect(two!.path).toBe("/calendar/v3/calendars/team@group.calendar.google.com/events");
@@ -123,30 +121,26 @@ describe("calendar_get_event", () => {
   });
 
   it("shows a hangoutLink even without conferenceData", async () => {
-    h.fake.events
-      .get("primary")!
-      .push({
-        id: "meetonly1",
-        summary: "Quick call",
-        start: { dateTime: "2026-11-25T10:00:00Z" },
-        end: { dateTime: "2026-11-25T10:15:00Z" },
-        hangoutLink: "https://meet.google.com/xyz",
-      });
+    h.fake.events.get("primary")!.push({
+      id: "meetonly1",
+      summary: "Quick call",
+      start: { dateTime: "2026-11-25T10:00:00Z" },
+      end: { dateTime: "2026-11-25T10:15:00Z" },
+      hangoutLink: "https://meet.google.com/xyz",
+    });
     const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "meetonly1" } });
     expect(outcome.content).toContain("- video: https://meet.google.com/xyz");
     expect(outcome.content).toContain("When: 2026-11-25T10:00:00Z → 10:15:00Z");
   });
 
   it("turns an HTML description into text", async () => {
-    h.fake.events
-      .get("primary")!
-      .push({
-        id: "htmldesc1",
-        summary: "Offsite",
-        start: { date: "2026-12-01" },
-        end: { date: "2026-12-02" },
-        description: "<b>Agenda</b><br><ul><li>Plan</li><li>Lunch</li></ul>",
-      });
+    h.fake.events.get("primary")!.push({
+      id: "htmldesc1",
+      summary: "Offsite",
+      start: { date: "2026-12-01" },
+      end: { date: "2026-12-02" },
+      description: "<b>Agenda</b><br><ul><li>Plan</li><li>Lunch</li></ul>",
+    });
     const outcome = await h.runner().run({ name: "calendar_get_event", args: { eventId: "htmldesc1" } });
     expect(outcome.content).toContain("When: 2026-12-01 (all day)");
     expect(outcome.content).toMatch(/Agenda\n+• Plan\n• Lunch/);
