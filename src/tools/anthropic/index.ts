@@ -1,7 +1,7 @@
 import type { ToolGroup } from "../group.js";
 import { AnthropicAdminClient } from "./admin-client.js";
 import { anthropicServiceConfig } from "./config.js";
-import { anthropicUsageTool } from "./usage-tool.js";
+import { anthropicUsageTool } from "./anthropic-usage.js";
 
 /**
  * spec 000's Anthropic tools: `anthropic_usage`, registered only when ANTHROPIC_ADMIN_API_KEY is

@@ -1,10 +1,10 @@
 import type { ToolGroup } from "../group.js";
 import type { AnyTool } from "../../core/tool.js";
 import { BackgroundJobs } from "./background-jobs.js";
-import { createBackgroundTool } from "./background-tool.js";
+import { createBackgroundTool } from "./shell-background.js";
 import { sandboxLauncher } from "./sandbox-launcher.js";
 import { shellSettingsFrom, type ShellSettings } from "./settings.js";
-import { createShellTool } from "./shell-tool.js";
+import { createShellTool } from "./shell.js";
 
 export { analyzeCommand, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
 export { judgeCommand, toAssessment, type CommandJudgement } from "./command-policy.js";

@@ -2,7 +2,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { sandboxSettingsFrom } from "../../sandbox/config.js";
-import type { Launcher } from "./shell-tool.js";
+import type { Launcher } from "./shell.js";
 
 /**
  * Runs shell commands inside run_code's bubblewrap sandbox (config `shell.sandbox: true`), with

@@ -133,7 +133,7 @@ describe("output cleaned for the model", () => {
     ["\x1b]0;title\x07text", "text"],
     ["plain\n", "plain\n"],
   ])("%j", async (raw, want) => {
-    const { cleanForModel } = await import("../../../src/tools/shell/shell-tool.js");
+    const { cleanForModel } = await import("../../../src/tools/shell/shell.js");
     expect(cleanForModel(raw)).toBe(want);
   });
 });

@@ -79,7 +79,7 @@ export function calendarListEventsTool(api: CalendarApi) {
   return defineTool({
     name: TOOL.calendarListEvents,
     title: "List calendar events",
-    description: loadDescription(import.meta.url, "calendar-list-events-tool.txt"),
+    description: loadDescription(import.meta.url, "calendar-list-events.txt"),
     input: Input,
     effect: "read",
     // Events change (calendar_create_event among others): never answer from a cache.

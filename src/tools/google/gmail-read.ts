@@ -30,7 +30,7 @@ export function gmailReadTool(api: GmailApi) {
   return defineTool({
     name: TOOL.gmailRead,
     title: "Read a Gmail message",
-    description: loadDescription(import.meta.url, "gmail-read-tool.txt"),
+    description: loadDescription(import.meta.url, "gmail-read.txt"),
     input: z.strictObject({
       id: z
         .string()

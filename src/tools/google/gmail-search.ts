@@ -31,7 +31,7 @@ export function gmailSearchTool(api: GmailApi) {
   return defineTool({
     name: TOOL.gmailSearch,
     title: "Search Gmail",
-    description: loadDescription(import.meta.url, "gmail-search-tool.txt"),
+    description: loadDescription(import.meta.url, "gmail-search.txt"),
     input: z.strictObject({
       query: z.string().max(2000).describe('Gmail search syntax, e.g. "is:unread from:boss@example.com newer_than:2d".'),
       maxResults: z.number().int().min(1).max(50).default(10).describe("How many messages to return (1-50, default 10)."),

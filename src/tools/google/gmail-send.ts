@@ -25,7 +25,7 @@ export function gmailSendTool(api: GmailApi) {
   return defineTool({
     name: TOOL.gmailSend,
     title: "Send an email",
-    description: loadDescription(import.meta.url, "gmail-send-tool.txt"),
+    description: loadDescription(import.meta.url, "gmail-send.txt"),
     input: z.strictObject({
       to: Recipients.refine((l) => l.length > 0, "at least one recipient is needed").describe("Recipient address(es)."),
       subject: z

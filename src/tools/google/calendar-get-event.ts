@@ -18,7 +18,7 @@ export function calendarGetEventTool(api: CalendarApi) {
   return defineTool({
     name: TOOL.calendarGetEvent,
     title: "Get a calendar event",
-    description: loadDescription(import.meta.url, "calendar-get-event-tool.txt"),
+    description: loadDescription(import.meta.url, "calendar-get-event.txt"),
     input: z.strictObject({ eventId: EventId, calendarId: CalendarId }),
     effect: "read",
     cacheable: false,

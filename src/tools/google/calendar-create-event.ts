@@ -92,7 +92,7 @@ export function calendarCreateEventTool(api: CalendarApi) {
   return defineTool({
     name: TOOL.calendarCreateEvent,
     title: "Create a calendar event",
-    description: loadDescription(import.meta.url, "calendar-create-event-tool.txt"),
+    description: loadDescription(import.meta.url, "calendar-create-event.txt"),
     input: Input,
     effect: "network",
     // It invites people and fills their calendars: a person always confirms.

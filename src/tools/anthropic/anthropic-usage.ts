@@ -11,7 +11,7 @@ export function anthropicUsageTool(client: AnthropicAdminClient) {
   return defineTool({
     name: TOOL.anthropicUsage,
     title: "Anthropic usage and cost",
-    description: loadDescription(import.meta.url, "usage-tool.txt"),
+    description: loadDescription(import.meta.url, "anthropic-usage.txt"),
     input: UsageArgsSchema,
     effect: "read",
     idempotent: true,

@@ -6,8 +6,8 @@ import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
 import { commandAssessment, commandSubjects } from "./judgement-cache.js";
 import { commandEnv } from "../../process/command-env.js";
-import type { Launcher } from "./shell-tool.js";
-import { resolveCwd } from "./shell-tool.js";
+import type { Launcher } from "./shell.js";
+import { resolveCwd } from "./shell.js";
 import type { ShellSettings } from "./settings.js";
 
 /** Characters one `read` returns at most (the latest); the rest is reported as skipped. */
