@@ -1,5 +1,5 @@
 import type { ToolOutcome } from "../core/result.js";
-import type { ToolCall } from "../runtime/runner.js";
+import type { ToolCall } from "../core/tool-call.js";
 import { toolsOf, type ToolSource } from "./tool-list.js";
 
 /** Anthropic Messages API `tools` entry. */

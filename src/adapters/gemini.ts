@@ -1,6 +1,6 @@
 import type { ToolOutcome } from "../core/result.js";
 import type { JsonSchema } from "../core/tool.js";
-import type { ToolCall } from "../runtime/runner.js";
+import type { ToolCall } from "../core/tool-call.js";
 import { toolsOf, type ToolSource } from "./tool-list.js";
 
 /** Gemini's OpenAPI-subset schema type names. */

@@ -1,5 +1,5 @@
 import type { ToolOutcome } from "../core/result.js";
-import type { ToolCall } from "../runtime/runner.js";
+import type { ToolCall } from "../core/tool-call.js";
 import { parseArguments, toolsOf, type ToolSource } from "./tool-list.js";
 
 /** Chat Completions `tools` entry. */

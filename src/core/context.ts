@@ -1,5 +1,5 @@
 import type { ToolContext } from "./tool.js";
-import { Workspace } from "../workspace/workspace.js";
+import { openDefaultWorkspace } from "./tool-workspace.js";
 import { silentLogger } from "./logger.js";
 
 /** Marks a context the runner built, whose arguments it has already validated. */
@@ -9,11 +9,15 @@ let counter = 0;
 
 /** Fills a partial context for direct `tool.execute(args)` calls outside the runner. */
 export function completeContext(partial: Partial<ToolContext> | undefined): ToolContext {
+  let workspace = partial?.workspace;
   return {
     ...partial,
     toolCallId: partial?.toolCallId ?? `direct_${++counter}`,
     signal: partial?.signal ?? new AbortController().signal,
-    workspace: partial?.workspace ?? Workspace.open(process.cwd()),
+    // Opened only when the tool reaches for it: a tool that touches no files needs no boundary.
+    get workspace() {
+      return (workspace ??= openDefaultWorkspace(process.cwd()));
+    },
     onOutput: partial?.onOutput ?? (() => {}),
     onProgress: partial?.onProgress ?? (() => {}),
     log: partial?.log ?? silentLogger,

@@ -1,6 +1,6 @@
 import type { Effect, ToolAnnotations } from "./effect.js";
 import type { ToolExecutionResult } from "./result.js";
-import type { Workspace } from "../workspace/workspace.js";
+import type { ToolWorkspace } from "./tool-workspace.js";
 import type { Logger } from "./logger.js";
 
 /** A JSON Schema object, as exported to model APIs. */
@@ -40,7 +40,7 @@ export interface ToolContext {
   toolCallId: string;
   /** Aborted on cancellation or timeout; long work must stop when it fires. */
   signal: AbortSignal;
-  workspace: Workspace;
+  workspace: ToolWorkspace;
   /** Streams output as it arrives (spec 001 FR6). */
   onOutput: (chunk: string) => void;
   onProgress: (progress: Progress) => void;

@@ -5,6 +5,9 @@ import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
 import { VALIDATED } from "../core/context.js";
+import type { ToolCall } from "../core/tool-call.js";
+
+export type { ToolCall } from "../core/tool-call.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
@@ -17,13 +20,6 @@ import { AuditLog } from "./audit-log.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, markUntrusted, OutputSpill } from "./output-cap.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
-
-/** A model's request to call a tool. `args` may be an object or the JSON text of one. */
-export interface ToolCall {
-  id?: string;
-  name: string;
-  args?: unknown;
-}
 
 export interface RunOptions {
   signal?: AbortSignal;

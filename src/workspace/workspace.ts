@@ -3,27 +3,9 @@ import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
+import { setDefaultWorkspace, type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
 
-/** An extra place tools may reach besides the root; only configuration adds these. */
-export interface ExtraRoot {
-  path: string;
-  writable: boolean;
-}
-
-export interface ResolveOptions {
-  /** The path will be written: protected files (tackle's config, .git/hooks) are refused. */
-  write?: boolean;
-}
-
-/** A path inside the workspace, resolved through every symlink. */
-export interface ResolvedPath {
-  /** Absolute real path (symlinks followed; the missing tail appended as given). */
-  absolute: string;
-  /** Relative to the root that contains it, "/"-separated; "." for the root itself. */
-  relative: string;
-  /** The root it lies in. */
-  root: string;
-}
+export type { ExtraRoot, ResolvedPath, ResolveOptions } from "../core/tool-workspace.js";
 
 const MAX_LINK_DEPTH = 40;
 
@@ -32,7 +14,7 @@ const MAX_LINK_DEPTH = 40;
  * must land inside the root or an extra root from configuration; a sibling directory that only
  * shares a prefix (`ws` vs `ws-evil`) is outside.
  */
-export class Workspace {
+export class Workspace implements ToolWorkspace {
   readonly root: string;
   readonly extraRoots: readonly ExtraRoot[];
 
@@ -144,3 +126,5 @@ async function realOf(p: string, depth: number): Promise<string> {
   }
   return here;
 }
+
+setDefaultWorkspace((cwd) => Workspace.open(cwd));
