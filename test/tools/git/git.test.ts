@@ -4,7 +4,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
-import { createGitTools } from "../../../src/tools/git/tools.js";
+import { gitStatus } from "../../../src/tools/git/git-status.js";
+import { gitDiff } from "../../../src/tools/git/git-diff.js";
+import { gitLog } from "../../../src/tools/git/git-log.js";
+import { gitCommit } from "../../../src/tools/git/git-commit.js";
+import { gitBranch } from "../../../src/tools/git/git-branch.js";
+import { gitPush } from "../../../src/tools/git/git-push.js";
 import { tempDir } from "../../support/tools.js";
 import { shellTools } from "../../../src/tools/shell/index.js";
 import { silentLogger } from "../../../src/core/logger.js";
@@ -25,7 +30,7 @@ beforeEach(() => {
   git("add", "a.txt");
   git("commit", "-qm", "first");
   const registry = new ToolRegistry();
-  registry.registerAll(createGitTools());
+  registry.registerAll([gitStatus, gitDiff, gitLog, gitCommit, gitBranch, gitPush]);
   runner = new ToolRunner({ registry, workspace: repo, approval: "all", cache: false });
 });
 afterEach(async () => {
