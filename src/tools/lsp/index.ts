@@ -1,7 +1,11 @@
 import type { ToolGroup } from "../group.js";
 import { resolveServers } from "./lsp-config.js";
 import { LspManager } from "./lsp-manager.js";
-import { createLspTools } from "./lsp-tools.js";
+import { definitionTool } from "./definition.js";
+import { diagnosticsTool } from "./diagnostics.js";
+import { hoverTool } from "./hover.js";
+import { referencesTool } from "./references.js";
+import { symbolsTool } from "./symbols.js";
 
 /**
  * Spec 002's LSP tools. Registered when a language server is configured (`lsp.servers`) or
@@ -12,5 +16,5 @@ export const lspTools: ToolGroup = (ctx) => {
   if (Object.keys(servers).length === 0) return [];
   const manager = new LspManager(servers);
   ctx.onClose?.(() => manager.close());
-  return createLspTools(manager);
+  return [diagnosticsTool, symbolsTool, hoverTool, definitionTool, referencesTool].map((tool) => tool(manager));
 };

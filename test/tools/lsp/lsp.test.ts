@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { LspManager } from "../../../src/tools/lsp/lsp-manager.js";
-import { createLspTools } from "../../../src/tools/lsp/lsp-tools.js";
+import { definitionTool } from "../../../src/tools/lsp/definition.js";
+import { diagnosticsTool } from "../../../src/tools/lsp/diagnostics.js";
+import { hoverTool } from "../../../src/tools/lsp/hover.js";
+import { referencesTool } from "../../../src/tools/lsp/references.js";
+import { symbolsTool } from "../../../src/tools/lsp/symbols.js";
 import { resolveServers } from "../../../src/tools/lsp/lsp-config.js";
 import { lspTools } from "../../../src/tools/lsp/index.js";
 import { tempDir } from "../../support/tools.js";
@@ -51,7 +55,7 @@ beforeAll(() => {
   );
   manager = new LspManager({ typescript: { command: server, args: ["--stdio"], extensions: [".ts"] } });
   const registry = new ToolRegistry();
-  registry.registerAll(createLspTools(manager));
+  registry.registerAll([diagnosticsTool, symbolsTool, hoverTool, definitionTool, referencesTool].map((tool) => tool(manager)));
   runner = new ToolRunner({ registry, workspace: ws.dir, cache: false });
 });
 
