@@ -1,8 +1,14 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode as McpErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { ToolError } from "../../core/errors.js";
 import { silentLogger, type Logger } from "../../core/logger.js";
 import type { ToolContext } from "../../core/tool.js";
@@ -182,32 +188,35 @@ export class McpConnection implements McpToolTarget {
   }
 
   async #call(live: Live, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolExecutionResult> {
-    const result = (await live.client.callTool({ name: tool, arguments: args }, undefined, {
-      signal: ctx.signal,
-      timeout: this.config.callTimeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: (p) => {
-        ctx.onProgress({
-          progress: p.progress,
-          ...(p.total !== undefined ? { total: p.total } : {}),
-          ...(typeof p.message === "string" ? { message: p.message } : {}),
-        });
+    const result = (await live.client.callTool(
+      { name: tool, arguments: args },
+      {
+        signal: ctx.signal,
+        timeout: this.config.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          ctx.onProgress({
+            progress: p.progress,
+            ...(p.total !== undefined ? { total: p.total } : {}),
+            ...(typeof p.message === "string" ? { message: p.message } : {}),
+          });
+        },
       },
-    })) as McpCallResult;
+    )) as McpCallResult;
     return toToolResult(result, this.name, tool);
   }
 
   #callError(err: unknown, tool: string): unknown {
     if (err instanceof ToolError) return err;
-    if (err instanceof McpError) {
-      if (err.code === McpErrorCode.RequestTimeout) {
+    if (err instanceof SdkError && !(err instanceof SdkHttpError)) {
+      if (err.code === SdkErrorCode.RequestTimeout) {
         return new ToolError(
           "TIMEOUT",
           `The MCP server "${this.name}" did not answer ${tool} within ${this.config.callTimeoutMs / 1000} s (and sent no progress).`,
           { cause: err },
         );
       }
-      if (err.code === McpErrorCode.ConnectionClosed) {
+      if (err.code === SdkErrorCode.ConnectionClosed) {
         const why = this.lastError ?? this.#describeExit();
         return new ToolError(
           "UNAVAILABLE",
@@ -215,14 +224,17 @@ export class McpConnection implements McpToolTarget {
           { cause: err, recoverable: false },
         );
       }
-      if (err.code === McpErrorCode.InvalidParams)
+      return new ToolError("EXECUTION_ERROR", `The MCP server "${this.name}" failed on ${tool}: ${err.message}`, { cause: err });
+    }
+    if (err instanceof ProtocolError) {
+      if (err.code === ProtocolErrorCode.InvalidParams)
         return new ToolError("INVALID_ARGS", `The MCP server "${this.name}" rejected the arguments for ${tool}: ${err.message}`, {
           cause: err,
         });
       return new ToolError("EXECUTION_ERROR", `The MCP server "${this.name}" failed on ${tool}: ${err.message}`, { cause: err });
     }
-    if (err instanceof StreamableHTTPError)
-      return new ToolError("NETWORK_ERROR", `The MCP server "${this.name}" answered HTTP ${err.code}: ${err.message}`, { cause: err });
+    if (err instanceof SdkHttpError)
+      return new ToolError("NETWORK_ERROR", `The MCP server "${this.name}" answered HTTP ${err.status}: ${err.message}`, { cause: err });
     if (err instanceof Error && err.name !== "AbortError" && /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(err.message)) {
       return new ToolError("NETWORK_ERROR", `Cannot reach the MCP server "${this.name}": ${err.message}`, { cause: err });
     }
@@ -286,7 +298,7 @@ export class McpConnection implements McpToolTarget {
     const client = new Client({ ...CLIENT_INFO }, { capabilities: {} });
     client.onerror = (err) => this.#logger.debug(`MCP server "${this.name}": ${describe(err)}`);
     client.onclose = () => this.#onClosed(generation);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#scheduleRefresh(generation));
+    client.setNotificationHandler("notifications/tools/list_changed", () => this.#scheduleRefresh(generation));
     try {
       await client.connect(transport, { signal, timeout: this.config.connectTimeoutMs });
       const tools = await listAllTools(client, this.config.connectTimeoutMs, signal);
@@ -402,7 +414,8 @@ async function listAllTools(client: Client, timeout: number, signal?: AbortSigna
   const tools: McpTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1000; page++) {
-    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout, ...(signal ? { signal } : {}) });
+    // The SDK would answer a repeated list from its cache; a refresh after list_changed must ask the server.
+    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout, cacheMode: "bypass", ...(signal ? { signal } : {}) });
     tools.push(...(result.tools as McpTool[]));
     cursor = result.nextCursor;
     if (!cursor) break;
@@ -457,7 +470,7 @@ async function withDeadline<T>(
 
 /** A 404 for our session: Streamable HTTP says so with a status; the SSE transport only in its message. */
 function isSessionGone(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 404;
+  if (err instanceof SdkHttpError) return err.status === 404;
   return err instanceof Error && /^Error POSTing to endpoint \(HTTP 404\)/.test(err.message);
 }
 
