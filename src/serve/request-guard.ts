@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { isLoopbackHost } from "../mcp/server/server-http.js";
+import { isLoopbackHost } from "../mcp/server/http-guard.js";
 
 const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);

@@ -9,7 +9,8 @@ import { ElicitationRouter } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
 import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
 
-export { assertHttpOptions, isLoopbackHost, type HttpServeOptions } from "./server-http.js";
+export { assertHttpOptions, type HttpServeOptions } from "./server-http.js";
+export { isLoopbackHost } from "./http-guard.js";
 
 export interface McpServeOptions {
   /** Workspace root; default from configuration, else the current directory. */
