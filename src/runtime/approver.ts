@@ -12,6 +12,8 @@ export interface ApprovalRequest {
   /** What will change (a unified diff for edits), when the tool can tell. */
   preview?: string;
   description?: string;
+  /** What the agent was doing when it made the call, in its own words, for the person deciding. */
+  context?: string;
 }
 
 /** A person's answer. */

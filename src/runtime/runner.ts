@@ -23,6 +23,8 @@ import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** What the agent was doing, shown to the person asked to approve the call. */
+  context?: string;
   /** Output chunks as the tool produces them (spec 001 FR6). */
   onOutput?: (chunk: string, toolCallId: string) => void;
   onEvent?: ToolEventListener;
@@ -284,6 +286,7 @@ export class ToolRunner {
             reason: decision.reason,
             description: tool.description,
             ...(preview ? { preview } : {}),
+            ...(options.context ? { context: options.context } : {}),
           },
           ctx.signal,
         );
