@@ -5,6 +5,7 @@ import type { ApprovalResponse } from "../runtime/approver.js";
 import type { HttpApprover } from "./http-approver.js";
 import type { EventHub } from "./event-hub.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
+import { withSpecNames } from "./spec-names.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -12,11 +13,25 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** The approval scope of calls made through this server (its "always" answers apply only here). */
 export const SERVE_SCOPE = "serve";
 
-const CallBody = z.object({
-  name: z.string().min(1),
-  args: z.unknown().optional(),
-  id: z.string().min(1).max(200).optional(),
-});
+const CallBody = z
+  .object({
+    name: z.string().min(1).optional(),
+    args: z.unknown().optional(),
+    id: z.string().min(1).max(200).optional(),
+    /** What the agent was doing: shown with the approval request. */
+    context: z.string().max(10_000).optional(),
+    // Spec 002's names for the same fields.
+    tool: z.string().min(1).optional(),
+    params: z.unknown().optional(),
+    tool_call_id: z.string().min(1).max(200).optional(),
+  })
+  .transform(({ tool, params, tool_call_id, ...body }) => ({
+    ...body,
+    name: body.name ?? tool,
+    args: body.args ?? params,
+    id: body.id ?? tool_call_id,
+  }))
+  .refine((body) => body.name !== undefined, { message: "name (or tool) is required: the tool to call", path: ["name"] });
 const AnswerBody = z.object({
   approved: z.boolean(),
   message: z.string().max(10_000).optional(),
@@ -88,15 +103,19 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
     }
     if (path === "/api/approvals") {
       allow(method, ["GET"]);
-      const list = approvals.pending().map((r) => ({
-        toolCallId: r.toolCallId,
-        tool: r.tool,
-        args: r.args,
-        effect: r.effect,
-        reason: r.reason,
-        ...(r.preview !== undefined ? { preview: r.preview } : {}),
-        ...(r.description !== undefined ? { description: r.description } : {}),
-      }));
+      const list = approvals.pending().map((r) =>
+        withSpecNames({
+          toolCallId: r.toolCallId,
+          tool: r.tool,
+          args: r.args,
+          effect: r.effect,
+          reason: r.reason,
+          requiresApproval: true,
+          ...(r.preview !== undefined ? { preview: r.preview } : {}),
+          ...(r.description !== undefined ? { description: r.description } : {}),
+          ...(r.context !== undefined ? { context: r.context } : {}),
+        }),
+      );
       return json(res, 200, list);
     }
     if (path === "/api/calls") {
@@ -112,10 +131,10 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
       if (body.id !== undefined) running.add(body.id);
       try {
         const outcome = await session.runner.run(
-          { name: body.name, ...(body.args !== undefined ? { args: body.args } : {}), ...(body.id !== undefined ? { id: body.id } : {}) },
-          { scope: SERVE_SCOPE, signal: controller.signal },
+          { name: body.name!, ...(body.args !== undefined ? { args: body.args } : {}), ...(body.id !== undefined ? { id: body.id } : {}) },
+          { scope: SERVE_SCOPE, signal: controller.signal, ...(body.context !== undefined ? { context: body.context } : {}) },
         );
-        return json(res, 200, outcome);
+        return json(res, 200, withSpecNames(outcome));
       } finally {
         if (body.id !== undefined) running.delete(body.id);
       }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { openSession, type Session, type SessionOptions } from "../session.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { HttpApprover } from "./http-approver.js";
+import { withSpecNames } from "./spec-names.js";
 import { EventHub } from "./event-hub.js";
 import { apiHandler } from "./api.js";
 import { assertServeOptions, requestGuard } from "./request-guard.js";
@@ -50,7 +51,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const events = new EventHub();
   const approvals = new HttpApprover({
     ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
-    onEvent: (e) => events.send(e.type, e),
+    onEvent: (e) => events.send(e.type, withSpecNames(e)),
   });
   const { maxBodyBytes } = options;
   const session = await openSession({
@@ -62,7 +63,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     logger,
     runner: { approver: approvals.approver },
   });
-  const unsubscribe = session.runner.on("*", (e) => events.send(e.type, e));
+  const unsubscribe = session.runner.on("*", (e) => events.send(e.type, withSpecNames(e)));
 
   let boundPort = port;
   const guard = requestGuard({ host, port: () => boundPort, ...(options.token ? { token: options.token } : {}) });

@@ -1,0 +1,20 @@
+/**
+ * Spec 002 names the fields of its API and events in snake_case (`tool_call_id`, `params`,
+ * `requires_approval`, `execution_time_ms`). The API offers them beside tackle's own names, so a
+ * client written from either reads the same data; nothing is renamed or removed.
+ */
+export function withSpecNames<T extends object>(data: T): T & Record<string, unknown> {
+  const d = data as Record<string, unknown>;
+  const extra: Record<string, unknown> = {};
+  if (typeof d.toolCallId === "string") extra.tool_call_id = d.toolCallId;
+  if ("args" in d) extra.params = d.args;
+  if (typeof d.requiresApproval === "boolean") extra.requires_approval = d.requiresApproval;
+  if (typeof d.executionTimeMs === "number") extra.execution_time_ms = d.executionTimeMs;
+  const outcome = d.outcome as Record<string, unknown> | undefined;
+  if (outcome && typeof outcome === "object") {
+    // tool.result's data in spec 002 is {status, result}.
+    extra.status = outcome.status;
+    extra.result = outcome.content;
+  }
+  return { ...data, ...extra };
+}
