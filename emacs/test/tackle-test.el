@@ -1,0 +1,274 @@
+;;; tackle-test.el --- ERT tests for tackle.el against a real tackle serve  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run from the repository root after `npm run build':
+;;   emacs --batch -L emacs -l emacs/test/tackle-test.el -f ert-run-tests-batch-and-exit
+;; Every test starts a real `tackle serve' on 127.0.0.1 in a temporary workspace and stops it.
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'text-property-search)
+(require 'tackle)
+
+(defconst tackle-test--root
+  (expand-file-name "../.." (file-name-directory (or load-file-name buffer-file-name))))
+
+(defconst tackle-test--main (expand-file-name "dist/cli/main.js" tackle-test--root))
+
+(defvar tackle-test--timeout 120 "Seconds any wait may take; generous, for a loaded machine.")
+
+(defun tackle-test--wait (predicate what)
+  "Wait until PREDICATE returns non-nil, or fail saying WHAT did not happen."
+  (let ((deadline (+ (float-time) tackle-test--timeout))
+        value)
+    (while (and (not (setq value (funcall predicate))) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless value (ert-fail (format "timed out waiting for %s" what)))
+    value))
+
+(defun tackle-test--workspace ()
+  (let ((dir (file-name-as-directory (make-temp-file "tackle-emacs-" t))))
+    (with-temp-file (expand-file-name "a.txt" dir) (insert "alpha\n"))
+    dir))
+
+(defmacro tackle-test--with-server (args &rest body)
+  "Run BODY with `dir' bound to a workspace served by `tackle serve' ARGS."
+  (declare (indent 1))
+  `(let* ((dir (tackle-test--workspace))
+          (tackle-program (list "node" tackle-test--main))
+          (tackle-serve-arguments ,args)
+          (tackle-announce-approvals t))
+     (unwind-protect
+         (progn
+           (tackle-start dir)
+           (should (tackle-wait-until-connected tackle-test--timeout))
+           ,@body)
+       (tackle-stop)
+       (delete-directory dir t))))
+
+(defun tackle-test--call-async (tool args)
+  "Start TOOL with ARGS without waiting; return a cons whose cdr receives the outcome."
+  (let ((box (cons 'pending nil)))
+    (tackle--request "POST" "/api/calls" `((name . ,tool) (args . ,args))
+                     (lambda (_status data) (setcar box 'done) (setcdr box data)))
+    box))
+
+(defun tackle-test--outcome (box)
+  (tackle-test--wait (lambda () (eq (car box) 'done)) "the call's outcome")
+  (cdr box))
+
+(defun tackle-test--overwrite (content)
+  "Overwrite a.txt with CONTENT (asks for approval) and wait until the request is pending."
+  (let ((box (tackle-test--call-async "write_file" `((path . "a.txt") (content . ,content)))))
+    (tackle-test--wait (lambda () tackle--pending) "an approval request")
+    box))
+
+(defun tackle-test--file (dir)
+  (with-temp-buffer (insert-file-contents (expand-file-name "a.txt" dir)) (buffer-string)))
+
+(defun tackle-test--goto-first-approval ()
+  (set-buffer (get-buffer "*tackle-approvals*"))
+  (goto-char (point-min))
+  (should (get-text-property (point) 'tackle-approval)))
+
+(ert-deftest tackle-approve-writes-the-file ()
+  (tackle-test--with-server nil
+    (let ((box (tackle-test--overwrite "approved\n")))
+      (let ((listed (tackle-pending)))
+        (should (= (length listed) 1))
+        (should (equal (alist-get 'tool (car listed)) "write_file"))
+        (should (equal (alist-get 'path (alist-get 'args (car listed))) "a.txt"))
+        (should (stringp (alist-get 'toolCallId (car listed)))))
+      (tackle-approvals)
+      (tackle-test--goto-first-approval)
+      (should (string-match-p "write_file" (buffer-string)))
+      ;; the diff preview is shown with diff-mode's faces
+      (should (text-property-search-forward 'font-lock-face nil (lambda (_ face) (memq 'diff-added (ensure-list face)))))
+      (should (string-match-p "tackle:.*\\[1\\]" (tackle--mode-line)))
+      (goto-char (point-min))
+      (tackle-approvals-approve)
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))
+      (should (equal (tackle-test--file dir) "approved\n"))
+      (tackle-test--wait (lambda () (null tackle--pending)) "the approval to leave the list"))))
+
+(ert-deftest tackle-reject-with-a-message-reaches-the-model ()
+  (tackle-test--with-server nil
+    (let* ((box (tackle-test--overwrite "rejected\n"))
+           (id (alist-get 'toolCallId (car tackle--pending))))
+      (tackle-reject id "wrong file, use b.txt")
+      (let ((outcome (tackle-test--outcome box)))
+        (should (equal (alist-get 'status outcome) "rejected"))
+        (should (string-match-p "wrong file, use b.txt" (alist-get 'content outcome))))
+      (should (equal (tackle-test--file dir) "alpha\n")))))
+
+(ert-deftest tackle-edit-the-arguments-then-approve ()
+  (tackle-test--with-server nil
+    (let ((box (tackle-test--overwrite "as asked\n")))
+      (tackle-approvals)
+      (tackle-test--goto-first-approval)
+      (set-buffer (tackle-approvals-edit))
+      (should tackle--editing)
+      (erase-buffer)
+      (insert "{\"path\": \"a.txt\", \"content\": \"as edited\\n\"}")
+      (tackle-edit-args-approve)
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))
+      (should (equal (tackle-test--file dir) "as edited\n")))))
+
+(ert-deftest tackle-always-approves-later-calls ()
+  (tackle-test--with-server nil
+    (let ((box (tackle-test--overwrite "first\n")))
+      (tackle-approvals)
+      (tackle-test--goto-first-approval)
+      (tackle-approvals-always)
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))
+      ;; the same kind of call now runs without asking
+      (let ((outcome (tackle-call-sync "write_file" '((path . "a.txt") (content . "second\n")))))
+        (should (equal (alist-get 'status outcome) "success")))
+      (should (equal (tackle-test--file dir) "second\n")))))
+
+(ert-deftest tackle-file-changed-reverts-unmodified-buffers-only ()
+  (tackle-test--with-server nil
+    (with-temp-file (expand-file-name "b.txt" dir) (insert "bravo\n"))
+    (let ((clean (find-file-noselect (expand-file-name "a.txt" dir)))
+          (dirty (find-file-noselect (expand-file-name "b.txt" dir))))
+      (unwind-protect
+          (progn
+            (with-current-buffer dirty (goto-char (point-max)) (insert "unsaved\n"))
+            (let ((box (tackle-test--overwrite "from the agent\n")))
+              (tackle-approve (alist-get 'toolCallId (car tackle--pending)))
+              (tackle-test--outcome box))
+            (tackle-test--wait (lambda () (with-current-buffer clean (equal (buffer-string) "from the agent\n")))
+                               "the visiting buffer to be reverted")
+            (let ((box (tackle-test--call-async "write_file" '((path . "b.txt") (content . "agent's b\n")))))
+              (tackle-test--wait (lambda () tackle--pending) "the second approval")
+              (emacs-agent-api-approve (car tackle--pending))
+              (tackle-test--outcome box))
+            (tackle-test--wait (lambda ()
+                                 (with-current-buffer "*tackle-events*"
+                                   (string-match-p "modified b.txt" (buffer-string))))
+                               "the file.changed event for b.txt")
+            (with-current-buffer dirty
+              (should (buffer-modified-p))
+              (should (equal (buffer-string) "bravo\nunsaved\n"))))
+        (with-current-buffer dirty (set-buffer-modified-p nil))
+        (kill-buffer clean)
+        (kill-buffer dirty)))))
+
+(ert-deftest tackle-events-buffer-shows-events-and-stays-bounded ()
+  (tackle-test--with-server nil
+    (let ((tackle-events-max-lines 5))
+      (dotimes (_ 6) (tackle-call-sync "read_file" '((path . "a.txt"))))
+      (tackle-test--wait (lambda () (get-buffer "*tackle-events*")) "the events buffer")
+      (with-current-buffer "*tackle-events*"
+        (tackle-test--wait (lambda () (string-match-p "tool.result" (buffer-string))) "a tool.result line")
+        (should (<= (count-lines (point-min) (point-max)) 5))
+        (goto-char (point-min))
+        (should (get-text-property (point) 'tackle-event))))))
+
+(ert-deftest tackle-call-sync-carries-context-and-returns-the-outcome ()
+  (tackle-test--with-server nil
+    (let ((outcome (tackle-call-sync "read_file" '((path . "a.txt")))))
+      (should (equal (alist-get 'status outcome) "success"))
+      (should (string-match-p "alpha" (alist-get 'content outcome))))
+    (let ((box (let ((b (cons 'pending nil)))
+                 (tackle--request "POST" "/api/calls"
+                                  '((name . "write_file") (args . ((path . "a.txt") (content . "x\n")))
+                                    (context . "Fixing authentication bug"))
+                                  (lambda (_s data) (setcar b 'done) (setcdr b data)))
+                 b)))
+      (tackle-test--wait (lambda () tackle--pending) "an approval request")
+      (should (equal (alist-get 'context (car (tackle-pending))) "Fixing authentication bug"))
+      (emacs-agent-api-reject (alist-get 'toolCallId (car tackle--pending)) "no")
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "rejected")))))
+
+(defun tackle-test--free-port ()
+  (let* ((server (make-network-process :name "tackle-test-port" :server t :host "127.0.0.1" :service t))
+         (port (process-contact server :service)))
+    (delete-process server)
+    port))
+
+(defun tackle-test--serve-process (dir port &rest args)
+  "Start `tackle serve' on PORT for DIR outside `tackle-start'; return the process."
+  (let ((process (make-process :name "tackle-test-serve" :buffer (generate-new-buffer " *tackle-test-serve*")
+                               :command (append (list "node" tackle-test--main "serve" "--port" (number-to-string port)
+                                                      "--workspace" dir)
+                                                args)
+                               :noquery t)))
+    (tackle-test--wait (lambda () (with-current-buffer (process-buffer process)
+                                    (string-match-p "serving on" (buffer-string))))
+                       "tackle serve to print its address")
+    process))
+
+(defun tackle-test--end (process)
+  (when (process-live-p process) (tackle--kill-server process))
+  (when (buffer-live-p (process-buffer process)) (kill-buffer (process-buffer process))))
+
+(ert-deftest tackle-reconnects-after-the-server-restarts ()
+  (let* ((dir (tackle-test--workspace))
+         (port (tackle-test--free-port))
+         (tackle-reconnect-delay 0.2)
+         (first (tackle-test--serve-process dir port))
+         second)
+    (unwind-protect
+        (progn
+          (let ((default-directory dir)) (tackle-connect (format "http://127.0.0.1:%d" port)))
+          (should (tackle-wait-until-connected tackle-test--timeout))
+          (tackle-test--end first)
+          (tackle-test--wait (lambda () (not (tackle-connected-p))) "the stream to notice the server went away")
+          (setq second (tackle-test--serve-process dir port))
+          (tackle-test--wait #'tackle-connected-p "the stream to reconnect")
+          (let ((box (tackle-test--overwrite "after restart\n")))
+            (tackle-approve (alist-get 'toolCallId (car tackle--pending)))
+            (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))))
+      (tackle-stop)
+      (tackle-test--end first)
+      (when second (tackle-test--end second))
+      (delete-directory dir t))))
+
+(ert-deftest tackle-token-is-sent-and-required ()
+  (let* ((dir (tackle-test--workspace))
+         (port (tackle-test--free-port))
+         (server (tackle-test--serve-process dir port "--token" "s3cret-token")))
+    (unwind-protect
+        (progn
+          (tackle-connect (format "http://127.0.0.1:%d" port))
+          (should-error (tackle-pending) :type 'tackle-error)
+          (tackle-connect (format "http://127.0.0.1:%d" port) "s3cret-token")
+          (should (tackle-wait-until-connected tackle-test--timeout))
+          (should (equal (tackle-pending) nil))
+          (should (equal (alist-get 'status (tackle-call-sync "read_file" '((path . "a.txt"))))
+                         "success")))
+      (tackle-stop)
+      (tackle-test--end server)
+      (delete-directory dir t))))
+
+(defun tackle-test--pids-serving (dir)
+  "Process ids whose command line names DIR."
+  (cl-remove-if-not
+   (lambda (pid)
+     (let ((args (alist-get 'args (process-attributes pid))))
+       (and args (string-match-p (regexp-quote (directory-file-name dir)) args))))
+   (list-system-processes)))
+
+(ert-deftest tackle-stop-leaves-no-process ()
+  (let* ((dir (tackle-test--workspace))
+         ;; a wrapper that stays the parent, as npx does: its child must go too
+         (tackle-program (list "sh" "-c" "node \"$0\" \"$@\"; exit $?" tackle-test--main))
+         (tackle-serve-arguments nil))
+    (unwind-protect
+        (progn
+          (let ((process (tackle-start dir)))
+            (should (tackle-wait-until-connected tackle-test--timeout))
+            (should (>= (length (tackle-test--pids-serving dir)) 2))
+            (tackle-stop)
+            (should-not (process-live-p process))
+            (should-not (tackle-connected-p))
+            (tackle-test--wait (lambda () (null (tackle-test--pids-serving dir))) "every server process to end")))
+      (tackle-stop)
+      (delete-directory dir t))))
+
+(provide 'tackle-test)
+;;; tackle-test.el ends here
