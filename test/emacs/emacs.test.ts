@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -28,6 +28,16 @@ describe.skipIf(!hasEmacs)("the Emacs package (emacs/tackle.el)", () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+  }, 180_000);
+
+  it("loads with the README's set-up lines, as written", () => {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const setup = /```elisp\n([\s\S]*?)```/.exec(readme)![1]!.replace("/path/to/tackle/emacs", path.join(ROOT, "emacs"));
+    const run = spawnSync("emacs", ["--batch", "--eval", `(progn ${setup} (princ (if (featurep 'tackle) "loaded" "missing")))`], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.stdout).toBe("loaded");
   }, 180_000);
 
   it("passes its ERT tests against a real tackle serve", () => {
