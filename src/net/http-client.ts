@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import zlib from "node:zlib";
-import type { Readable } from "node:stream";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import { Agent, request } from "undici";
 import { parseRetryAfter } from "../runtime/retry.js";
 import { ToolError } from "../core/errors.js";
@@ -165,19 +165,31 @@ function networkError(err: unknown, url: URL, timeoutMs: number, timedOut: boole
   return new ToolError("NETWORK_ERROR", `Could not fetch ${url.href}: ${detail}${code ? ` (${code})` : ""}.`, { recoverable: !permanent });
 }
 
-/** Decompresses per Content-Encoding; the cap applies to the decoded bytes (a zip bomb stops there). */
-function decoded(body: Readable, encoding: string | undefined): Readable {
+function decoder(encoding: string | undefined): Transform | undefined {
   switch ((encoding ?? "").trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
-      return body.pipe(zlib.createGunzip());
+      return zlib.createGunzip();
     case "deflate":
-      return body.pipe(zlib.createInflate());
+      return zlib.createInflate();
     case "br":
-      return body.pipe(zlib.createBrotliDecompress());
+      return zlib.createBrotliDecompress();
     default:
-      return body;
+      return undefined;
   }
+}
+
+/**
+ * Decompresses per Content-Encoding; the cap applies to the decoded bytes (a zip bomb stops there).
+ * `pipeline` joins the two streams' errors and teardown: with `pipe`, stopping the download made
+ * the response body emit an error nobody listened to, and that took the whole process down.
+ */
+function decoded(body: Readable, encoding: string | undefined): Readable {
+  const transform = decoder(encoding);
+  if (!transform) return body;
+  return pipeline(body, transform, () => {
+    // Errors reach the reader through the transform; nothing more to do here.
+  });
 }
 
 /** Reads a body up to `max` bytes, then stops reading (and stops the download). */
@@ -200,8 +212,8 @@ async function readCapped(body: Readable, encoding: string | undefined, max: num
     }
   } finally {
     if (truncated) {
+      stream.destroy();
       body.destroy();
-      if (stream !== body) stream.destroy();
     }
   }
   return { body: Buffer.concat(chunks, size), truncated };

@@ -60,6 +60,8 @@ export interface ToolRunnerOptions {
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_MAX_ARGS_BYTES = 5 * 1024 * 1024;
 const PARTIAL_OUTPUT_CHARS = 20_000;
+/** A retry needs at least this long before the deadline to be worth starting. */
+const MIN_ATTEMPT_MS = 100;
 /** Structured results may be this many times the text cap: they repeat the text with fields around it. */
 const STRUCTURED_ALLOWANCE = 2;
 
@@ -399,15 +401,20 @@ export class ToolRunner {
     const { tool } = p;
     const retry = this.#retry && (tool.idempotent ?? tool.effect === "read") ? this.#retry : undefined;
     const limit = tool.timeoutMs?.(p.args) ?? this.#timeoutMs;
+    // The limit is the whole call's, retries included: a slow site must not cost several limits.
+    const deadline = Date.now() + limit;
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
       const onAbort = () => controller.abort(options.signal!.reason);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
-      }, limit);
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          controller.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       const partial = { text: "" };
       const ctx = this.#context(p, controller.signal, options, partial);
       try {
@@ -421,10 +428,13 @@ export class ToolRunner {
           const tail = partial.text ? `\nOutput before the time limit:\n${partial.text.slice(-PARTIAL_OUTPUT_CHARS)}` : "";
           error = new ToolError("TIMEOUT", `${p.name} timed out after ${formatMs(limit)}.${tail}`);
         }
-        if (retry && error.recoverable && attempt < retry.retries) {
+        const delay = retry ? backoffDelay(retry, attempt, error.retryAfterMs) : 0;
+        // A timeout is not retried (the next try would be as slow), nor is a try that could not finish in time.
+        const worthRetrying = error.code !== "TIMEOUT" && Date.now() + delay < deadline - MIN_ATTEMPT_MS;
+        if (retry && error.recoverable && attempt < retry.retries && worthRetrying) {
           this.#logger.debug(`retrying ${p.name}`, { attempt: attempt + 1, code: error.code });
           try {
-            await sleep(backoffDelay(retry, attempt, error.retryAfterMs), options.signal ?? new AbortController().signal);
+            await sleep(delay, options.signal ?? new AbortController().signal);
           } catch {
             return cancelled(p, approvedBy);
           }
