@@ -1,28 +1,142 @@
-/** Argument names whose values are secrets. */
-const SECRET_KEY = /(pass(word|wd|phrase)?|secret|token|api[-_]?key|apikey|authorization|auth|cookie|credential|private[-_]?key|session)/i;
-/** Values that look like keys whatever their field is called. */
-const SECRET_VALUE =
-  /\b(sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})\b/g;
-/** `Bearer xyz`, `password=xyz` inside free text such as a shell command. */
-const INLINE_SECRET = /((?:bearer|basic)\s+|(?:password|passwd|token|secret|api[-_]?key)\s*[=:]\s*)([^\s'"&]+)/gi;
-
 export const REDACTED = "[REDACTED]";
+
+/** Words that make a field, flag or variable a secret wherever they stand in its name. */
+const SECRET_WORDS = [
+  "pass",
+  "password",
+  "passwd",
+  "passphrase",
+  "pwd",
+  "secret",
+  "token",
+  "apikey",
+  "api_key",
+  "access_key",
+  "private_key",
+  "client_secret",
+  "authorization",
+  "auth",
+  "cookie",
+  "credential",
+  "credentials",
+  "session",
+];
+
+/** Long enough not to end ordinary words ("bypass" ends in "pass"; nothing ordinary ends in "password"). */
+const SECRET_SUFFIXES = ["password", "passwd", "passphrase", "secret", "apikey", "token", "credentials"];
+
+/**
+ * A field name, split into words (camelCase, snake_case, kebab-case), is a secret when one of its
+ * words or word pairs is: `apiKey`, `DB_PASSWORD`, `x-auth-token` are; `author`, `passage` are not.
+ */
+function isSecretKey(key: string): boolean {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  for (let i = 0; i < words.length; i++) {
+    if (SECRET_WORDS.includes(words[i]!)) return true;
+    // Run-together names such as PGPASSWORD or dbsecret.
+    if (SECRET_SUFFIXES.some((suffix) => words[i]!.endsWith(suffix))) return true;
+    if (i + 1 < words.length && SECRET_WORDS.includes(`${words[i]}_${words[i + 1]}`)) return true;
+  }
+  return false;
+}
+
+/** Known token formats, recognised whatever field or text they stand in. */
+const TOKEN_FORMATS = [
+  /sk-ant-[A-Za-z0-9_-]{16,}/, // Anthropic
+  /sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{16,}/, // OpenAI project, service account, admin keys
+  /sk-[A-Za-z0-9]{20,}/, // OpenAI legacy
+  /gh[pousr]_[A-Za-z0-9]{20,}/, // GitHub
+  /github_pat_[A-Za-z0-9_]{20,}/,
+  /gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat)-[A-Za-z0-9_-]{16,}/, // GitLab
+  /xox[abposre]-[A-Za-z0-9-]{10,}/, // Slack
+  /xapp-\d-[A-Za-z0-9-]{10,}/,
+  /hooks\.slack\.com\/services\/[A-Za-z0-9/]+/,
+  /(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/, // Stripe
+  /whsec_[A-Za-z0-9]{16,}/,
+  /(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}/, // AWS key ids
+  /AIza[0-9A-Za-z_-]{30,}/, // Google API key
+  /ya29\.[0-9A-Za-z_-]{20,}/, // Google OAuth access token
+  /1\/\/0[0-9A-Za-z_-]{30,}/, // Google OAuth refresh token
+  /GOCSPX-[A-Za-z0-9_-]{20,}/, // Google OAuth client secret
+  /npm_[A-Za-z0-9]{30,}/, // npm
+  /pypi-[A-Za-z0-9_-]{50,}/, // PyPI
+  /hf_[A-Za-z0-9]{30,}/, // Hugging Face
+  /dop_v1_[a-f0-9]{64}/, // DigitalOcean
+  /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
+  /shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}/, // Shopify
+  /key-[0-9a-zA-Z]{32}/, // Mailgun
+  /sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}/, // Square
+  /AC[0-9a-f]{32}|SK[0-9a-f]{32}/, // Twilio
+  /\d{8,10}:AA[0-9A-Za-z_-]{33}/, // Telegram bot
+  /[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,38}/, // Discord bot
+  /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/, // JWT
+];
+const TOKEN = new RegExp(`\\b(?:${TOKEN_FORMATS.map((r) => r.source).join("|")})\\b`, "g");
+
+/**
+ * Secrets inside free text (a shell command, a config file, a URL), each with the part to keep
+ * before the secret in group 1 and the secret in group 2.
+ */
+const INLINE_SECRETS: RegExp[] = [
+  // -----BEGIN ... PRIVATE KEY----- blocks, whole
+  /(-----BEGIN [A-Z ]*PRIVATE KEY-----)([\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
+  // credentials in URLs: scheme://user:PASSWORD@host
+  /([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)([^\s@/'"]+)(?=@)/gi,
+  // Authorization headers and the like: Bearer x, Basic x
+  /(\b(?:bearer|basic|digest)\s+)([A-Za-z0-9._~+/=-]{8,})/gi,
+  /(\bauthorization\s*[:=]\s*(?:token\s+)?)([^\s'",;]+)/gi,
+  /(\b(?:set-)?cookie\s*:\s*)([^\r\n'"]+)/gi,
+  // mysql -pPASS, mysqldump -pPASS (the password glued to -p)
+  /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n;|&]*?\s-p)([^\s'"]+)/g,
+  // sshpass -p PASS, curl -u user:PASS
+  /(\bsshpass\s+-p\s*)(\S+)/g,
+  /(\s(?:-u|--user)\s+[^\s:]+:)([^\s'"]+)/g,
+];
+
+/**
+ * `--name=value`, `--name value`, `NAME=value`, `name: value`, `"name": "value"`: a secret when the
+ * name is one (by its words, as for fields). Group 2 is the name, group 3 the value.
+ */
+const NAMED_SECRETS: RegExp[] = [
+  /(--([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+))([^\s'"-][^\s'"]*)/g,
+  /(["']?\b([A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?)([^\s'",;&)}]+)/g,
+];
 
 /** A copy of `value` with secrets replaced, for logs. Large strings are shortened. */
 export function redact(value: unknown, maxString = 2_000): unknown {
   return walk(value, maxString, 0);
 }
 
+/** `text` with every secret it carries replaced by [REDACTED]. */
+export function redactText(text: string): string {
+  let out = text.replace(TOKEN, REDACTED);
+  for (const pattern of INLINE_SECRETS) {
+    out = out.replace(pattern, (match, keep: string, secret: string) =>
+      secret === REDACTED || secret === "" ? match : `${keep}${REDACTED}`,
+    );
+  }
+  for (const pattern of NAMED_SECRETS) {
+    out = out.replace(pattern, (match, keep: string, name: string, secret: string) =>
+      secret === REDACTED || !isSecretKey(name.split(".").pop()!) ? match : `${keep}${REDACTED}`,
+    );
+  }
+  return out;
+}
+
 function walk(value: unknown, maxString: number, depth: number): unknown {
   if (typeof value === "string") {
-    const cleaned = value.replace(SECRET_VALUE, REDACTED).replace(INLINE_SECRET, `$1${REDACTED}`);
+    const cleaned = redactText(value);
     return cleaned.length > maxString ? `${cleaned.slice(0, maxString)}… [${cleaned.length - maxString} more characters]` : cleaned;
   }
   if (value === null || typeof value !== "object" || depth > 20) return value;
   if (Array.isArray(value)) return value.map((v) => walk(v, maxString, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEY.test(k) && v !== null && v !== undefined && typeof v !== "boolean" ? REDACTED : walk(v, maxString, depth + 1);
+    out[k] = isSecretKey(k) && v !== null && v !== undefined && typeof v !== "boolean" ? REDACTED : walk(v, maxString, depth + 1);
   }
   return out;
 }
