@@ -2,6 +2,7 @@ import type { Effect } from "../core/effect.js";
 import type { AnyTool, ToolContext } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
+import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
 import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
 
 /**
@@ -54,6 +55,19 @@ export async function decide(input: PolicyInput): Promise<Decision> {
         reason: `"${secret}" may hold secrets, so tools may not touch it unless configuration allows it (permissions.allow: ["${names[0]}(${secret})"])`,
         effect,
       };
+    }
+    if (effect !== "read" && mode !== "all") {
+      // A write here could make an allowed command (git status, npm run test) run what the agent wrote.
+      for (const subject of subjects) {
+        const why = executionSensitiveReason(subject);
+        if (!why) continue;
+        const name = executionSensitiveName(subject).toLowerCase();
+        const named = [...rules.allow, ...input.sessionAllows].some(
+          (r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, kind, [subject], true),
+        );
+        if (!named)
+          return { action: "ask", reason: `${why}; a rule naming it (permissions.allow: ["${names[0]}(${subject})"]) lifts this`, effect };
+      }
     }
   }
 

@@ -2,7 +2,8 @@ import { lstat, readdir, stat } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
-import type { ToolContext } from "../../core/tool.js";
+import type { Assessment, ToolContext } from "../../core/tool.js";
+import { executionSensitiveWithin } from "../../workspace/protected.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
 
 /** Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise). */
@@ -138,5 +139,23 @@ export function formatBytes(n: number): string {
 export function assertNotRoot(resolved: ResolvedPath, verb: string): void {
   if (resolved.relative === ".") {
     throw new ToolError("INVALID_PATH", `Refusing to ${verb} the workspace root itself; name a file or folder inside it.`);
+  }
+}
+
+/**
+ * For a move or copy: why what it carries could make a program run, from where it is or from
+ * where it lands (a folder holding `hooks/` that becomes `.git`, one holding `.git` that moves
+ * into place), or undefined. Paths the call cannot resolve are left to the call to report.
+ */
+export async function carriesExecutionSensitive(ctx: ToolContext, from: string, to: string): Promise<Assessment | undefined> {
+  try {
+    const src = await resolveArg(ctx, from);
+    const dest = await resolveArg(ctx, to, true);
+    const why =
+      (src.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, src.relative) : undefined) ??
+      (dest.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, dest.relative) : undefined);
+    return why ? { ask: why } : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -11,7 +11,16 @@ import type { ToolContext } from "../../core/tool.js";
 import { ATOMIC_TEMP_PREFIX, syncDirectory } from "../../workspace/atomic-write.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import {
+  accessPaths,
+  assertNotRoot,
+  carriesExecutionSensitive,
+  formatBytes,
+  notFound,
+  pathSubjects,
+  resolveArg,
+  statOrUndefined,
+} from "./common.js";
 import { assertWritableFile, ensureParent } from "./write-file.js";
 
 const input = z.object({
@@ -93,6 +102,7 @@ export const copyFileTool = defineTool({
     ],
   },
   access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest]) }),
+  assess: (args, ctx) => carriesExecutionSensitive(ctx, args.source, args.dest),
   preview: async (args, ctx) => {
     const { srcRel, destRel, srcStat, destStat } = await plan(args, ctx);
     return `Copy ${srcRel}${srcStat.isDirectory() ? "/ (folder)" : ` (${formatBytes(srcStat.size)})`} → ${destRel}${destStat ? ` (replacing the existing ${destRel})` : ""}.`;

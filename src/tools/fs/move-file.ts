@@ -10,6 +10,7 @@ import { TOOL } from "../names.js";
 import {
   accessPaths,
   assertNotRoot,
+  carriesExecutionSensitive,
   formatBytes,
   lstatOrUndefined,
   notFound,
@@ -96,6 +97,7 @@ export const moveFileTool = defineTool({
     ],
   },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to]) }),
+  assess: (args, ctx) => carriesExecutionSensitive(ctx, args.from, args.to),
   needsApproval: async (args, ctx) => (await statOrUndefined((await resolveArg(ctx, args.to, true)).absolute)) !== undefined,
   preview: async (args, ctx) => {
     const { src, destRel, destStat } = await plan(args, ctx);

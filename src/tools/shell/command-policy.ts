@@ -4,7 +4,7 @@ import { glob } from "tinyglobby";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
-import { isProtectedPath } from "../../workspace/protected.js";
+import { executionSensitiveReason, executionSensitiveWithin, isProtectedPath } from "../../workspace/protected.js";
 import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./analysis/dangerous.js";
 import { destructiveReason, gitSubcommand } from "./analysis/destructive.js";
@@ -137,6 +137,8 @@ async function checkWrite(
     const resolved = await workspace.resolve(absolute, { write: true });
     if (resolved.root !== workspace.root) return { ask: `it writes to ${absolute}, outside the workspace`, outside: true };
     if (isSensitivePath(resolved.relative)) return { ask: `it writes to ${resolved.relative}, which may hold secrets` };
+    const sensitive = executionSensitiveReason(resolved.relative);
+    if (sensitive) return { ask: `it writes to ${sensitive}` };
     return {};
   } catch (err) {
     // tackle's configuration and git's hooks: writing them would let a command grant itself more.
@@ -145,8 +147,14 @@ async function checkWrite(
   }
 }
 
-/** Arguments of a command that name tackle's configuration or git's hooks and config. */
-function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | undefined {
+/** Commands that move or copy files and folders into place. */
+const MOVERS = new Set(["mv", "cp", "rsync", "ln", "install", "rename", "tar", "unzip", "cpio", "ditto"]);
+
+/**
+ * Arguments of a command that name tackle's configuration or git's hooks and config, or files (or
+ * folders holding files) that make git, package managers or shells run programs.
+ */
+async function touchesProtected(cmd: SimpleCommand, workspace: Workspace): Promise<string | undefined> {
   for (const a of cmd.args) {
     if (a.dynamic || a.text.startsWith("-") || cmd.cwd === undefined) continue;
     const absolute = path.resolve(
@@ -156,6 +164,9 @@ function touchesProtected(cmd: SimpleCommand, workspace: Workspace): string | un
     if (workspace.rootOf(absolute) !== workspace.root) continue;
     const rel = path.relative(workspace.root, absolute).split(path.sep).join("/");
     if (isProtectedPath(rel)) return `${cmd.text} names ${rel}, which holds tackle's configuration or git's hooks`;
+    // A folder moved or copied is judged by what it carries; for other commands, by its name.
+    const sensitive = MOVERS.has(cmd.name) ? await executionSensitiveWithin(absolute, rel) : executionSensitiveReason(rel);
+    if (sensitive) return `${cmd.text}: ${sensitive}`;
   }
   if (cmd.name === "git") {
     const { globals, sub } = gitSubcommand(cmd);
@@ -300,7 +311,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     const inline = inlineCode(cmd);
     if (inline) asks.push(inline);
     if (!readOnlyVerdict(cmd).readOnly) {
-      const protectedWhy = touchesProtected(cmd, workspace);
+      const protectedWhy = await touchesProtected(cmd, workspace);
       if (protectedWhy) asks.push(protectedWhy);
     }
     if (SHELLS.has(cmd.name) && !cmd.dynamicName) {
