@@ -259,6 +259,29 @@ interface InputFds {
   firstFile: number;
 }
 
+/**
+ * Parts of /proc that reach the whole machine. The kernel lets a process whose uid is the host's
+ * root write sysctls by file mode, capabilities or not, and a sandbox started by root keeps that
+ * uid (bubblewrap maps it to itself), so these are bound read-only over the sandbox's own /proc.
+ */
+const HOST_WIDE_PROC = [
+  "/proc/sys",
+  "/proc/sysrq-trigger",
+  "/proc/irq",
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/acpi",
+  "/proc/scsi",
+  "/proc/kcore",
+];
+
+let procBinds: string[] | undefined;
+
+function procHardening(): string[] {
+  procBinds ??= HOST_WIDE_PROC.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
+  return procBinds;
+}
+
 function buildArgs(
   argv: readonly string[],
   o: BuildInput,
@@ -285,7 +308,7 @@ function buildArgs(
   args.push(...systemArgs());
   // Where names resolve, only when they can be reached.
   if (o.network && existsSync("/etc/resolv.conf")) args.push("--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf");
-  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--proc", "/proc", ...procHardening(), "--dev", "/dev");
   args.push("--size", String(limits.tmpBytes), "--tmpfs", "/dev/shm");
   args.push("--size", String(limits.tmpBytes), "--tmpfs", "/tmp");
 
@@ -394,7 +417,7 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
   // after building the sandbox and before starting anything in it; the child joins the cgroup in
   // that pause, so no process of the run ever exists outside it. No shell in between.
   const files = options.files ?? [];
-  const program = seccompProgram();
+  const program = seccompProgram(process.arch, { noUnixSockets: !options.network });
   // Extra descriptors, in order: cgroup info and release, the seccomp program, the files.
   const inputs: Array<string | Buffer> = [...(program ? [program] : []), ...files.map((f) => f.content)];
   const firstInput = cgroup ? 5 : 3;

@@ -38,6 +38,12 @@ const SYSCALLS: Readonly<Record<string, { x64?: number; arm64?: number }>> = {
   io_uring_register: { x64: 427, arm64: 427 },
 };
 
+/** `socket` itself, refused for AF_UNIX when the sandbox has no network (see seccompProgram). */
+const SOCKET = { x64: 41, arm64: 198 } as const;
+const AF_UNIX = 1;
+/** seccomp_data.args[0], low 32 bits (little-endian). */
+const OFFSET_ARG0 = 16;
+
 /** The system calls the filter refuses, by name. */
 export const BLOCKED_SYSCALLS: readonly string[] = Object.keys(SYSCALLS);
 
@@ -62,8 +68,12 @@ type Insn = [code: number, jt: number, jf: number, k: number];
 /**
  * The filter as bytes for bwrap's --seccomp, or undefined on an architecture without a table
  * here (the sandbox then runs without one; the other walls still hold).
+ *
+ * With `noUnixSockets`, creating an AF_UNIX socket fails too: a socket some host process left in
+ * the workspace (or any path the sandbox can see) would otherwise be a way to talk to the world
+ * from a sandbox without a network. `socketpair` stays allowed: it reaches nothing outside.
  */
-export function seccompProgram(arch: string = process.arch): Buffer | undefined {
+export function seccompProgram(arch: string = process.arch, options: { noUnixSockets?: boolean } = {}): Buffer | undefined {
   if (arch !== "x64" && arch !== "arm64") return undefined;
   const a = ARCH[arch];
   const numbers = Object.values(SYSCALLS)
@@ -83,6 +93,13 @@ export function seccompProgram(arch: string = process.arch): Buffer | undefined 
   for (const nr of numbers) {
     toDeny.push([body.length, "jt"]);
     body.push([BPF_JMP_JEQ_K, 0, 0, nr]);
+  }
+  if (options.noUnixSockets) {
+    // socket(AF_UNIX, ...) → deny; any other call or family → allow (jump over the next two).
+    body.push([BPF_JMP_JEQ_K, 0, 2, SOCKET[arch]]);
+    body.push([BPF_LD_W_ABS, 0, 0, OFFSET_ARG0]);
+    toDeny.push([body.length, "jt"]);
+    body.push([BPF_JMP_JEQ_K, 0, 0, AF_UNIX]);
   }
   body.push([BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW]);
   const deny = body.length;
