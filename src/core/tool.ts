@@ -61,6 +61,11 @@ export interface Assessment {
   effect?: Effect;
   deny?: string;
   ask?: string;
+  /**
+   * A file that may hold secrets the call reaches (a shell command reading `.env`). Refused in
+   * every mode, as the file tools refuse it, unless an allow rule names this call explicitly.
+   */
+  secret?: string;
 }
 
 /** What rules match against: a tool's paths, commands or domains for this call. */

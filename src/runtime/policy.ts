@@ -3,7 +3,7 @@ import type { AnyTool, ToolContext } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
-import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
+import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
 
 /**
  * What is auto-approved (spec 001 FR5): `none` asks for everything, `safe` auto-approves reads
@@ -44,6 +44,19 @@ export async function decide(input: PolicyInput): Promise<Decision> {
   const denied = rules.deny.find((r) => ruleCovers(r, names, kind, subjects, false));
   if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
   if (assessment?.deny) return { action: "deny", reason: assessment.deny, effect };
+  if (assessment?.secret) {
+    // As for the file tools: only a rule written for this very call lifts it, never `tool` or `tool(*)`.
+    const named = [...rules.allow, ...input.sessionAllows].some(
+      (r) => r.pattern !== undefined && r.pattern.trim() !== "*" && ruleCovers(r, names, kind, subjects, true),
+    );
+    if (!named) {
+      return {
+        action: "deny",
+        reason: `${assessment.secret}, so tools may not read or write it unless configuration allows this call (permissions.allow: ["${names[0]}(${subjects[0] ?? ""})"])`,
+        effect,
+      };
+    }
+  }
 
   if (kind === "path") {
     const explicitlyAllowed = (s: string) =>
@@ -73,7 +86,10 @@ export async function decide(input: PolicyInput): Promise<Decision> {
 
   const asked = rules.ask.find((r) => ruleCovers(r, names, kind, subjects, false));
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
-  if (assessment?.ask && mode !== "all") return { action: "ask", reason: assessment.ask, effect };
+  // Mode `all` approves what the tool asks about, but not past a deny rule that could not see inside
+  // the call (a command built at run time, code in a string): that is still for a person.
+  const denyPatterns = rules.deny.some((r) => r.pattern !== undefined && ruleNamesTool(r, names));
+  if (assessment?.ask && (mode !== "all" || denyPatterns)) return { action: "ask", reason: assessment.ask, effect };
 
   const allowed =
     rules.allow.find((r) => ruleCovers(r, names, kind, subjects, true)) ?? coveredPartByPart(rules.allow, names, kind, subjects);

@@ -26,10 +26,12 @@ export interface CommandJudgement {
   readOnly: boolean;
   /** Why it is not read-only. */
   notReadOnly?: string;
+  /** A file that may hold secrets it names or reads (`cat .env`), refused unless a rule names the command. */
+  secret?: string;
   destructive: boolean;
 }
 
-const FLAG_ASKS = ["parse-error", "too-deep", "eval", "source", "dynamic", "sensitive-assignment"] as const;
+const FLAG_ASKS = ["parse-error", "too-deep", "eval", "source", "dynamic", "sensitive-assignment", "arithmetic"] as const;
 
 async function checkReadPath(word: Word, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
   if (word.dynamic) return `"${word.raw}" is only known when it runs`;
@@ -284,6 +286,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   let deny: string | undefined;
   let destructive = false;
   let notReadOnly: string | undefined = analysis.ok ? undefined : "it could not be parsed";
+  let secret: string | undefined;
 
   if (analysis.flags.has("fork-bomb")) deny = analysis.flags.get("fork-bomb");
   for (const flag of FLAG_ASKS) {
@@ -318,6 +321,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
     }
+    secret ??= await secretNamed(cmd.args, cmd.cwd, workspace, home);
     if (!notReadOnly) {
       const verdict = readOnlyVerdict(cmd);
       if (!verdict.readOnly) notReadOnly = verdict.reason;
@@ -334,13 +338,16 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
           if (notReadOnly) break;
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
         }
-        if (!notReadOnly && verdict.recursive)
+        if (!notReadOnly && verdict.recursive) {
           notReadOnly = await secretUnder(verdict.paths, cmd.cwd, verdict.recursive.dot, workspace, home);
+          if (notReadOnly) secret ??= notReadOnly;
+        }
       }
     }
   }
 
   for (const r of analysis.redirections) {
+    if (r.target) secret ??= await secretNamed([r.target], r.cwd, workspace, home);
     if (r.write) {
       const w = await checkWrite(r.target, r.cwd, workspace, home);
       if (w?.deny) deny ??= w.deny;
@@ -355,11 +362,50 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   if (deny) judgement.deny = deny;
   if (asks.length) judgement.ask = [...new Set(asks)].join("; ");
   if (notReadOnly) judgement.notReadOnly = notReadOnly;
+  if (secret) {
+    judgement.secret = secret;
+    judgement.readOnly = false;
+  }
   return judgement;
 }
 
 /** The policy's view: a denial, a forced question, or the effect this call really has. */
 export function toAssessment(j: CommandJudgement): Assessment {
   const effect = j.readOnly ? "read" : j.destructive ? "destructive" : "execute";
-  return { effect, ...(j.deny ? { deny: `${j.deny}; this command is never run` } : {}), ...(j.ask ? { ask: j.ask } : {}) };
+  return {
+    effect,
+    ...(j.deny ? { deny: `${j.deny}; this command is never run` } : {}),
+    ...(j.ask ? { ask: j.ask } : {}),
+    ...(j.secret ? { secret: j.secret } : {}),
+  };
+}
+
+/**
+ * The first file that may hold secrets a command names (an operand, an option's value, a
+ * redirection), inside the workspace or anywhere else (`~/.ssh/id_rsa`). Names only known when it
+ * runs are left to the read-only check, which never auto-approves them.
+ */
+async function secretNamed(
+  words: readonly Word[],
+  cwd: string | undefined,
+  workspace: Workspace,
+  home: string,
+): Promise<string | undefined> {
+  for (const w of words) {
+    if (w.dynamic || w.glob) continue;
+    const text = expandTilde(w.text.startsWith("-") && w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text, home);
+    if (!text || text.startsWith("-") || text.startsWith("~")) continue;
+    const absolute = path.resolve(cwd ?? workspace.root, text);
+    const root = workspace.rootOf(absolute);
+    const lexical = root ? path.relative(root, absolute).split(path.sep).join("/") : absolute.slice(1);
+    if (isSensitivePath(lexical)) return `${root ? lexical : absolute} may hold secrets`;
+    if (!root) continue;
+    try {
+      const resolved = await workspace.resolve(absolute);
+      if (isSensitivePath(resolved.relative)) return `${lexical} (${resolved.relative}) may hold secrets`;
+    } catch {
+      // outside through a link: the read-only check says so
+    }
+  }
+  return undefined;
 }

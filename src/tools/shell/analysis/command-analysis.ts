@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Node, Parser, Tree } from "web-tree-sitter";
+import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
 import { expandBraces, findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
@@ -53,7 +54,8 @@ export type AnalysisFlag =
   | "cwd-unknown"
   | "too-deep"
   | "fork-bomb"
-  | "sensitive-assignment";
+  | "sensitive-assignment"
+  | "arithmetic";
 
 /** What a command line does, statically. */
 export interface CommandAnalysis {
@@ -114,6 +116,12 @@ class Analyzer {
     if (!this.flags.has(flag)) this.flags.set(flag, reason);
   }
 
+  /** Text bash would evaluate as arithmetic anywhere in a parsed script. */
+  arithmetic(root: Node): void {
+    const why = arithmeticInTree(root);
+    if (why) this.flag("arithmetic", why);
+  }
+
   get vars(): KnownVariables {
     return { HOME: this.options.home };
   }
@@ -157,6 +165,7 @@ class Analyzer {
         this.ok = false;
         this.flag("parse-error", `the command inside ${label} is not valid bash`);
       }
+      this.arithmetic(tree.rootNode);
       this.statement(tree.rootNode, { ...state, via: [...state.via, label], depth: state.depth + 1 });
     } finally {
       tree.delete();
@@ -442,6 +451,8 @@ class Analyzer {
     }
     this.commands.push(cmd);
     if (dynamicName) return;
+    const arithmetic = arithmeticInCommand(name, args);
+    if (arithmetic) this.flag("arithmetic", arithmetic);
 
     switch (name) {
       case "eval": {
@@ -712,6 +723,7 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
         analyzer.ok = false;
         analyzer.flag("parse-error", "the command is not valid bash");
       }
+      analyzer.arithmetic(tree.rootNode);
       analyzer.statement(tree.rootNode, root);
     } catch (err) {
       // Nesting deep enough to exhaust the stack: judged as unreadable, never as harmless.

@@ -86,6 +86,8 @@ export function dangerousReason(cmd: SimpleCommand, home: string): string | unde
       }
       return undefined;
     case "dd": {
+      // The list of commands never run names `dd if=`: a raw copy that can read a disk or write past any file check.
+      if (cmd.args.some((a) => a.text.startsWith("if="))) return `"${cmd.text}" copies raw data with dd if=, which is never run`;
       const of = cmd.args.find((a) => a.text.startsWith("of="));
       if (of && of.text.slice(3).startsWith("/dev/") && !HARMLESS_DEVICES.test(of.text.slice(3)))
         return `"${cmd.text}" writes straight to a device`;

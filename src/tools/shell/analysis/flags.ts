@@ -17,21 +17,56 @@ export function splitOptions(args: readonly Word[]): { options: string[]; operan
 }
 
 /**
+ * Whether `option` (`--name` or `--name=value`) is `long` or an abbreviation of it. GNU getopt and
+ * git accept any unambiguous prefix (`--o` for `--output` when nothing else starts with `o`); an
+ * ambiguous one is refused by the tool, so every prefix counts, whatever its length.
+ */
+export function abbreviates(option: string, long: string): boolean {
+  if (!option.startsWith("--")) return false;
+  const name = option.slice(2).split("=")[0]!;
+  return name.length > 0 && long.startsWith(name);
+}
+
+/**
  * Whether an option list holds a short option (also inside a cluster, `-rf`) or a long one
- * (also as `--name=value` or an unambiguous prefix of at least 4 characters, as GNU accepts).
+ * (also as `--name=value` or any prefix of it, as GNU accepts).
  */
 export function hasOption(options: readonly string[], short: string, long: readonly string[] = []): boolean {
   return options.some((o) => {
-    if (o.startsWith("--")) {
-      const name = o.slice(2).split("=")[0]!;
-      return long.some((l) => l === name || (name.length >= 4 && l.startsWith(name)));
-    }
+    if (o.startsWith("--")) return long.some((l) => abbreviates(o, l));
     if (!o.startsWith("-")) return false;
     return [...o.slice(1)].some((c) => short.includes(c));
   });
 }
 
-/** Whether any option starts with one of the given prefixes (`--output`, `-o`). */
+/** Whether any option is one of the given ones: long ones also abbreviated or with `=value`, short ones also with a value glued on (`-ofile`). */
 export function optionStartsWith(options: readonly string[], prefixes: readonly string[]): boolean {
-  return options.some((o) => prefixes.some((p) => o === p || o.startsWith(p.startsWith("--") ? `${p}=` : p)));
+  return options.some((o) => prefixes.some((p) => (p.startsWith("--") ? abbreviates(o, p.slice(2)) : o.startsWith(p))));
+}
+
+/**
+ * The values of options that name a file the command reads (`date -f FILE`, `diff --from-file=F`,
+ * `grep -fFILE`): as separate words, glued to a short option, or after `=`, abbreviations included.
+ */
+export function fileOptionValues(args: readonly Word[], short: string, long: readonly string[]): Word[] {
+  const values: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.text === "--") break;
+    if (a.text.startsWith("--")) {
+      if (!long.some((l) => abbreviates(a.text, l))) continue;
+      const eq = a.text.indexOf("=");
+      if (eq >= 0) values.push({ ...a, text: a.text.slice(eq + 1) });
+      else if (args[i + 1]) values.push(args[++i]!);
+      continue;
+    }
+    if (!a.text.startsWith("-") || a.text.length < 2) continue;
+    const cluster = a.text.slice(1);
+    const at = [...cluster].findIndex((c) => short.includes(c));
+    if (at < 0) continue;
+    const rest = cluster.slice(at + 1);
+    if (rest) values.push({ ...a, text: rest });
+    else if (args[i + 1]) values.push(args[++i]!);
+  }
+  return values;
 }

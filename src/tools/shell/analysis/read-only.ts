@@ -1,6 +1,6 @@
 import type { SimpleCommand } from "./command-analysis.js";
 import { gitSubcommand } from "./destructive.js";
-import { hasOption, optionStartsWith, splitOptions } from "./flags.js";
+import { fileOptionValues, hasOption, optionStartsWith, splitOptions } from "./flags.js";
 import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
@@ -24,6 +24,10 @@ interface Spec {
   unsafe?: (options: string[], operands: Word[], cmd: SimpleCommand) => string | undefined;
   /** It reads whole trees (`grep -r`, `rg`): undefined when not, else whether hidden files are read too. */
   recursive?: (options: string[]) => { dot: boolean } | undefined;
+  /** Options whose value names a file it reads (`date -f`, `diff --from-file`): judged like any path it reads. */
+  files?: { short?: string; long?: readonly string[] };
+  /** Options whose value names a file listing more files to read (`wc --files0-from`): those cannot be judged. */
+  lists?: { short?: string; long?: readonly string[] };
 }
 
 const grepRecursive = (o: string[]) =>
@@ -31,6 +35,11 @@ const grepRecursive = (o: string[]) =>
 const rgRecursive = (o: string[]) => ({ dot: hasOption(o, "u.", ["hidden", "no-ignore", "unrestricted"]) });
 
 const none: Spec = {};
+const grepFiles = { short: "f", long: ["file", "exclude-from"] };
+/** `sha256sum -c SUMS` reads every file SUMS names: paths nobody sees in the command. */
+const checksums: Spec = {
+  unsafe: (o) => (hasOption(o, "c", ["check"]) ? "a checksum check reads the files its list names, which cannot be judged" : undefined),
+};
 const noPaths: Spec = { noPaths: true };
 
 const FIND_UNSAFE = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"]);
@@ -79,14 +88,18 @@ const READ_ONLY: Record<string, Spec> = {
   "[": noPaths,
   tr: noPaths,
   hostname: { noPaths: true, maxOperands: 0 },
-  date: { noPaths: true, unsafe: (o) => (hasOption(o, "s", ["set"]) ? "date -s sets the clock" : undefined) },
+  date: {
+    noPaths: true,
+    files: { short: "f", long: ["file"] },
+    unsafe: (o) => (hasOption(o, "s", ["set"]) ? "date -s sets the clock" : undefined),
+  },
   cd: none,
   cat: none,
   tac: none,
   nl: none,
   head: none,
   tail: none,
-  wc: none,
+  wc: { lists: { long: ["files0-from"] } },
   cut: none,
   paste: none,
   fold: none,
@@ -96,47 +109,68 @@ const READ_ONLY: Record<string, Spec> = {
   unexpand: none,
   rev: none,
   od: none,
-  hexdump: none,
   strings: none,
   stat: none,
-  du: none,
+  du: { files: { short: "X", long: ["exclude-from"] }, lists: { long: ["files0-from"] } },
   df: none,
   realpath: none,
   readlink: none,
-  md5sum: none,
-  sha1sum: none,
-  sha224sum: none,
-  sha256sum: none,
-  sha384sum: none,
-  sha512sum: none,
-  b2sum: none,
+  md5sum: checksums,
+  sha1sum: checksums,
+  sha224sum: checksums,
+  sha256sum: checksums,
+  sha384sum: checksums,
+  sha512sum: checksums,
+  b2sum: checksums,
   cksum: none,
-  diff: { unsafe: (o) => (optionStartsWith(o, ["--output"]) ? "diff --output writes a file" : undefined) },
+  diff: {
+    files: { short: "X", long: ["from-file", "to-file", "exclude-from"] },
+    unsafe: (o) => (optionStartsWith(o, ["--output"]) ? "diff --output writes a file" : undefined),
+  },
   cmp: none,
   comm: none,
   join: none,
-  grep: { patterns: 1, recursive: grepRecursive },
-  egrep: { patterns: 1, recursive: grepRecursive },
-  fgrep: { patterns: 1, recursive: grepRecursive },
-  zgrep: { patterns: 1 },
+  grep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
+  egrep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
+  fgrep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
+  zgrep: { patterns: 1, files: grepFiles },
   rg: {
     patterns: 1,
     recursive: rgRecursive,
+    files: { short: "f", long: ["file", "ignore-file"] },
     unsafe: (o) => (optionStartsWith(o, ["--pre", "--hostname-bin"]) ? "rg --pre runs a program on every file" : undefined),
   },
-  ag: { patterns: 1, recursive: rgRecursive },
-  file: { unsafe: (o) => (hasOption(o, "C", ["compile"]) ? "file -C writes a magic file" : undefined) },
+  ag: { patterns: 1, recursive: rgRecursive, files: { short: "p", long: ["path-to-ignore"] } },
+  file: {
+    files: { short: "m", long: ["magic-file"] },
+    lists: { short: "f", long: ["files-from"] },
+    unsafe: (o) => (hasOption(o, "C", ["compile"]) ? "file -C writes a magic file" : undefined),
+  },
   sort: {
-    unsafe: (o) => (hasOption(o, "o", ["output", "compress-program"]) || optionStartsWith(o, ["-o"]) ? "sort -o writes a file" : undefined),
+    lists: { long: ["files0-from"] },
+    unsafe: (o) =>
+      hasOption(o, "o", ["output"]) || optionStartsWith(o, ["-o"])
+        ? "sort -o writes a file"
+        : hasOption(o, "", ["compress-program"])
+          ? "sort --compress-program runs a program"
+          : hasOption(o, "T", ["temporary-directory"])
+            ? "sort -T writes temporary files in another directory"
+            : undefined,
   },
   uniq: { maxOperands: 1 },
   base64: { maxOperands: 1 },
   xxd: { maxOperands: 1, unsafe: (o) => (hasOption(o, "r", ["revert"]) ? "xxd -r writes binary data" : undefined) },
-  tree: { unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined) },
-  jq: { patterns: 1 },
+  tree: { files: { long: ["fromfile"] }, unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined) },
+  hexdump: { files: { short: "f", long: ["format-file"] } },
+  jq: {
+    patterns: 1,
+    files: { short: "f", long: ["from-file"] },
+    unsafe: (o) =>
+      hasOption(o, "", ["slurpfile", "rawfile"]) ? "jq --slurpfile / --rawfile read files named in their arguments" : undefined,
+  },
   find: {
     unsafe: (_o, _ops, cmd) => {
-      const bad = cmd.args.find((a) => FIND_UNSAFE.has(a.text));
+      const bad = cmd.args.find((a) => FIND_UNSAFE.has(a.text) || a.text === "-files0-from");
       return bad ? `find ${bad.text} runs commands or writes files` : undefined;
     },
   },
@@ -240,10 +274,11 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const { options, operands } = splitOptions(rest);
   const unsafe = check(options, operands);
   if (unsafe) return { readOnly: false, reason: unsafe };
-  // `HEAD:path` and plain paths both name files whose content is shown.
-  const paths = operands.map((o) =>
-    o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o,
-  );
+  // `HEAD:path` and plain paths both name files whose content is shown; `git grep -f FILE` reads FILE.
+  const paths = [
+    ...operands.map((o) => (o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o)),
+    ...(sub === "grep" ? fileOptionValues(rest, "f", ["file"]) : []),
+  ];
   return {
     readOnly: true,
     paths:
@@ -266,14 +301,19 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const { options, operands } = splitOptions(cmd.args);
   const unsafe = spec.unsafe?.(options, operands, cmd);
   if (unsafe) return { readOnly: false, reason: unsafe };
+  if (spec.lists && fileOptionValues(cmd.args, spec.lists.short ?? "", spec.lists.long ?? []).length > 0) {
+    return { readOnly: false, reason: `${cmd.name} reads the files a list names, which cannot be judged` };
+  }
+  const named = spec.files ? fileOptionValues(cmd.args, spec.files.short ?? "", spec.files.long ?? []) : [];
   if (spec.maxOperands !== undefined && operands.length > spec.maxOperands)
     return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
-  if (spec.noPaths) return { readOnly: true, paths: [], noPaths: true };
+  if (spec.noPaths) return named.length ? { readOnly: true, paths: named } : { readOnly: true, paths: [], noPaths: true };
   // With -e / -f the pattern is an option's value, so every operand is a path.
   const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
   const skip = patternInOption ? 0 : (spec.patterns ?? 0);
   const recursive = spec.recursive?.(options);
-  return { readOnly: true, paths: operands.slice(skip), ...(recursive ? { recursive } : {}) };
+  const paths = [...new Set([...operands.slice(skip), ...named])];
+  return { readOnly: true, paths, ...(recursive ? { recursive } : {}) };
 }
 
 /** Whether a command name is on the read-only list at all (for messages and tests). */
