@@ -149,6 +149,26 @@ async function checkWrite(
   }
 }
 
+const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun", "npx", "pnpx"]);
+/** Options that point a package manager at another package.json: another folder, a workspace member, all of them. */
+const ELSEWHERE = /^(?:--prefix|-C|--dir|--cwd|--workspace|--workspaces|-w|-ws|--filter|-F|--recursive|-r|--global|-g)(?:=|$)/;
+
+/**
+ * A package manager run against a package.json other than the workspace's own (`npm --prefix sub
+ * run test`, `cd sub && npm test`, `yarn workspace x ...`): a rule like `npm run test:*` was written
+ * for the scripts the person knows, not for ones an agent may have written elsewhere.
+ */
+function packageScriptsElsewhere(cmd: SimpleCommand, workspace: Workspace): string | undefined {
+  if (!PACKAGE_MANAGERS.has(cmd.name)) return undefined;
+  const option = cmd.args.find((a) => ELSEWHERE.test(a.text));
+  if (option) return `${cmd.name} ${option.text} runs scripts from another package.json than the workspace's`;
+  if (cmd.name === "yarn" && cmd.args[0]?.text === "workspace") return "yarn workspace runs scripts from another package.json";
+  if (cmd.cwd !== undefined && path.resolve(cmd.cwd) !== workspace.root) {
+    return `${cmd.name} runs in ${path.relative(workspace.root, cmd.cwd) || cmd.cwd}, with that folder's package.json, not the workspace's`;
+  }
+  return undefined;
+}
+
 /** Commands that move or copy files and folders into place. */
 const MOVERS = new Set(["mv", "cp", "rsync", "ln", "install", "rename", "tar", "unzip", "cpio", "ditto"]);
 
@@ -313,6 +333,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       asks.push(`${cmd.name} runs commands as another user`);
     const inline = inlineCode(cmd);
     if (inline) asks.push(inline);
+    const elsewhere = packageScriptsElsewhere(cmd, workspace);
+    if (elsewhere) asks.push(elsewhere);
     if (!readOnlyVerdict(cmd).readOnly) {
       const protectedWhy = await touchesProtected(cmd, workspace);
       if (protectedWhy) asks.push(protectedWhy);

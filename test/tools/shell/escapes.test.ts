@@ -253,3 +253,27 @@ describe("mode all does not carry hidden commands past a deny rule", () => {
     });
   }
 });
+
+describe("an allowed package script runs only from the workspace's own package.json", () => {
+  const elsewhere = [
+    "npm --prefix sub run test:unit",
+    "npm run test:unit --prefix=sub",
+    "cd sub && npm run test:unit",
+    "npm -w sub run test:unit",
+    "npm --workspaces run test:unit",
+    "pnpm -C sub run test:unit",
+    "pnpm --filter sub test:unit",
+    "yarn --cwd sub test:unit",
+    "yarn workspace sub test:unit",
+    "(cd src && npm test)",
+  ];
+  for (const cmd of elsewhere) {
+    it(`asks: ${cmd}`, async () => {
+      const j = await judge(cmd);
+      expect(j.ask, cmd).toMatch(/package\.json/);
+    });
+  }
+  it("the workspace's own scripts are left to the rules", async () => {
+    for (const cmd of ["npm run test:unit", "npm test", "pnpm run lint"]) expect((await judge(cmd)).ask, cmd).toBeUndefined();
+  });
+});
