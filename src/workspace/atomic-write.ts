@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { open, rename, stat, unlink } from "node:fs/promises";
+import { lstat, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { openDirectoryBeneath, type DirectoryHandle } from "./beneath.js";
 
 /** Prefix of the temporary files an atomic write leaves only if the process dies mid-write. */
 export const ATOMIC_TEMP_PREFIX = ".tackle-tmp-";
@@ -24,19 +25,38 @@ export interface AtomicWriteOptions {
  */
 export async function atomicWriteFile(target: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<number> {
   const dir = path.dirname(target);
-  const temp = path.join(dir, `${ATOMIC_TEMP_PREFIX}${path.basename(target).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+  // Everything below goes through the held directory: a folder swapped for a symlink mid-write
+  // cannot send the file elsewhere.
+  const parent = await openDirectoryBeneath(dir);
+  try {
+    return await writeThrough(parent, path.basename(target), data, options);
+  } finally {
+    await parent.close();
+  }
+}
+
+async function writeThrough(
+  parent: DirectoryHandle,
+  name: string,
+  data: Uint8Array | string,
+  options: AtomicWriteOptions,
+): Promise<number> {
+  const target = parent.at(name);
+  const temp = parent.at(`${ATOMIC_TEMP_PREFIX}${name.slice(0, 40)}-${randomBytes(6).toString("hex")}`);
   let mode = options.mode ?? 0o666;
   let keepMode = false;
   try {
-    const st = await stat(target);
-    mode = st.mode & 0o7777;
-    keepMode = true;
+    const st = await lstat(target);
+    if (st.isFile()) {
+      mode = st.mode & 0o7777;
+      keepMode = true;
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  // O_EXCL: never follow or reuse something an attacker placed at the temporary name.
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  // O_EXCL | O_NOFOLLOW: never follow or reuse something an attacker placed at the temporary name.
+  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   let renamed = false;
   try {
     let offset = 0;
@@ -56,7 +76,7 @@ export async function atomicWriteFile(target: string, data: Uint8Array | string,
       await unlink(temp).catch(() => {});
     }
   }
-  if (options.fsync !== false) await syncDirectory(dir);
+  if (options.fsync !== false) await syncDirectory(parent.at("."));
   return bytes.length;
 }
 
