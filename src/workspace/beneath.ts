@@ -50,3 +50,13 @@ export async function openDirectoryBeneath(dir: string): Promise<DirectoryHandle
   const held = current;
   return { at: (name) => `${PROC_FD}/${held.fd}/${name}`, close: () => held.close() };
 }
+
+/** Runs `fn` with a path for `absolute` that goes through its parent directory's handle (see openDirectoryBeneath). */
+export async function inParent<T>(absolute: string, fn: (through: string) => Promise<T>): Promise<T> {
+  const parent = await openDirectoryBeneath(path.dirname(absolute));
+  try {
+    return await fn(parent.at(path.basename(absolute)));
+  } finally {
+    await parent.close();
+  }
+}

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../src/core/registry.js";
@@ -18,6 +18,7 @@ beforeEach(() => {
   mkdirSync(path.join(ws, "sub"), { recursive: true });
   mkdirSync(outside);
   symlinkSync(outside, path.join(ws, "sub_link"));
+  writeFileSync(path.join(ws, "seed.txt"), "seed\n");
 });
 afterEach(() => base.cleanup());
 
@@ -52,9 +53,15 @@ describe("writes racing a folder swapped for a symlink", () => {
     await flip.ready;
     const statuses = new Map<string, number>();
     try {
-      for (let i = 0; i < 300; i++) {
-        const tool = i % 3 === 0 ? "write_file" : i % 3 === 1 ? "append_file" : "write_file";
-        const outcome = await runner.run({ name: tool, args: { path: `sub/f${i}.txt`, content: `x${i}\n` } });
+      for (let i = 0; i < 400; i++) {
+        writeFileSync(path.join(ws, `m${i}.txt`), "moved\n");
+        const calls = [
+          { name: "write_file", args: { path: `sub/f${i}.txt`, content: `x${i}\n` } },
+          { name: "append_file", args: { path: `sub/a${i}.txt`, content: `x${i}\n` } },
+          { name: "copy_file", args: { source: "seed.txt", dest: `sub/c${i}.txt` } },
+          { name: "move_file", args: { from: `m${i}.txt`, to: `sub/m${i}.txt` } },
+        ];
+        const outcome = await runner.run(calls[i % calls.length]!);
         statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
       }
     } finally {

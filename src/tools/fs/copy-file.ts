@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { copyFile, cp, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { inParent } from "../../workspace/beneath.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
@@ -70,13 +71,17 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       path.dirname(dest.absolute),
       `${ATOMIC_TEMP_PREFIX}${path.basename(dest.absolute).slice(0, 40)}-${randomBytes(6).toString("hex")}`,
     );
-    try {
-      await copyFile(src.absolute, temp, constants.COPYFILE_EXCL);
-      await rename(temp, dest.absolute);
-    } catch (err) {
-      await unlink(temp).catch(() => {});
-      throw err;
-    }
+    // The copy is made and renamed into place through the destination folder's handle.
+    await inParent(dest.absolute, async (destThrough) => {
+      const tempThrough = path.join(path.dirname(destThrough), path.basename(temp));
+      try {
+        await inParent(src.absolute, (from) => copyFile(from, tempThrough, constants.COPYFILE_EXCL));
+        await rename(tempThrough, destThrough);
+      } catch (err) {
+        await unlink(tempThrough).catch(() => {});
+        throw err;
+      }
+    });
     await syncDirectory(path.dirname(dest.absolute));
   }
   const what = srcStat.isDirectory() ? "folder" : `file (${formatBytes(srcStat.size)})`;

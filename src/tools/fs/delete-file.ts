@@ -1,6 +1,7 @@
 import { readdir, rm, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { inParent } from "../../workspace/beneath.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
@@ -84,14 +85,14 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const { t, st, inside } = await plan(args, ctx);
   let summary: string;
   if (st.isDirectory()) {
-    if (inside.length) await rm(t.absolute, { recursive: true });
-    else await rmdir(t.absolute);
+    if (inside.length) await inParent(t.absolute, (through) => rm(through, { recursive: true }));
+    else await inParent(t.absolute, (through) => rmdir(through));
     const files = inside.length;
     summary = files
       ? `Deleted the folder "${t.rel}" and the ${files.toLocaleString("en-US")} entr${files === 1 ? "y" : "ies"} in it.`
       : `Deleted the empty folder "${t.rel}".`;
   } else {
-    await unlink(t.absolute);
+    await inParent(t.absolute, (through) => unlink(through));
     summary = t.isLink
       ? `Deleted the symbolic link "${t.rel}" (what it pointed to is untouched).`
       : `Deleted the file "${t.rel}" (${formatBytes(st.size)}).`;

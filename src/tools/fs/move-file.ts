@@ -5,6 +5,7 @@ import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
+import { inParent } from "../../workspace/beneath.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import {
@@ -62,7 +63,8 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const { src, srcStat, dest, destRel, destStat } = await plan(args, ctx);
   await ensureParent(dest, destRel, true);
   try {
-    await rename(src.absolute, dest.absolute);
+    // Through both parents' handles: neither folder can be swapped for a link on the way.
+    await inParent(src.absolute, (from) => inParent(dest.absolute, (to) => rename(from, to)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
     // Another file system: copy (links kept as links), then remove the original.
