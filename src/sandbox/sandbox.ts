@@ -67,6 +67,8 @@ export interface SandboxFile {
 export interface SandboxOptions {
   /** The workspace root (absolute, real path): mounted read-write at the same path. */
   workspace: string;
+  /** Mount the workspace read-only too: for commands judged to only read (defence in depth). */
+  workspaceReadOnly?: boolean;
   /** Working directory inside the sandbox; must be inside the workspace. Default the workspace. */
   cwd?: string;
   /** Share the host's network. Default false: a private network namespace with nothing in it. */
@@ -328,7 +330,7 @@ function buildArgs(
   if (o.workspace !== undefined) {
     const ws = o.workspace;
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
-    args.push("--bind", ws, ws);
+    args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", ws, ws);
     for (const name of PROTECTED_IN_WORKSPACE) {
       const p = protectedTarget(ws, name);
       if (p) args.push("--ro-bind", p, p);

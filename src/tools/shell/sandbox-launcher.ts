@@ -29,3 +29,34 @@ export function sandboxLauncher(config: Record<string, unknown>): Launcher {
     return { file: status.bwrap, args };
   };
 }
+
+/** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */
+const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR)$/;
+
+/**
+ * Defence in depth for commands judged read-only: they run where they cannot write (the whole file
+ * system, the workspace included, read-only; a private /tmp) nor reach the network, so a misjudged
+ * command fails instead of acting. Where bubblewrap cannot run, undefined: the command runs as
+ * before, and the result says it was not confined.
+ */
+export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolContext, timeoutMs: number) {
+  const status = await sandboxAvailable();
+  if (!status.available) return undefined;
+  const env: Record<string, string> = { ...NON_INTERACTIVE_ENV };
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && PASSED_THROUGH.test(name)) env[name] = value;
+  const args = buildSandboxArgs(
+    ["/bin/bash", "-c", command],
+    {
+      workspace: ctx.workspace.root,
+      workspaceReadOnly: true,
+      cwd,
+      network: false,
+      // The shell's own time limit governs; the CPU limit only stops a runaway past it.
+      limits: { cpuSeconds: Math.ceil(timeoutMs / 1000) + 5 },
+      readOnly: ctx.workspace.extraRoots.map((r) => r.path),
+      env,
+    },
+    { userns: status.userns },
+  );
+  return { file: status.bwrap, args };
+}

@@ -19,6 +19,8 @@ export const ShellSettingsSchema = z.object({
   env: z.record(z.string(), z.string()).default({}),
   /** Run shell commands inside the bubblewrap sandbox that run_code uses. */
   sandbox: z.boolean().default(false),
+  /** Run commands judged read-only where they cannot write or reach the network (bubblewrap, where it works). */
+  confineReadOnly: z.boolean().default(true),
 });
 
 export type ShellSettings = z.infer<typeof ShellSettingsSchema>;

@@ -7,6 +7,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { commandAssessment, commandSubjects, judgeOnce } from "./judgement-cache.js";
+import { readOnlyLaunch } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
@@ -133,9 +134,15 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     },
     timeoutMs: (args: Args) => (args.timeout ?? options.defaultTimeoutMs) + settings.killGraceMs + RUNNER_GRACE_MS,
     execute: async (args: Args, ctx): Promise<ToolExecutionResult> => {
+      // A command judged read-only runs confined (read-only, no network) where bubblewrap works.
+      const confined = async (a: Args, cwd: string, c: ToolContext, timeoutMs: number) => {
+        if (!settings.confineReadOnly) return undefined;
+        const j = await judgeOnce(a, a.command, a.cwd, c);
+        return "cwdError" in j || !j.readOnly ? undefined : readOnlyLaunch(a.command, cwd, c, timeoutMs);
+      };
       const cwd = await resolveCwd(args.cwd, ctx);
       const timeoutMs = args.timeout ?? options.defaultTimeoutMs;
-      const launch = options.launcher ? await options.launcher(args.command, cwd, ctx) : undefined;
+      const launch = options.launcher ? await options.launcher(args.command, cwd, ctx) : await confined(args, cwd, ctx, timeoutMs);
       // A plain command (`git status`) is exec'd as bash would exec it, without paying for bash.
       const direct = launch ? undefined : directArgv(args.command);
       const spillDir = readableSpillDir(ctx);
@@ -170,6 +177,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         ended: result.ended,
         ...(result.truncated ? { truncated: true } : {}),
         ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
+        ...(options.launcher ? { sandboxed: true } : { confined: launch !== undefined }),
       };
       if (errorCode === "CANCELLED") throw new ToolError("CANCELLED", content);
       return { content, structured, metadata, ...(errorCode ? { isError: true, errorCode } : {}) };
