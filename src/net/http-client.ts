@@ -148,9 +148,11 @@ function networkError(err: unknown, url: URL, timeoutMs: number, timedOut: boole
     return false;
   });
   if (timedOut || codes.some((c) => TIMEOUT_CODES.has(c))) {
+    // The whole exchange had its time: trying again within the same call would only double the wait.
     return new ToolError(
       "TIMEOUT",
       `${url.host} did not answer within ${Math.round(timeoutMs / 100) / 10} s. Try again later, or a different source.`,
+      { recoverable: false },
     );
   }
   const detail = findCause(err, (e): e is Error => e instanceof Error && e.message !== "fetch failed")?.message ?? String(err);

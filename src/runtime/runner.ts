@@ -429,8 +429,8 @@ export class ToolRunner {
           error = new ToolError("TIMEOUT", `${p.name} timed out after ${formatMs(limit)}.${tail}`);
         }
         const delay = retry ? backoffDelay(retry, attempt, error.retryAfterMs) : 0;
-        // A timeout is not retried (the next try would be as slow), nor is a try that could not finish in time.
-        const worthRetrying = error.code !== "TIMEOUT" && Date.now() + delay < deadline - MIN_ATTEMPT_MS;
+        // The call's own limit is never retried (nothing is left of it), nor is a try that could not finish in time.
+        const worthRetrying = !timedOut && Date.now() + delay < deadline - MIN_ATTEMPT_MS;
         if (retry && error.recoverable && attempt < retry.retries && worthRetrying) {
           this.#logger.debug(`retrying ${p.name}`, { attempt: attempt + 1, code: error.code });
           try {

@@ -1,4 +1,5 @@
-import { google, type calendar_v3 } from "googleapis";
+import type { calendar_v3 } from "googleapis";
+import { google } from "./google-lib.js";
 import type { GoogleAccount } from "./google-account.js";
 
 /** What the Calendar tools share: the signed-in account and Google's Calendar client bound to it. */
@@ -11,11 +12,19 @@ export interface CalendarApi {
 
 /** Google's Calendar client, pointed at `baseUrl` when configured (a local fake in tests). */
 export function createCalendarApi(account: GoogleAccount, options: { baseUrl?: string; timeoutMs: number }): CalendarApi {
-  const calendar = google.calendar({
-    version: "v3",
-    auth: account.client,
-    retry: false,
-    ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}),
-  });
-  return { account, calendar, request: (signal) => ({ signal, timeout: options.timeoutMs, retry: false }) };
+  let client: calendar_v3.Calendar | undefined;
+  return {
+    account,
+    // Made on first use, inside account.call, once googleapis has loaded.
+    get calendar() {
+      client ??= google().calendar({
+        version: "v3",
+        auth: account.client,
+        retry: false,
+        ...(options.baseUrl ? { rootUrl: options.baseUrl } : {}),
+      });
+      return client;
+    },
+    request: (signal) => ({ signal, timeout: options.timeoutMs, retry: false }),
+  };
 }

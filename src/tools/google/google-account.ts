@@ -1,4 +1,4 @@
-import { google } from "googleapis";
+import { google, loadGoogle } from "./google-lib.js";
 import { ToolError } from "../../core/errors.js";
 import type { GoogleServiceConfig } from "./config.js";
 import { googleApiError, httpStatus } from "./google-error.js";
@@ -41,7 +41,7 @@ export interface GoogleAccountOptions extends SignInOptions {
  * sign-in when there are no tokens. Every API call goes through {@link call}.
  */
 export class GoogleAccount {
-  readonly client: OAuth2Client;
+  #client?: OAuth2Client;
   readonly service: string;
   readonly #options: GoogleAccountOptions;
   readonly #openBrowser: OpenBrowser;
@@ -55,20 +55,27 @@ export class GoogleAccount {
     this.#openBrowser = options.openBrowser ?? openSystemBrowser;
     this.#interactive = options.interactive ?? (() => Boolean(process.stdin.isTTY && process.stderr.isTTY));
     this.#notify = options.notify ?? ((text) => process.stderr.write(`${text}\n`));
-    this.client = new google.auth.OAuth2({
+  }
+
+  /** The OAuth2 client the API libraries call through; made on first use (googleapis loads lazily). */
+  get client(): OAuth2Client {
+    if (this.#client) return this.#client;
+    const options = this.#options;
+    const client = new (google().auth.OAuth2)({
       clientId: options.clientId,
       clientSecret: options.clientSecret,
       endpoints: { oauth2AuthBaseUrl: options.config.authUrl, oauth2TokenUrl: options.config.tokenUrl },
       transporterOptions: { timeout: options.config.timeoutMs },
     });
     // Refreshed tokens are written back so the next process starts with them.
-    this.client.on("tokens", (tokens) => {
+    client.on("tokens", (tokens) => {
       try {
         options.store.save({ ...tokens } as Record<string, unknown>);
       } catch {
         // A read-only token folder costs a refresh next time, nothing more.
       }
     });
+    return (this.#client = client);
   }
 
   /**
@@ -76,6 +83,7 @@ export class GoogleAccount {
    * refresh token Google no longer accepts is forgotten and sign-in starts again.
    */
   async call<T>(signal: AbortSignal, request: () => Promise<T>): Promise<T> {
+    await loadGoogle();
     await this.#ensureCredentials(signal);
     try {
       return await request();
