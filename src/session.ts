@@ -6,7 +6,7 @@ import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
-import { McpManager } from "./mcp/client/manager.js";
+import type { McpManager } from "./mcp/client/manager.js";
 
 export interface SessionOptions {
   /** Workspace root; default from configuration, else the current directory. */
@@ -49,6 +49,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   let mcp: McpManager | undefined;
   const servers = loaded.config.mcpServers;
   if (options.mcp !== false && servers && Object.keys(servers).length > 0) {
+    // The MCP client libraries load only when servers are configured.
+    const { McpManager } = await import("./mcp/client/manager.js");
     mcp = new McpManager(servers, { logger, registry, baseDir: loaded.workspace, vars: loaded.env });
     const manager = mcp;
     closers.push(() => manager.close());

@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { openSession } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { ToolOutcome } from "../core/result.js";
 import { rejectingApprover, type Approver } from "../runtime/approver.js";
-import { terminalApprover } from "./terminal-approver.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -38,7 +36,7 @@ export function callCommand(): Command {
     .action(async (name: string, flags: SessionFlags & { args?: string; json?: boolean }) => {
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
       const approver: Approver & { close?: () => void } = interactive
-        ? terminalApprover()
+        ? (await import("./terminal-approver.js")).terminalApprover()
         : rejectingApprover(
             "it needs approval and no terminal is attached to ask; run it with --approval all, or allow it in tackle.config.json (permissions.allow)",
           );
@@ -50,6 +48,7 @@ export function callCommand(): Command {
         process.exitCode = EXIT.usage;
         return;
       }
+      const { openSession } = await import("../session.js");
       const session = await openSession({
         ...(flags.workspace ? { workspace: flags.workspace } : {}),
         ...(flags.config ? { configFile: flags.config } : {}),

@@ -2,7 +2,6 @@ import { Command, Option } from "commander";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
-import { runMcpServer } from "../mcp/server/server.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed } from "./server-lifecycle.js";
@@ -39,6 +38,7 @@ export function mcpCommand(): Command {
       }
       let handle;
       try {
+        const { runMcpServer } = await import("../mcp/server/server.js");
         handle = await runMcpServer({
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
           ...(flags.config ? { configFile: flags.config } : {}),

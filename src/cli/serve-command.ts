@@ -2,7 +2,8 @@ import { Command, Option } from "commander";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
-import { DEFAULT_SERVE_PORT, startServe, type ServeHandle } from "../serve/server.js";
+import type { ServeHandle } from "../serve/server.js";
+import { DEFAULT_SERVE_PORT } from "../serve/defaults.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed } from "./server-lifecycle.js";
@@ -32,6 +33,7 @@ export function serveCommand(): Command {
     .action(async (flags: ServeFlags) => {
       let handle: ServeHandle;
       try {
+        const { startServe } = await import("../serve/server.js");
         handle = await startServe({
           port: flags.port,
           ...(flags.host ? { host: flags.host } : {}),

@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import { openSession } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 
@@ -12,6 +11,8 @@ export function toolsCommand(): Command {
     .addOption(configOption())
     .addOption(toolsetOption())
     .action(async (flags: SessionFlags & { json?: boolean }) => {
+      // Loaded when the command runs, so `tackle --help` and `--version` pay nothing for it.
+      const { openSession } = await import("../session.js");
       const session = await openSession({
         ...(flags.workspace ? { workspace: flags.workspace } : {}),
         ...(flags.config ? { configFile: flags.config } : {}),

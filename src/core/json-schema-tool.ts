@@ -1,5 +1,5 @@
-import { Ajv, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { Ajv, ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
 import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
@@ -26,13 +26,17 @@ export interface PlainTool {
 }
 
 type AjvFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AjvFormats }).default ?? addFormatsModule) as unknown as AjvFormats;
 
 let sharedAjv: Ajv | undefined;
 function ajv(): Ajv {
   if (!sharedAjv) {
     // strict: false because third-party schemas carry keywords ajv does not know (e.g. "x-...").
-    sharedAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false });
+    // Loaded on the first validation: most runs have no JSON Schema tool (MCP proxies, config tools).
+    const require = createRequire(import.meta.url);
+    const { Ajv: AjvClass } = require("ajv") as { Ajv: new (options: object) => Ajv };
+    const formats = require("ajv-formats") as { default?: AjvFormats } & AjvFormats;
+    const addFormats = formats.default ?? formats;
+    sharedAjv = new AjvClass({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false });
     addFormats(sharedAjv);
   }
   return sharedAjv;

@@ -1,4 +1,7 @@
-import { compile, type FormatCallback, type HtmlToTextOptions, type SelectorDefinition } from "html-to-text";
+import type { FormatCallback, HtmlToTextOptions, SelectorDefinition } from "html-to-text";
+import { lazyRequire } from "../process/lazy-require.js";
+
+const htmlToTextLib = lazyRequire<typeof import("html-to-text")>("html-to-text");
 
 /** How {@link htmlToText} renders a page. */
 export interface HtmlToTextOptionsLite {
@@ -180,7 +183,7 @@ function converterFor(links: boolean, baseUrl: string | undefined): (html: strin
   const key = `${links}\u0000${baseUrl ?? ""}`;
   let convert = converters.get(key);
   if (!convert) {
-    convert = compile(optionsFor(links, baseUrl));
+    convert = htmlToTextLib().compile(optionsFor(links, baseUrl));
     if (converters.size > 32) converters.clear();
     converters.set(key, convert);
   }

@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
 import zlib from "node:zlib";
 import { pipeline, type Readable, type Transform } from "node:stream";
-import { Agent, request } from "undici";
+import { lazyRequire } from "../process/lazy-require.js";
+
+const undici = lazyRequire<typeof import("undici")>("undici");
 import { parseRetryAfter } from "../runtime/retry.js";
 import { ToolError } from "../core/errors.js";
 import { addressPolicy, BlockedAddressError, guardedLookup, type PrivateNetworkAllowance } from "./address-guard.js";
@@ -242,6 +244,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }, timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
   // One agent per exchange: its lookup carries this call's policy, and no pooled socket outlives it.
+  const { Agent, request } = undici();
   const agent = new Agent({
     connect: { lookup: guardedLookup(refused), timeout: timeoutMs },
     headersTimeout: timeoutMs,

@@ -36,7 +36,8 @@ export interface ServeHandle {
   closed: Promise<void>;
 }
 
-export const DEFAULT_SERVE_PORT = 7878;
+export { DEFAULT_SERVE_PORT } from "./defaults.js";
+import { DEFAULT_SERVE_PORT } from "./defaults.js";
 
 /**
  * `tackle serve`: opens a session whose approver is a web queue and serves the JSON API, the

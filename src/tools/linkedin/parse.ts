@@ -1,4 +1,8 @@
-import { parse, type HTMLElement } from "node-html-parser";
+import type { HTMLElement } from "node-html-parser";
+import { lazyRequire } from "../../process/lazy-require.js";
+
+const htmlParser = lazyRequire<typeof import("node-html-parser")>("node-html-parser");
+const parse = (html: string, options: { comment: boolean }): HTMLElement => htmlParser().parse(html, options);
 import { ToolError } from "../../core/errors.js";
 import { htmlToText } from "../../net/html-to-text.js";
 

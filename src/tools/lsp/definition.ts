@@ -1,4 +1,4 @@
-import { DefinitionRequest } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { lspToolBase, openDocument, positionArgs } from "./document.js";
@@ -16,7 +16,7 @@ export function definitionTool(manager: LspManager) {
     input: positionArgs,
     execute: async (args, ctx) => {
       const { uri, position, connection } = await openDocument(manager, args, ctx);
-      const result = await connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position: position! });
+      const result = await connection.sendRequest(protocol().DefinitionRequest.type, { textDocument: { uri }, position: position! });
       return formatLocations(
         toLocations(result),
         ctx.workspace,

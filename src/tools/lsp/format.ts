@@ -1,20 +1,19 @@
 import { fileURLToPath } from "node:url";
-import {
-  SymbolKind,
-  type Diagnostic,
-  type DocumentSymbol,
-  type Hover,
-  type Location,
-  type SymbolInformation,
-} from "vscode-languageserver-protocol/node";
+import type { Diagnostic, DocumentSymbol, Hover, Location, SymbolInformation } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import type { Workspace } from "../../workspace/workspace.js";
 
 const SEVERITY = ["", "error", "warning", "info", "hint"];
-const KIND_NAMES = new Map<number, string>(
-  Object.entries(SymbolKind)
-    .filter(([, v]) => typeof v === "number")
-    .map(([k, v]) => [v as number, k.toLowerCase()]),
-);
+let kindNames: Map<number, string> | undefined;
+/** Symbol kinds by number, built from the protocol library the first time a symbol is shown. */
+function kindName(kind: number): string | undefined {
+  kindNames ??= new Map(
+    Object.entries(protocol().SymbolKind)
+      .filter(([, v]) => typeof v === "number")
+      .map(([k, v]) => [v as number, k.toLowerCase()]),
+  );
+  return kindNames.get(kind);
+}
 
 export function formatDiagnostics(relative: string, items: readonly Diagnostic[]): string {
   if (items.length === 0) return `No problems found in ${relative}.`;
@@ -38,7 +37,7 @@ export function formatSymbols(relative: string, symbols: ReadonlyArray<DocumentS
   const out: string[] = [];
   const walk = (list: readonly DocumentSymbol[], depth: number) => {
     for (const s of list) {
-      out.push(`${"  ".repeat(depth)}${KIND_NAMES.get(s.kind) ?? "symbol"} ${s.name} (line ${s.selectionRange.start.line + 1})`);
+      out.push(`${"  ".repeat(depth)}${kindName(s.kind) ?? "symbol"} ${s.name} (line ${s.selectionRange.start.line + 1})`);
       if (s.children?.length) walk(s.children, depth + 1);
     }
   };
@@ -46,7 +45,7 @@ export function formatSymbols(relative: string, symbols: ReadonlyArray<DocumentS
   else
     for (const s of symbols as SymbolInformation[]) {
       out.push(
-        `${KIND_NAMES.get(s.kind) ?? "symbol"} ${s.containerName ? `${s.containerName}.` : ""}${s.name} (line ${s.location.range.start.line + 1})`,
+        `${kindName(s.kind) ?? "symbol"} ${s.containerName ? `${s.containerName}.` : ""}${s.name} (line ${s.location.range.start.line + 1})`,
       );
     }
   return out.join("\n");

@@ -1,4 +1,4 @@
-import { HoverRequest } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { lspToolBase, openDocument, positionArgs } from "./document.js";
@@ -15,7 +15,7 @@ export function hoverTool(manager: LspManager) {
     input: positionArgs,
     execute: async (args, ctx) => {
       const { uri, position, connection } = await openDocument(manager, args, ctx);
-      return formatHover(await connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: position! }));
+      return formatHover(await connection.sendRequest(protocol().HoverRequest.type, { textDocument: { uri }, position: position! }));
     },
   });
 }

@@ -1,20 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
-import {
-  createProtocolConnection,
-  DidChangeTextDocumentNotification,
-  DidOpenTextDocumentNotification,
-  ExitNotification,
-  InitializedNotification,
-  InitializeRequest,
-  PublishDiagnosticsNotification,
-  ShutdownRequest,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type Diagnostic,
-  type ProtocolConnection,
-} from "vscode-languageserver-protocol/node";
+import type { Diagnostic, ProtocolConnection } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import { ToolError } from "../../core/errors.js";
 import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
 import { languageIdFor, type LspServerConfig } from "./lsp-config.js";
@@ -76,8 +64,9 @@ export class LspClient {
       );
     });
     await spawned;
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-    connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+    const lsp = protocol();
+    const connection = lsp.createProtocolConnection(new lsp.StreamMessageReader(child.stdout!), new lsp.StreamMessageWriter(child.stdin!));
+    connection.onNotification(protocol().PublishDiagnosticsNotification.type, (params) => {
       this.#diagnostics.set(params.uri, {
         ...(params.version !== undefined ? { version: params.version } : {}),
         items: params.diagnostics,
@@ -93,7 +82,7 @@ export class LspClient {
     connection.listen();
     const rootUri = pathToFileURL(this.#root).href;
     await withTimeout(
-      connection.sendRequest(InitializeRequest.type, {
+      connection.sendRequest(protocol().InitializeRequest.type, {
         processId: process.pid,
         rootUri,
         workspaceFolders: [{ uri: rootUri, name: "workspace" }],
@@ -113,7 +102,7 @@ export class LspClient {
       30_000,
       () => `The language server "${this.#config.command}" did not answer initialize within 30 s.${this.#stderrNote()}`,
     );
-    await connection.sendNotification(InitializedNotification.type, {});
+    await connection.sendNotification(protocol().InitializedNotification.type, {});
     this.#connection = connection;
     return connection;
   }
@@ -130,13 +119,13 @@ export class LspClient {
     const open = this.#documents.get(uri);
     if (!open) {
       this.#documents.set(uri, { version: 1, text });
-      await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      await connection.sendNotification(protocol().DidOpenTextDocumentNotification.type, {
         textDocument: { uri, languageId: languageIdFor(this.#config, file), version: 1, text },
       });
     } else if (open.text !== text) {
       open.version++;
       open.text = text;
-      await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      await connection.sendNotification(protocol().DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version: open.version },
         contentChanges: [{ text }],
       });
@@ -194,8 +183,8 @@ export class LspClient {
     this.#connection = undefined;
     if (connection) {
       try {
-        await withTimeout(connection.sendRequest(ShutdownRequest.type), 2_000, () => "shutdown timed out");
-        await connection.sendNotification(ExitNotification.type);
+        await withTimeout(connection.sendRequest(protocol().ShutdownRequest.type), 2_000, () => "shutdown timed out");
+        await connection.sendNotification(protocol().ExitNotification.type);
       } catch {
         // killed below
       }

@@ -1,4 +1,4 @@
-import { ReferencesRequest } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { lspToolBase, openDocument, positionArgs } from "./document.js";
@@ -16,7 +16,7 @@ export function referencesTool(manager: LspManager) {
     input: positionArgs,
     execute: async (args, ctx) => {
       const { uri, position, connection } = await openDocument(manager, args, ctx);
-      const result = await connection.sendRequest(ReferencesRequest.type, {
+      const result = await connection.sendRequest(protocol().ReferencesRequest.type, {
         textDocument: { uri },
         position: position!,
         context: { includeDeclaration: true },

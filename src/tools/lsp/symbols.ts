@@ -1,4 +1,4 @@
-import { DocumentSymbolRequest } from "vscode-languageserver-protocol/node";
+import { protocol } from "./protocol.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { fileArgs, lspToolBase, openDocument } from "./document.js";
@@ -15,7 +15,7 @@ export function symbolsTool(manager: LspManager) {
     input: fileArgs,
     execute: async (args, ctx) => {
       const { file, uri, connection } = await openDocument(manager, args, ctx);
-      const symbols = (await connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } })) ?? [];
+      const symbols = (await connection.sendRequest(protocol().DocumentSymbolRequest.type, { textDocument: { uri } })) ?? [];
       return formatSymbols(file.relative, symbols);
     },
   });

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import { z } from "zod";
-import { parse as parseHtml } from "node-html-parser";
+import { lazyRequire } from "../../process/lazy-require.js";
+
+const htmlParser = lazyRequire<typeof import("node-html-parser")>("node-html-parser");
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError, type ErrorCode } from "../../core/errors.js";
@@ -103,7 +105,7 @@ function hostOf(url: string): string {
 function pageTitle(html: string): string | undefined {
   const end = html.search(/<body[\s>]/i);
   const head = html.slice(0, end === -1 ? 65_536 : Math.min(end, 262_144));
-  const title = parseHtml(head).querySelector("title")?.text;
+  const title = htmlParser().parse(head).querySelector("title")?.text;
   const clean = title?.replace(/\s+/g, " ").trim();
   return clean ? clean : undefined;
 }
