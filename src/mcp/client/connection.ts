@@ -471,7 +471,7 @@ async function withDeadline<T>(
 /** A 404 for our session: Streamable HTTP says so with a status; the SSE transport only in its message. */
 function isSessionGone(err: unknown): boolean {
   if (err instanceof SdkHttpError) return err.status === 404;
-  return err instanceof Error && /^Error POSTing to endpoint \(HTTP 404\)/.test(err.message);
+  return err instanceof Error && err.message.startsWith("Error POSTing to endpoint (HTTP 404)");
 }
 
 function describe(err: unknown): string {

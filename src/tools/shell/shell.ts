@@ -63,7 +63,7 @@ function seconds(ms: number): string {
  */
 export function cleanForModel(text: string): string {
   return text
-    .replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g, "")
+    .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g, "")
     .replace(/\r\n/g, "\n")
     .replace(/^[^\n]*\r(?=[^\n])/gm, "")
     .replace(/\r/g, "");

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
-import { createLogger, type Logger } from "../../../src/core/logger.js";
+import { type Logger } from "../../../src/core/logger.js";
 import { McpManager } from "../../../src/mcp/client/manager.js";
 import { fixtureServer, V2_SERVER, killLeftovers, leftoverProcesses, processesWith, uniqueMarker, until } from "./helpers.js";
 
