@@ -47,7 +47,15 @@ export class ResultCache {
     if (this.#entries.size >= this.#options.maxEntries) {
       this.#entries.delete(this.#entries.keys().next().value!);
     }
-    const stamps = await Promise.all(reads.filter((r) => r !== EVERYTHING).map(async (r) => [r, await this.#stamp(r)] as [string, string]));
+    // A folder's stamp changes when entries come and go, not when a file deep inside is edited:
+    // a search or listing over one could not tell it went stale, so it is not kept at all.
+    if (reads.includes(EVERYTHING)) return;
+    const stamps: Array<[string, string]> = [];
+    for (const r of reads) {
+      const stamp = await this.#stamp(r);
+      if (stamp.startsWith("dir:")) return;
+      stamps.push([r, stamp]);
+    }
     this.#entries.set(key, { outcome, expires: Date.now() + this.#options.ttlMs, reads, stamps });
   }
 
@@ -75,7 +83,7 @@ export class ResultCache {
   async #stamp(relative: string): Promise<string> {
     try {
       const s = await stat(path.resolve(this.#root, relative));
-      return `${s.mtimeMs}:${s.size}:${s.ino}`;
+      return `${s.isDirectory() ? "dir:" : ""}${s.mtimeMs}:${s.size}:${s.ino}`;
     } catch {
       return "missing";
     }
