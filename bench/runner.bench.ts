@@ -37,5 +37,28 @@ console.log(
   `\nrunner overhead: ${(run - direct).toFixed(2)} µs/call (ratio ${(run / direct).toFixed(2)}x direct); goal < 50 µs, spec 001 < 10 ms`,
 );
 console.log(`with JSON parsing: ${(runJson - direct).toFixed(2)} µs/call; cache hit: ${hit.toFixed(2)} µs/call`);
+
+// Per-call cost must not grow with the registry: the same call with 10 and with 10,000 tools.
+async function withTools(count: number): Promise<{ perCall: number; registerMs: number }> {
+  const big = new ToolRegistry();
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    big.register(
+      defineTool({ name: `tool_${i}`, description: "Does nothing.", effect: "read", input: z.object({}), execute: async () => "" }),
+    );
+  }
+  const registerMs = performance.now() - t0;
+  const r = new ToolRunner({ registry: big, cache: false });
+  const perCall = await measure(`runner.run with ${count.toLocaleString("en-US")} tools`, 20_000, () =>
+    r.run({ name: "tool_5", args: {} }),
+  );
+  await r.close();
+  return { perCall, registerMs };
+}
+const small = await withTools(10);
+const large = await withTools(10_000);
+console.log(
+  `per-call cost at 10,000 tools / at 10: ${(large.perCall / small.perCall).toFixed(2)}x (goal <= 1.2x); registering 10,000 defineTool tools: ${large.registerMs.toFixed(0)} ms (goal < 200 ms)`,
+);
 await uncached.close();
 await cached.close();

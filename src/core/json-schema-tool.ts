@@ -48,8 +48,9 @@ export function isPlainTool(value: unknown): value is PlainTool {
     value !== null &&
     typeof (value as PlainTool).name === "string" &&
     typeof (value as PlainTool).execute === "function" &&
-    typeof (value as PlainTool).inputSchema === "object" &&
-    !("validate" in value)
+    // Checked before inputSchema: reading that on a defined tool would build its JSON Schema now.
+    !("validate" in value) &&
+    typeof (value as PlainTool).inputSchema === "object"
   );
 }
 

@@ -34,6 +34,7 @@ export function toTool(value: ToolLike): AnyTool {
  */
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
+  #namesByTarget: Map<string, string[]> | undefined;
   readonly #listeners = new Set<(change: RegistryChange) => void>();
   readonly #views = new Map<string, AnyTool>();
 
@@ -97,7 +98,16 @@ export class ToolRegistry {
   namesOf(name: string): string[] {
     const target = this.canonicalName(name);
     if (!target) return [];
-    return [...this.#entries].filter(([, e]) => e.target === target).map(([n]) => n);
+    // Built once per change of the registry, not per call: the runner asks on every call.
+    if (!this.#namesByTarget) {
+      this.#namesByTarget = new Map();
+      for (const [n, e] of this.#entries) {
+        const list = this.#namesByTarget.get(e.target);
+        if (list) list.push(n);
+        else this.#namesByTarget.set(e.target, [n]);
+      }
+    }
+    return [...(this.#namesByTarget.get(target) ?? [])];
   }
 
   /** Removes a tool, or only an alias when `name` is one. Returns whether anything was removed. */
@@ -152,6 +162,7 @@ export class ToolRegistry {
   }
 
   #emit(change: RegistryChange): void {
+    this.#namesByTarget = undefined;
     for (const l of this.#listeners) l(change);
   }
 
