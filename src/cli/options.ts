@@ -8,7 +8,9 @@ export const workspaceOption = () =>
 export const configOption = () => new Option("-c, --config <file>", "configuration file (default: tackle.config.json or config.json)");
 export const toolsetOption = () => new Option("--toolset <name>", "tool list to use").choices(TOOLSET_NAMES as string[]);
 export const approvalOption = () =>
-  new Option("--approval <mode>", "what is auto-approved: none, safe (reads) or all").choices(APPROVAL_MODES as string[]);
+  new Option("--approval <mode>", "what is approved without asking: ask (nothing; also called none), safe (reads) or all").choices(
+    APPROVAL_MODES as string[],
+  );
 
 /** The parsed shared options. */
 export interface SessionFlags {

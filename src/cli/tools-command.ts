@@ -6,7 +6,7 @@ import { configOption, toolsetOption, workspaceOption, type SessionFlags } from 
 export function toolsCommand(): Command {
   return new Command("tools")
     .description("list every registered tool")
-    .option("--json", "print an array of { name, description, inputSchema, effect }")
+    .option("--json", "print an array of { name, description, inputSchema, outputSchema?, effect }")
     .addOption(workspaceOption())
     .addOption(configOption())
     .addOption(toolsetOption())
@@ -21,7 +21,13 @@ export function toolsCommand(): Command {
       try {
         const tools = session.registry.list();
         if (flags.json) {
-          const list = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, effect: t.effect }));
+          const list = tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+            effect: t.effect,
+          }));
           process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
         }

@@ -49,7 +49,10 @@ export interface ToolOutcome {
   error?: { code: ErrorCode; message: string; recoverable: boolean };
   /** For rejections: the person's message, if any (spec 002's user_message). */
   userMessage?: string;
+  /** Time spent running the tool (retries included), not waiting for a person. */
   executionTimeMs: number;
+  /** How long the person took to approve or reject, when one was asked. */
+  approvalWaitMs?: number;
   approvedBy?: ApprovedBy;
 }
 

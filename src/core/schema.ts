@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JsonSchema, ValidationIssue, ValidationResult } from "./tool.js";
+import { nearestNames } from "./names.js";
 
 /** JSON Schema for the arguments a model sends, from zod 4's own conversion; descriptions survive. */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
@@ -24,8 +25,49 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
 }
 
 export function validateWithZod<A>(schema: z.ZodType<A>, args: unknown): ValidationResult<A> {
+  const unknown = unknownParameters(schema, args);
+  if (unknown.length) return { valid: false, error: `Invalid arguments: ${formatIssues(unknown)}.`, issues: unknown };
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { valid: true, value: parsed.data };
   const issues = describeIssues(parsed.error.issues);
   return { valid: false, error: `Invalid arguments: ${formatIssues(issues)}.`, issues };
+}
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, unknown>;
+  catchall?: { _zod: { def: SchemaDef } };
+  in?: { _zod: { def: SchemaDef } };
+  innerType?: { _zod: { def: SchemaDef } };
+}
+
+/** The parameter names an argument schema takes, or undefined when it takes any (a loose or non-object schema). */
+function parameterNames(schema: z.ZodType): string[] | undefined {
+  let def = (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+  for (let depth = 0; depth < 10; depth++) {
+    if (def.type === "object") return def.catchall && def.catchall._zod.def.type !== "never" ? undefined : Object.keys(def.shape ?? {});
+    const next = def.in ?? def.innerType;
+    if (!next) return undefined;
+    def = next._zod.def;
+  }
+  return undefined;
+}
+
+/**
+ * Arguments the tool does not take. A misspelt optional parameter (`limt`) would otherwise be
+ * dropped without a word and the call would do something else than asked (read the whole file).
+ */
+function unknownParameters(schema: z.ZodType, args: unknown): ValidationIssue[] {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
+  const known = parameterNames(schema);
+  if (!known) return [];
+  return Object.keys(args)
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const near = nearestNames(key, known);
+      return {
+        path: key,
+        message: `unknown parameter${near.length ? `; did you mean "${near[0]}"?` : ` (this tool takes ${known.map((k) => `"${k}"`).join(", ")})`}`,
+      };
+    });
 }

@@ -9,8 +9,12 @@ import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.
  * What is auto-approved (spec 001 FR5): `none` asks for everything, `safe` auto-approves reads
  * (the default), `all` approves everything that no rule denies or asks about.
  */
-export type ApprovalMode = "none" | "safe" | "all";
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["none", "safe", "all"];
+/**
+ * What is approved without asking: `ask` nothing (every call asks a person; `none` is its older
+ * name, kept), `safe` reads, `all` everything.
+ */
+export type ApprovalMode = "ask" | "none" | "safe" | "all";
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "none", "safe", "all"];
 
 export type Decision =
   | { action: "allow"; approvedBy: Exclude<ApprovedBy, "policy">; reason: string; effect: Effect }
@@ -107,7 +111,7 @@ export async function decide(input: PolicyInput): Promise<Decision> {
     }
     return { action: "ask", reason: `${describeEffect(effect)} need approval`, effect };
   }
-  return { action: "ask", reason: "approval mode none asks for every call", effect };
+  return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
 }
 
 /**

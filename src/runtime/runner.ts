@@ -71,6 +71,8 @@ interface Prepared {
   tool: AnyTool;
   args: Record<string, unknown>;
   started: number;
+  /** How long a person took to answer, when one was asked: reported apart from the execution time. */
+  approvalWaitMs?: number;
   /** What the call reads and writes, once worked out (runAll needs it before running). */
   access?: ToolAccess;
 }
@@ -278,6 +280,7 @@ export class ToolRunner {
         preview = `(no preview: ${toToolError(err).message})`;
       }
       let response;
+      const asked = performance.now();
       try {
         response = await this.#approver(
           {
@@ -296,6 +299,9 @@ export class ToolRunner {
         if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
         response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };
       }
+      // The person's time is not the tool's: executionTimeMs starts again once the answer is in.
+      p.approvalWaitMs = performance.now() - asked;
+      p.started += p.approvalWaitMs;
       emit({
         type: "tool.approval",
         toolCallId: p.id,
@@ -317,7 +323,7 @@ export class ToolRunner {
           `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`,
         );
         if (response.message && !response.automatic) outcome.userMessage = response.message;
-        return this.#finish(outcome, p.args, options);
+        return this.#finish(withWait(outcome, p), p.args, options);
       }
       if (response.modifiedArgs) {
         const checked = tool.validate(response.modifiedArgs);
@@ -391,7 +397,7 @@ export class ToolRunner {
         if (written.length) this.#cache.invalidate(written);
         else if (tool.effect !== "network") this.#cache.clear();
       }
-      return this.#finish(outcome, p.args, options);
+      return this.#finish(withWait(outcome, p), p.args, options);
     } finally {
       if (--this.#active === 0) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
     }
@@ -500,6 +506,11 @@ export class ToolRunner {
     }
     return outcome;
   }
+}
+
+function withWait(outcome: ToolOutcome, p: Prepared): ToolOutcome {
+  if (p.approvalWaitMs !== undefined) outcome.approvalWaitMs = Math.round(p.approvalWaitMs);
+  return outcome;
 }
 
 function errorOutcome(id: string, name: string, started: number, error: ToolError, approvedBy?: ApprovedBy): ToolOutcome {

@@ -87,9 +87,13 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
     }
     if (path === "/api/tools") {
       allow(method, ["GET"]);
-      const list = session.registry
-        .list()
-        .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, effect: t.effect }));
+      const list = session.registry.list().map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+        effect: t.effect,
+      }));
       return json(res, 200, list);
     }
     if (path === "/api/metrics") {

@@ -15,13 +15,14 @@ const call = (tool: string, args: unknown, ...extra: string[]) =>
   runCli(["call", tool, "--args", JSON.stringify(args), "--workspace", ws.dir, ...extra]);
 
 describe("tackle tools", () => {
-  it("lists tools as JSON with name, description, inputSchema and effect", async () => {
+  it("lists tools as JSON with name, description, inputSchema, outputSchema (when the tool has one) and effect", async () => {
     const r = await runCli(["tools", "--json", "--workspace", ws.dir]);
     expect(r.code).toBe(0);
     const tools = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     const read = tools.find((t) => t.name === "read_file");
     expect(read).toMatchObject({ effect: "read", inputSchema: { type: "object" } });
-    expect(Object.keys(read!).sort()).toEqual(["description", "effect", "inputSchema", "name"]);
+    expect(Object.keys(read!).sort()).toEqual(["description", "effect", "inputSchema", "name", "outputSchema"]);
+    expect(read!.outputSchema).toMatchObject({ type: "object" });
     expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
   });
 

@@ -85,7 +85,8 @@ describe("tackle serve API", () => {
     const tools = r.json() as Array<Record<string, unknown>>;
     const read = tools.find((t) => t.name === "read_file");
     expect(read).toMatchObject({ effect: "read", inputSchema: { type: "object" } });
-    expect(Object.keys(read!).sort()).toEqual(["description", "effect", "inputSchema", "name"]);
+    expect(Object.keys(read!).sort()).toEqual(["description", "effect", "inputSchema", "name", "outputSchema"]);
+    expect(read!.outputSchema).toMatchObject({ type: "object" });
   });
 
   it("runs a read call to success and counts it in the metrics", async () => {

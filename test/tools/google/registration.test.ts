@@ -76,7 +76,7 @@ describe("arguments", () => {
     try {
       const outcome = await runner.run({ name: "calendar_list_events", args: { startDate: "2026-11-01" } });
       expect(outcome.error?.code).toBe("INVALID_ARGS");
-      expect(outcome.content).toMatch(/unknown field\(s\) "startDate"/);
+      expect(outcome.content).toMatch(/startDate: unknown parameter/);
     } finally {
       await runner.close();
     }
