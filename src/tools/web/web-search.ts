@@ -19,7 +19,7 @@ const WebSearchInput = z
   .object({
     query: z.string().trim().min(1).describe("What to search for (at most 400 characters are used)."),
     count: Count.optional().describe("Number of results, 1-20 (default 5)."),
-    numResults: Count.optional().describe("Same as count (spec 003's name)."),
+    numResults: Count.optional().describe("Same as count."),
   })
   .strict()
   .transform(({ query, count, numResults }) => ({
