@@ -4,6 +4,8 @@ import type { ToolExecutionResult } from "./result.js";
 import type { JsonSchema, Tool, ToolConfirmation, ToolContext, ToolDefinition, ValidationResult } from "./tool.js";
 import { toJsonSchema, validateWithZod } from "./schema.js";
 import { assertToolName } from "./names.js";
+import { isValidatedContext } from "./context.js";
+import { ToolError } from "./errors.js";
 
 /**
  * A tool written as a class (spec 001 FR2): subclasses set `name`, `description` and `schema`
@@ -21,6 +23,20 @@ export abstract class BaseTool<TParams = Record<string, unknown>> implements Too
 
   #inputSchema?: JsonSchema;
   #outputSchema?: JsonSchema | null;
+
+  constructor() {
+    // A subclass's execute called directly (not through the runner) gets its arguments validated
+    // first, as spec 001 promises; classes that validate themselves (defineTool's) say so.
+    if (!(new.target as unknown as { validatesItself?: boolean }).validatesItself) {
+      const own = this.execute;
+      this.execute = (params, options) => {
+        if (isValidatedContext(options)) return own.call(this, params, options);
+        const checked = this.validate(params);
+        if (!checked.valid) return Promise.reject(new ToolError("INVALID_ARGS", checked.error));
+        return own.call(this, checked.value, options);
+      };
+    }
+  }
 
   get inputSchema(): JsonSchema {
     return (this.#inputSchema ??= toJsonSchema(this.schema));

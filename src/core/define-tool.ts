@@ -6,6 +6,7 @@ import { toResult, type ToolExecutionResult } from "./result.js";
 import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
+import { isZod3, ZOD3_HELP } from "./zod-version.js";
 
 /** Everything a tool is: data plus one function. The zod schema is the argument type. */
 export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
@@ -29,6 +30,8 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
 }
 
 class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool<z.output<S>> {
+  /** Its execute validates by itself (see BaseTool's constructor). */
+  static readonly validatesItself = true;
   readonly name: string;
   declare readonly title?: string;
   readonly description: string;
@@ -49,6 +52,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
   constructor(spec: ToolSpec<S>) {
     super();
     assertToolName(spec.name);
+    if (isZod3(spec.input)) throw new Error(`defineTool "${spec.name}": input ${ZOD3_HELP}`);
     this.name = spec.name;
     this.description = spec.description;
     this.schema = spec.input as unknown as z.ZodType<z.output<S>>;

@@ -1,9 +1,15 @@
 import type { AnyTool, ToolDefinition } from "./tool.js";
 import { isPlainTool, JsonSchemaTool, type PlainTool } from "./json-schema-tool.js";
 import { assertToolName, nearestNames } from "./names.js";
+import { fromResultTool, isResultTool, type ResultTool } from "./result-tool.js";
+import { isZod3, ZOD3_HELP } from "./zod-version.js";
 
-/** Anything the registry accepts: a defined or class tool, or a plain object with a JSON Schema. */
-export type ToolLike = AnyTool | PlainTool;
+/** Anything the registry accepts: a defined or class tool, a plain object with a JSON Schema, or one with a zod schema and an `{ ok }` result. */
+export type ToolLike = AnyTool | PlainTool | ResultTool;
+
+const SUPPORTED_FORMS =
+  "defineTool({ name, description, input: z.object(...), effect, execute }), a BaseTool subclass, " +
+  "{ name, description, inputSchema: <JSON Schema>, execute }, or { name, description, inputSchema: <zod schema>, execute → { ok, value } }";
 
 export interface RegisterOptions {
   /** More names for the same tool (`edit` for `edit_file`). */
@@ -25,7 +31,15 @@ export type RegistryChange = { type: "registered" | "unregistered"; name: string
 
 /** Turns any ToolLike into a Tool. */
 export function toTool(value: ToolLike): AnyTool {
-  return isPlainTool(value) ? new JsonSchemaTool(value) : value;
+  const v = value as unknown as Record<string, unknown> | null;
+  const name = typeof v?.name === "string" ? `"${v.name}"` : "This tool";
+  if (v && (isZod3(v.inputSchema) || isZod3(v.schema))) throw new Error(`${name}: its schema ${ZOD3_HELP}`);
+  if (isResultTool(value)) return fromResultTool(value);
+  if (isPlainTool(value)) return new JsonSchemaTool(value);
+  if (!v || typeof v.name !== "string" || typeof v.execute !== "function" || typeof v.validate !== "function") {
+    throw new Error(`${name} is not a tool tackle can register. Use one of: ${SUPPORTED_FORMS}.`);
+  }
+  return value as AnyTool;
 }
 
 /**
@@ -38,8 +52,19 @@ export class ToolRegistry {
   readonly #listeners = new Set<(change: RegistryChange) => void>();
   readonly #views = new Map<string, AnyTool>();
 
-  /** Registers a tool under its name (and aliases). Throws on an invalid or taken name. */
+  /** Registers a tool under its name (and aliases). Throws on an invalid or taken name, or on something that is no tool. */
+  register(value: AnyTool | PlainTool, options?: RegisterOptions): AnyTool;
+  register(value: ResultTool, options?: RegisterOptions): AnyTool;
+  register(value: ToolLike, options?: RegisterOptions): AnyTool;
   register(value: ToolLike, options: RegisterOptions = {}): AnyTool {
+    return this.#add(value, options);
+  }
+
+  registerAll(tools: Iterable<ToolLike>): void {
+    for (const tool of tools) this.#add(tool, {});
+  }
+
+  #add(value: ToolLike, options: RegisterOptions): AnyTool {
     const tool = toTool(value);
     const names = [tool.name, ...(options.aliases ?? [])];
     for (const name of names) {
@@ -58,10 +83,6 @@ export class ToolRegistry {
     }
     for (const name of names) this.#emit({ type: "registered", name });
     return tool;
-  }
-
-  registerAll(tools: Iterable<ToolLike>): void {
-    for (const tool of tools) this.register(tool);
   }
 
   /** Adds another name for an already registered tool. */

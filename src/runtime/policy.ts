@@ -1,6 +1,7 @@
 import type { Effect } from "../core/effect.js";
 import type { AnyTool, ToolContext } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
+import { BaseTool } from "../core/base-tool.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
 import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
@@ -105,13 +106,33 @@ export async function decide(input: PolicyInput): Promise<Decision> {
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
   if (mode === "safe") {
+    const own = await ownVerdict(tool, args, ctx);
+    if (own?.required) {
+      const reason =
+        own.message ?? (effect === "read" ? `${tool.name} asks for approval of this call` : `${describeEffect(effect)} need approval`);
+      return { action: "ask", reason, effect };
+    }
     if (effect === "read") return { action: "allow", approvedBy: "auto", reason: "reads are auto-approved", effect };
-    if (tool.needsApproval && effect !== "destructive" && !(await tool.needsApproval(args, ctx))) {
+    if (own && !own.required && effect !== "destructive") {
       return { action: "allow", approvedBy: "auto", reason: "this call needs no approval", effect };
     }
     return { action: "ask", reason: `${describeEffect(effect)} need approval`, effect };
   }
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
+}
+
+/**
+ * What a tool says of one call, in `safe` mode: `needsApproval(args)` (defineTool, spec 003's
+ * `requiresApproval`) or a `getConfirmation(args)` a class overrides (spec 001). A destructive
+ * effect is asked about whatever the tool says; undefined when the tool says nothing.
+ */
+async function ownVerdict(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<{ required: boolean; message?: string } | undefined> {
+  if (tool.needsApproval) return { required: await tool.needsApproval(args, ctx) };
+  if (tool.getConfirmation && tool.getConfirmation !== BaseTool.prototype.getConfirmation) {
+    const confirmation = tool.getConfirmation(args);
+    return { required: confirmation.required, ...(confirmation.message ? { message: confirmation.message } : {}) };
+  }
+  return undefined;
 }
 
 /**
