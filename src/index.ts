@@ -20,7 +20,9 @@ export type {
   ValidationResult,
   ValidationIssue,
 } from "./core/tool.js";
-export type { ToolExecutionResult, ToolOutcome, OutcomeStatus, ApprovedBy, ContentBlock } from "./core/result.js";
+export type { ToolExecutionResult, ToolOutcome, OutcomeStatus, ApprovedBy, ContentBlock, ToolResult } from "./core/result.js";
+export { toToolResult } from "./core/result.js";
+export type { ResultTool, ToolResultValue } from "./core/result-tool.js";
 export { ToolError, ERROR_CODES, type ErrorCode } from "./core/errors.js";
 export { annotationsFor, effectFromAnnotations, EFFECTS, type Effect, type ToolAnnotations } from "./core/effect.js";
 export { toJsonSchema } from "./core/schema.js";
@@ -37,7 +39,7 @@ export { markUntrusted } from "./runtime/output-cap.js";
 export { Workspace, type ResolvedPath } from "./workspace/workspace.js";
 export { isSensitivePath } from "./workspace/sensitive.js";
 export { loadConfig, parseConfig, type TackleConfig, type LoadedConfig, type McpServerConfig } from "./config/config.js";
-export { createRegistry, builtinTools, type CreateRegistryOptions } from "./tools/builtin.js";
+export { createRegistry, builtinTools, createBuiltinTools, type CreateRegistryOptions } from "./tools/builtin.js";
 export type { GroupContext, ToolGroup } from "./tools/group.js";
 export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
 export { TOOL } from "./tools/names.js";

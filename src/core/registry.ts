@@ -167,6 +167,11 @@ export class ToolRegistry {
     return this.list().map((t) => t.definition);
   }
 
+  /** Every listed tool as OpenAI's function definitions (`{ name, description, parameters }`), as spec 003 names it. */
+  toOpenAIFunctions(): Array<{ name: string; description: string; parameters: ToolDefinition["parameters"] }> {
+    return this.getAllDefinitions().map(({ name, description, parameters }) => ({ name, description, parameters }));
+  }
+
   /** Names close to `name`, for "did you mean ...?". */
   suggest(name: string): string[] {
     return nearestNames(name, this.names());

@@ -46,7 +46,7 @@ export interface ToolOutcome {
   structured?: unknown;
   blocks?: ContentBlock[];
   metadata?: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string; recoverable: boolean };
+  error?: { code: ErrorCode; message: string; recoverable: boolean; details?: Record<string, unknown> };
   /** For rejections: the person's message, if any (spec 002's user_message). */
   userMessage?: string;
   /** Time spent running the tool (retries included), not waiting for a person. */
@@ -59,4 +59,17 @@ export interface ToolOutcome {
 /** Normalises what execute returned. */
 export function toResult(value: string | ToolExecutionResult): ToolExecutionResult {
   return typeof value === "string" ? { content: value } : value;
+}
+
+/** An outcome as spec 003's result: `{ ok: true, value }` (the structured result, else the text) or `{ ok: false, error }`. */
+export type ToolResult =
+  { ok: true; value: unknown } | { ok: false; error: { code: string; message: string; details?: Record<string, unknown> } };
+
+/** The {@link ToolResult} view of an outcome; rejections and cancellations are errors with their code. */
+export function toToolResult(outcome: ToolOutcome): ToolResult {
+  if (outcome.status === "success") return { ok: true, value: outcome.structured ?? outcome.content };
+  if (!outcome.error)
+    return { ok: false, error: { code: outcome.status === "rejected" ? "REJECTED" : "CANCELLED", message: outcome.content } };
+  const { code, message, details } = outcome.error;
+  return { ok: false, error: { code, message, ...(details ? { details } : {}) } };
 }

@@ -519,7 +519,13 @@ function errorOutcome(id: string, name: string, started: number, error: ToolErro
     toolCallId: id,
     toolName: name,
     content: `Error [${error.code}]: ${error.message}`,
-    error: { code: error.code, message: error.message, recoverable: error.recoverable },
+    error: {
+      code: error.code,
+      message: error.message,
+      recoverable: error.recoverable,
+      // What the tool attached for its caller; the runner's own bookkeeping (a failed result) stays out.
+      ...(error.details && !("result" in error.details) ? { details: error.details } : {}),
+    },
     executionTimeMs: performance.now() - started,
     ...(approvedBy ? { approvedBy } : {}),
   };

@@ -60,3 +60,25 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
   }
   return registry;
 }
+
+/**
+ * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`
+ * (spec 001). Configuration and secrets are read from `workspace` (default: the current directory).
+ */
+export function createBuiltinTools(options: { workspace?: string; logger?: Logger } = {}): AnyTool[] {
+  const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});
+  const ctx: GroupContext = {
+    config: loaded.config,
+    env: loaded.env,
+    workspace: loaded.workspace,
+    logger: options.logger ?? createLogger("warn"),
+  };
+  const tools: AnyTool[] = [];
+  for (const group of BUILTIN_GROUPS) {
+    const made = group(ctx);
+    if (made instanceof Promise)
+      throw new Error("A tool group loads asynchronously; use await builtinTools(...) or createRegistry() instead.");
+    tools.push(...made);
+  }
+  return tools;
+}

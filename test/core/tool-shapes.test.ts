@@ -108,3 +108,40 @@ describe("what cannot be a tool is refused at registration, saying what can", ()
     ).toThrow(/zod 3 schema; tackle needs zod 4 schemas.*zod\/v4/);
   });
 });
+
+describe("spec 001 and 003 API names", () => {
+  it("registry.registerAll(createBuiltinTools()) works, and toOpenAIFunctions lists them", async () => {
+    const { createBuiltinTools } = await import("../../src/index.js");
+    const registry = new ToolRegistry();
+    registry.registerAll(createBuiltinTools());
+    expect(registry.has("read_file")).toBe(true);
+    const fns = registry.toOpenAIFunctions();
+    expect(fns.find((f) => f.name === "read_file")).toMatchObject({ description: expect.any(String), parameters: { type: "object" } });
+  });
+
+  it("an outcome reads as a ToolResult, and ToolError.details reach it", async () => {
+    const { toToolResult, ToolError, defineTool: define } = await import("../../src/index.js");
+    const registry = new ToolRegistry();
+    registry.register(
+      define({
+        name: "fails",
+        description: "Fails with details.",
+        effect: "read",
+        input: z.object({}),
+        execute: async () => {
+          throw new ToolError("EXECUTION_ERROR", "quota used up", { details: { quota: 100 } });
+        },
+      }),
+    );
+    registry.register(define({ name: "ok", description: "Answers.", effect: "read", input: z.object({}), execute: async () => "fine" }));
+    const runner = new ToolRunner({ registry, cache: false, retry: false });
+    const failed = await runner.run({ name: "fails", args: {} });
+    expect(failed.error?.details).toEqual({ quota: 100 });
+    expect(toToolResult(failed)).toEqual({
+      ok: false,
+      error: { code: "EXECUTION_ERROR", message: "quota used up", details: { quota: 100 } },
+    });
+    expect(toToolResult(await runner.run({ name: "ok", args: {} }))).toEqual({ ok: true, value: "fine" });
+    await runner.close();
+  });
+});
