@@ -6,6 +6,7 @@ import type { ToolOutcome } from "../core/result.js";
 import { rejectingApprover, type Approver } from "../runtime/approver.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
+import { parseKeyValueArgs } from "./key-value-args.js";
 
 /** Exit code for an outcome: 0 success, 1 tool error, 2 unknown tool or invalid arguments, 3 rejected. */
 export function exitCodeOf(outcome: ToolOutcome): number {
@@ -27,13 +28,23 @@ export function callCommand(): Command {
   return new Command("call")
     .description("call one tool")
     .argument("<tool>", "tool name")
+    .argument("[key=value...]", "arguments as name=value pairs, read by the parameter's type (name=@FILE reads a file)")
     .option("-a, --args <json>", "arguments as a JSON object; @FILE reads a file, - reads standard input", "{}")
     .option("--json", "print the whole outcome as JSON")
     .addOption(workspaceOption())
     .addOption(configOption())
     .addOption(toolsetOption())
     .addOption(approvalOption())
-    .action(async (name: string, flags: SessionFlags & { args?: string; json?: boolean }) => {
+    .addHelpText(
+      "after",
+      `
+Examples:
+  tackle call read_file path=README.md limit=5
+  tackle call grep pattern=TODO path=src --json
+  tackle call write_file --args '{"path":"notes.txt","content":"hi"}'
+  echo '{"command":"ls"}' | tackle call shell --args -`,
+    )
+    .action(async (name: string, pairs: string[], flags: SessionFlags & { args?: string; json?: boolean }) => {
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
       const approver: Approver & { close?: () => void } = interactive
         ? (await import("./terminal-approver.js")).terminalApprover()
@@ -61,8 +72,20 @@ export function callCommand(): Command {
       process.once("SIGINT", onSignal);
       try {
         const streaming = !flags.json && process.stderr.isTTY;
+        let args: unknown = raw;
+        if (pairs.length > 0) {
+          const tool = session.registry.get(name);
+          try {
+            const fromJson = JSON.parse(raw) as Record<string, unknown>;
+            args = { ...fromJson, ...parseKeyValueArgs(pairs, tool?.inputSchema ?? {}, (p) => readFileSync(p, "utf8")) };
+          } catch (err) {
+            process.stderr.write(`tackle: ${(err as Error).message}\n`);
+            process.exitCode = EXIT.usage;
+            return;
+          }
+        }
         const outcome = await session.runner.run(
-          { name, args: raw },
+          { name, args },
           { signal: controller.signal, ...(streaming ? { onOutput: (chunk: string) => process.stderr.write(chunk) } : {}) },
         );
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);

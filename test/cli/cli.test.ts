@@ -38,6 +38,20 @@ describe("tackle tools", () => {
 });
 
 describe("tackle call", () => {
+  it("takes arguments as key=value, each read by its parameter's type", async () => {
+    const r = await runCli(["call", "read_file", "path=a.txt", "limit=1", "--json", "--workspace", ws.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const outcome = JSON.parse(r.stdout) as { content: string };
+    expect(outcome.content).toContain("alpha");
+    expect(outcome.content).not.toContain("beta\n");
+    const misspelt = await runCli(["call", "read_file", "path=a.txt", "limt=1", "--workspace", ws.dir]);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/did you mean "limit"/);
+    const wrongType = await runCli(["call", "read_file", "path=a.txt", "limit=two", "--workspace", ws.dir]);
+    expect(wrongType.code).toBe(2);
+    expect(wrongType.stderr).toMatch(/limit takes a number/);
+  });
+
   it("prints the result and exits 0", async () => {
     const r = await call("read_file", { path: "a.txt" });
     expect(r.code).toBe(0);
