@@ -4,6 +4,7 @@ import { toolsCommand } from "./tools-command.js";
 import { callCommand } from "./call-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { serveCommand } from "./serve-command.js";
+import { initCommand } from "./init-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -20,7 +21,8 @@ export function program(): Command {
     .addCommand(toolsCommand())
     .addCommand(callCommand())
     .addCommand(mcpCommand())
-    .addCommand(serveCommand());
+    .addCommand(serveCommand())
+    .addCommand(initCommand());
   for (const cmd of [root, ...root.commands]) cmd.exitOverride();
   return root;
 }

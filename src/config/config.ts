@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client/client-config.js";
@@ -65,11 +66,13 @@ export function loadConfig(options: { file?: string; dir?: string; workspace?: s
     } catch (err) {
       throw new Error(`Cannot read configuration ${file}: ${(err as Error).message}`);
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      throw new Error(`Configuration ${file} is not valid JSON: ${(err as Error).message}`);
+    // Comments and trailing commas are allowed (`tackle init` writes a commented file).
+    const errors: ParseError[] = [];
+    const raw: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
+    if (errors.length > 0) {
+      const first = errors[0]!;
+      const line = text.slice(0, first.offset).split("\n").length;
+      throw new Error(`Configuration ${file} is not valid JSON: ${printParseErrorCode(first.error)} on line ${line}.`);
     }
     config = parseConfig(raw, file);
   }

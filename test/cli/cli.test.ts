@@ -144,3 +144,25 @@ describe("approval in a terminal", () => {
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\n");
   });
 });
+
+describe("tackle init", () => {
+  it("writes a commented configuration that tackle reads, and never overwrites one", async () => {
+    const dir = tempDir("tackle-init-");
+    try {
+      const first = await runCli(["init", "--workspace", dir.dir]);
+      expect(first.code, first.stderr).toBe(0);
+      const text = readFileSync(path.join(dir.dir, "tackle.config.json"), "utf8");
+      expect(text).toMatch(/\/\/ What runs without asking a person/);
+      expect(text).toContain('"mcpServers": {}');
+      // the file it wrote is one tackle accepts
+      const tools = await runCli(["tools", "--workspace", dir.dir]);
+      expect(tools.code, tools.stderr).toBe(0);
+      const again = await runCli(["init", "--workspace", dir.dir]);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/already exists; nothing was written/);
+      expect(readFileSync(path.join(dir.dir, "tackle.config.json"), "utf8")).toBe(text);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
