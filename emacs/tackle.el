@@ -78,6 +78,7 @@ The delay doubles on each failure, up to 10 seconds."
 (defvar tackle--server-process nil "The `tackle serve' process `tackle-start' started.")
 (defvar tackle--events-process nil "The network process reading the event stream.")
 (defvar tackle--events-pending "" "Event-stream text not yet split into events.")
+(defvar tackle--stream-ready nil "Non-nil once the server has accepted the event stream.")
 (defvar tackle--reconnect-timer nil)
 (defvar tackle--reconnect-delay nil)
 (defvar tackle--pending nil "Approval requests waiting for a person, oldest first, as alists.")
@@ -223,8 +224,8 @@ Signals `tackle-error' when the server cannot be reached or answers an error."
 ;;;; Connecting and the event stream
 
 (defun tackle-connected-p ()
-  "Non-nil when the event stream is open."
-  (and tackle--events-process (process-live-p tackle--events-process)))
+  "Non-nil when the event stream is open and the server has accepted it."
+  (and tackle--stream-ready tackle--events-process (process-live-p tackle--events-process) t))
 
 ;;;###autoload
 (defun tackle-connect (url &optional token)
@@ -244,7 +245,7 @@ Paths in events are taken relative to `default-directory'."
 
 (defun tackle--open-events ()
   "Open the event stream; on success, reload what the stream does not replay."
-  (setq tackle--events-pending "")
+  (setq tackle--events-pending "" tackle--stream-ready nil)
   (condition-case err
       (setq tackle--events-process
             (tackle--open "tackle-events" "/api/events" "GET" nil
@@ -287,7 +288,7 @@ Paths in events are taken relative to `default-directory'."
 
 (defun tackle--events-sentinel (process _event)
   (when (and (eq process tackle--events-process) (not (process-live-p process)))
-    (setq tackle--events-process nil)
+    (setq tackle--events-process nil tackle--stream-ready nil)
     (when tackle--url
       (tackle--schedule-reconnect "the server closed the event stream"))))
 
@@ -300,11 +301,12 @@ Paths in events are taken relative to `default-directory'."
             (run-at-time delay nil
                          (lambda ()
                            (setq tackle--reconnect-timer nil)
-                           (when (and tackle--url (not (tackle-connected-p)))
+                           (when (and tackle--url (not (and tackle--events-process (process-live-p tackle--events-process))))
                              (tackle--open-events))))))))
 
 (defun tackle--on-connected ()
-  (setq tackle--reconnect-delay tackle-reconnect-delay)
+  (setq tackle--reconnect-delay tackle-reconnect-delay
+        tackle--stream-ready t)
   (tackle-refresh)
   (run-hooks 'tackle--connected-hook)
   (force-mode-line-update t))
@@ -314,7 +316,7 @@ Paths in events are taken relative to `default-directory'."
   (when (timerp tackle--reconnect-timer) (cancel-timer tackle--reconnect-timer))
   (setq tackle--reconnect-timer nil)
   (let ((process tackle--events-process))
-    (setq tackle--events-process nil)
+    (setq tackle--events-process nil tackle--stream-ready nil)
     (when process (delete-process process)))
   (setq tackle--url nil tackle--pending nil tackle--tools nil tackle--agent-state "idle")
   (tackle--render-approvals)
@@ -672,25 +674,26 @@ message, \\[tackle-approvals-always] always,
         (special-mode))
       (display-buffer (current-buffer)))))
 
+(defun tackle--approvals-move (step)
+  "Move to the next request (STEP 1) or the previous one (STEP -1)."
+  (let ((find (if (> step 0) #'next-single-property-change #'previous-single-property-change)))
+    (let ((pos (funcall find (point) 'tackle-approval)))
+      (when pos
+        (goto-char pos)
+        ;; Landing between two requests (on the blank line): one more step reaches a request.
+        (unless (get-text-property (point) 'tackle-approval)
+          (let ((again (funcall find (point) 'tackle-approval)))
+            (when again (goto-char again))))))))
+
 (defun tackle-approvals-next ()
   "Move to the next approval request."
   (interactive)
-  (let ((next (next-single-property-change (point) 'tackle-approval)))
-    (when next
-      (goto-char next)
-      (unless (get-text-property (point) 'tackle-approval)
-        (let ((again (next-single-property-change (point) 'tackle-approval)))
-          (when again (goto-char again)))))))
+  (tackle--approvals-move 1))
 
 (defun tackle-approvals-previous ()
   "Move to the previous approval request."
   (interactive)
-  (let ((prev (previous-single-property-change (point) 'tackle-approval)))
-    (when prev
-      (goto-char prev)
-      (unless (get-text-property (point) 'tackle-approval)
-        (let ((again (previous-single-property-change (point) 'tackle-approval)))
-          (when again (goto-char again)))))))
+  (tackle--approvals-move -1))
 
 ;;;; Editing arguments
 

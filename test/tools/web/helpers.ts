@@ -1,4 +1,6 @@
 import os from "node:os";
+import { afterEach } from "vitest";
+import { startFakeServer, type FakeServer, type Handler } from "../../fixtures/web/fake-server.js";
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { AnyTool } from "../../../src/core/tool.js";
@@ -29,4 +31,17 @@ export function runnerFor(tools: AnyTool[], options: Partial<ToolRunnerOptions> 
     ...options,
   });
   return { runner, asked };
+}
+
+/** Fake servers for one test file, each closed after the test that started it. */
+export function fakeServers(): (handler: Handler) => Promise<FakeServer> {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const server = await startFakeServer(handler);
+    servers.push(server);
+    return server;
+  };
 }

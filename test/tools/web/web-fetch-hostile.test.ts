@@ -3,23 +3,15 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWebFetchTool } from "../../../src/tools/web/web-fetch.js";
 import { WebConfigSchema } from "../../../src/tools/web/config.js";
-import { startFakeServer, type FakeServer, type Handler } from "../../fixtures/web/fake-server.js";
 import { tempDir } from "../../support/tools.js";
 import { ROOT, TSX } from "../../mcp/server/helpers.js";
-import { runnerFor } from "./helpers.js";
+import type { Handler } from "../../fixtures/web/fake-server.js";
+import { fakeServers, runnerFor } from "./helpers.js";
 
-const servers: FakeServer[] = [];
-async function serve(handler: Handler): Promise<FakeServer> {
-  const server = await startFakeServer(handler);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = fakeServers();
 
 async function fetchOnce(args: Record<string, unknown>) {
   const tool = createWebFetchTool(WebConfigSchema.parse({ allowPrivateNetwork: true }));

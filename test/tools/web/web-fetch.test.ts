@@ -1,23 +1,14 @@
 import { readFileSync } from "node:fs";
 import zlib from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import iconv from "iconv-lite";
 import { createWebFetchTool } from "../../../src/tools/web/web-fetch.js";
 import { WebConfigSchema, type WebConfig } from "../../../src/tools/web/config.js";
-import { startFakeServer, type FakeServer, type Handler } from "../../fixtures/web/fake-server.js";
-import { runnerFor } from "./helpers.js";
+import { fakeServers, runnerFor } from "./helpers.js";
 
 const ARTICLE = readFileSync(new URL("../../fixtures/web/article.html", import.meta.url), "utf8");
 
-const servers: FakeServer[] = [];
-async function serve(handler: Handler): Promise<FakeServer> {
-  const server = await startFakeServer(handler);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = fakeServers();
 
 function config(overrides: Partial<WebConfig> = {}): WebConfig {
   return WebConfigSchema.parse({ allowPrivateNetwork: true, ...overrides });
