@@ -1,6 +1,7 @@
 import type { ToolContext } from "./tool.js";
 import { openDefaultWorkspace } from "./tool-workspace.js";
 import { silentLogger } from "./logger.js";
+import { CallMemo } from "./call-memo.js";
 
 /** Marks a context the runner built, whose arguments it has already validated. */
 export const VALIDATED = Symbol("tackle.validated");
@@ -21,6 +22,7 @@ export function completeContext(partial: Partial<ToolContext> | undefined): Tool
     onOutput: partial?.onOutput ?? (() => {}),
     onProgress: partial?.onProgress ?? (() => {}),
     log: partial?.log ?? silentLogger,
+    memo: partial?.memo ?? new CallMemo(),
   };
 }
 

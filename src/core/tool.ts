@@ -2,6 +2,7 @@ import type { Effect, ToolAnnotations } from "./effect.js";
 import type { ToolExecutionResult } from "./result.js";
 import type { ToolWorkspace } from "./tool-workspace.js";
 import type { Logger } from "./logger.js";
+import type { CallMemo } from "./call-memo.js";
 
 /** A JSON Schema object, as exported to model APIs. */
 export type JsonSchema = Record<string, unknown>;
@@ -45,6 +46,11 @@ export interface ToolContext {
   onOutput: (chunk: string) => void;
   onProgress: (progress: Progress) => void;
   log: Logger;
+  /**
+   * Shared by every hook of this call: what scope or assess worked out (a resolved path, a parsed
+   * command) execute reuses. Use `perCall` or `memo.once`.
+   */
+  memo: CallMemo;
   /**
    * Why a deny rule refuses `subject` (a path, command or domain met while running, such as a
    * redirect's host), or undefined. Tools check what they reach beyond their arguments with it.

@@ -5,6 +5,7 @@ import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
 import { VALIDATED } from "../core/context.js";
+import { CallMemo } from "../core/call-memo.js";
 import type { ToolCall } from "../core/tool-call.js";
 
 export type { ToolCall } from "../core/tool-call.js";
@@ -75,6 +76,8 @@ interface Prepared {
   approvalWaitMs?: number;
   /** What the call reads and writes, once worked out (runAll needs it before running). */
   access?: ToolAccess;
+  /** What the tool's hooks worked out for these arguments, shared by all of them. */
+  memo: CallMemo;
 }
 
 /**
@@ -197,7 +200,7 @@ export class ToolRunner {
     if (problem) return fail("INVALID_ARGS", problem);
     const checked = tool.validate(args);
     if (!checked.valid) return fail("INVALID_ARGS", `${checked.error} Fix the arguments and call ${name} again.`);
-    return { id, name, tool, args: checked.value as Record<string, unknown>, started };
+    return { id, name, tool, args: checked.value as Record<string, unknown>, started, memo: new CallMemo() };
   }
 
   async #accessOf(p: Prepared): Promise<ToolAccess> {
@@ -216,6 +219,7 @@ export class ToolRunner {
       signal,
       workspace: this.workspace,
       log: this.#logger,
+      memo: p.memo,
       denied: (subject) => {
         const kind = p.tool.scope?.kind;
         const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
@@ -242,7 +246,7 @@ export class ToolRunner {
     const { tool } = p;
     const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
-    const ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
+    let ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
 
     let decision: Decision;
     try {
@@ -301,6 +305,8 @@ export class ToolRunner {
       }
       // The person's time is not the tool's: executionTimeMs starts again once the answer is in.
       p.approvalWaitMs = performance.now() - asked;
+      // Files may have moved while the person decided: execute works its paths out afresh.
+      p.memo = new CallMemo();
       p.started += p.approvalWaitMs;
       emit({
         type: "tool.approval",
@@ -339,7 +345,8 @@ export class ToolRunner {
             options,
           );
         }
-        p = { ...p, args: checked.value as Record<string, unknown>, access: undefined };
+        p = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+        ctx = this.#context(p, ctx.signal, options);
         // An edit must not smuggle in what policy denies.
         const again = await decide({
           tool,

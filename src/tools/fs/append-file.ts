@@ -77,7 +77,7 @@ export const appendFileTool = defineTool({
   input,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
     const rel = ctx.workspace.display(resolved);

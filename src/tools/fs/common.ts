@@ -6,9 +6,12 @@ import type { Assessment, ToolContext } from "../../core/tool.js";
 import { executionSensitiveWithin } from "../../workspace/protected.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
 
-/** Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise). */
+/**
+ * Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise),
+ * once per call: scope, access, approval, preview and execute all get the first answer.
+ */
 export function resolveArg(ctx: ToolContext, input: string, write = false): Promise<ResolvedPath> {
-  return ctx.workspace.resolve(input, { write });
+  return ctx.memo.once(`resolve:${write}:${input}`, () => ctx.workspace.resolve(input, { write }));
 }
 
 /**
@@ -38,12 +41,15 @@ export async function pathSubjects(ctx: ToolContext, inputs: readonly string[], 
   return [...out];
 }
 
-/** Workspace-relative paths for the scheduler and the cache; best effort, never throws. */
-export async function accessPaths(ctx: ToolContext, inputs: readonly string[]): Promise<string[]> {
+/**
+ * Workspace-relative paths for the scheduler and the cache; best effort, never throws. `write`
+ * resolves as the call will (sharing its resolution with the other hooks).
+ */
+export async function accessPaths(ctx: ToolContext, inputs: readonly string[], write = false): Promise<string[]> {
   const out: string[] = [];
   for (const input of inputs) {
     try {
-      out.push(ctx.workspace.display(await resolveArg(ctx, input)));
+      out.push(ctx.workspace.display(await resolveArg(ctx, input, write)));
     } catch {
       const lexical = lexicalRelative(ctx.workspace, input);
       if (lexical !== undefined) out.push(lexical);

@@ -106,7 +106,7 @@ export const copyFileTool = defineTool({
       ...new Set([...(await pathSubjects(ctx, [args.source])), ...(await pathSubjects(ctx, [args.dest], true))]),
     ],
   },
-  access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest]) }),
+  access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.source, args.dest),
   preview: async (args, ctx) => {
     const { srcRel, destRel, srcStat, destStat } = await plan(args, ctx);

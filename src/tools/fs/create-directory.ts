@@ -39,7 +39,7 @@ export const createDirectoryTool = defineTool({
   input,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) =>
     `Create the folder ${ctx.workspace.display(await resolveArg(ctx, args.path, true))} (and any missing parents).`,
   execute,

@@ -124,7 +124,7 @@ export const deleteFileTool = defineTool({
     kind: "path",
     subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.path], true)), (await target(ctx, args.path)).rel])],
   },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
     const { t, st, inside } = await plan(args, ctx);
     if (!st.isDirectory())

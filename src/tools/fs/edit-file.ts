@@ -308,7 +308,7 @@ export const editFileTool = defineTool({
   input,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
     const p = await plan(args, ctx);
     return unifiedDiff(p.rel, p.before, p.after);

@@ -98,7 +98,7 @@ export const moveFileTool = defineTool({
       ...new Set([...(await pathSubjects(ctx, [args.from, args.to], true)), (await target(ctx, args.from)).rel]),
     ],
   },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.from, args.to),
   needsApproval: async (args, ctx) => (await statOrUndefined((await resolveArg(ctx, args.to, true)).absolute)) !== undefined,
   preview: async (args, ctx) => {

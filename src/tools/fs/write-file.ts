@@ -109,7 +109,7 @@ export const writeFileTool = defineTool({
   output,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path]) }),
+  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   // Spec 003: a new file is written without asking; overwriting an existing one asks.
   needsApproval: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);

@@ -4,7 +4,7 @@ import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
-import { commandAssessment, commandSubjects } from "./judgement-cache.js";
+import { commandAssessment, commandSubjects } from "./command-judgement.js";
 import { commandEnv } from "../../process/command-env.js";
 import type { Launcher } from "./shell.js";
 import { resolveCwd } from "./shell.js";
@@ -73,13 +73,12 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     cacheable: false,
     scope: {
       kind: "command",
-      subjects: async (args: Args, ctx) =>
-        args.action === "start" && args.command ? commandSubjects(args, args.command, args.cwd, ctx) : [],
+      subjects: async (args: Args, ctx) => (args.action === "start" && args.command ? commandSubjects(args.command, args.cwd, ctx) : []),
     },
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
       if (args.action === "stop") return undefined;
-      return commandAssessment(args, args.command!, args.cwd, ctx);
+      return commandAssessment(args.command!, args.cwd, ctx);
     },
     // Stopping a job this session started needs nobody's approval in safe mode.
     needsApproval: (args: Args) => args.action === "start",

@@ -6,7 +6,7 @@ import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
-import { commandAssessment, commandSubjects, judgeOnce } from "./judgement-cache.js";
+import { commandAssessment, commandSubjects, judgeOnce } from "./command-judgement.js";
 import { readOnlyLaunch } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../process/command-env.js";
@@ -124,10 +124,10 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     effect: "execute",
     idempotent: false,
     cacheable: false,
-    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args, args.command, args.cwd, ctx) },
-    assess: (args: Args, ctx) => commandAssessment(args, args.command, args.cwd, ctx),
+    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
+    assess: (args: Args, ctx) => commandAssessment(args.command, args.cwd, ctx),
     preview: async (args: Args, ctx) => {
-      const j = await judgeOnce(args, args.command, args.cwd, ctx);
+      const j = await judgeOnce(args.command, args.cwd, ctx);
       if ("cwdError" in j) return undefined;
       const parts = j.subjects.map((s) => `  ${s}`).join("\n");
       return `$ ${args.command}\nRuns:\n${parts}${j.ask ? `\nWhy it asks: ${j.ask}` : ""}`;
@@ -137,7 +137,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       // A command judged read-only runs confined (read-only, no network) where bubblewrap works.
       const confined = async (a: Args, cwd: string, c: ToolContext, timeoutMs: number) => {
         if (!settings.confineReadOnly) return undefined;
-        const j = await judgeOnce(a, a.command, a.cwd, c);
+        const j = await judgeOnce(a.command, a.cwd, c);
         return "cwdError" in j || !j.readOnly ? undefined : readOnlyLaunch(a.command, cwd, c, timeoutMs);
       };
       const cwd = await resolveCwd(args.cwd, ctx);

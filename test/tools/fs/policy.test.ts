@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MODES, approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 import { createRegistry } from "../../../src/tools/builtin.js";
 import { fileTools } from "../../../src/tools/fs/index.js";
+import { completeContext } from "../../../src/core/context.js";
 
 let sb: Sandbox;
 const at = (...p: string[]) => path.join(sb.ws, ...p);
@@ -121,7 +122,7 @@ describe("sensitive files (policy)", () => {
 
   it("scope subjects are resolved, workspace-relative paths", async () => {
     const tools = new Map((await fileTools({ config: {}, env: {}, workspace: sb.ws, logger: console as never })).map((t) => [t.name, t]));
-    const ctx = { ...sb.ctx } as never;
+    const ctx = completeContext(sb.ctx) as never;
     expect(await tools.get("read_file")!.scope!.subjects({ path: "innocent.txt" }, ctx)).toEqual([".env", "innocent.txt"]);
     expect(await tools.get("read_file")!.scope!.subjects({ path: "./notes.txt" }, ctx)).toEqual(["notes.txt"]);
     expect(await tools.get("move_file")!.scope!.subjects({ from: "notes.txt", to: "a/b.txt" }, ctx)).toEqual(["notes.txt", "a/b.txt"]);

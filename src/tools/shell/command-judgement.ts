@@ -1,0 +1,32 @@
+import type { ToolContext } from "../../core/tool.js";
+import type { Assessment } from "../../core/tool.js";
+import { judgeCommand, toAssessment, type CommandJudgement } from "./command-policy.js";
+
+/**
+ * Judges `command` as it would run in `cwd` (workspace-relative), once per call: the policy asks
+ * the scope and the assessment separately, and execute asks again, all from one parse.
+ */
+export function judgeOnce(command: string, cwd: string | undefined, ctx: ToolContext): Promise<CommandJudgement | { cwdError: string }> {
+  return ctx.memo.once(`judge:${cwd ?? "."}:${command}`, async () => {
+    let absolute: string;
+    try {
+      absolute = (await ctx.workspace.resolve(cwd ?? ".")).absolute;
+    } catch (err) {
+      return { cwdError: (err as Error).message };
+    }
+    return judgeCommand(command, absolute, ctx.workspace);
+  });
+}
+
+/** What rules match for a command: its parsed parts, or the text as written when cwd is unusable. */
+export async function commandSubjects(command: string, cwd: string | undefined, ctx: ToolContext): Promise<string[]> {
+  const j = await judgeOnce(command, cwd, ctx);
+  return "cwdError" in j ? [command] : j.subjects;
+}
+
+/** The policy's view of a command: denied when its cwd is unusable, else what the judgement says. */
+export async function commandAssessment(command: string, cwd: string | undefined, ctx: ToolContext): Promise<Assessment> {
+  const j = await judgeOnce(command, cwd, ctx);
+  if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
+  return toAssessment(j);
+}
