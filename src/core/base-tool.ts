@@ -6,6 +6,7 @@ import { toJsonSchema, validateWithZod } from "./schema.js";
 import { assertToolName } from "./names.js";
 import { isValidatedContext } from "./context.js";
 import { ToolError } from "./errors.js";
+import type { ParameterAliases } from "./parameter-aliases.js";
 
 /**
  * A tool written as a class (spec 001 FR2): subclasses set `name`, `description` and `schema`
@@ -20,6 +21,8 @@ export abstract class BaseTool<TParams = Record<string, unknown>> implements Too
   readonly effect: Effect = "execute";
   declare readonly title?: string;
   declare readonly output?: z.ZodType;
+  /** Other spellings of parameters, accepted but not published (see `ToolSpec.parameterAliases`). */
+  declare readonly parameterAliases?: ParameterAliases;
 
   #inputSchema?: JsonSchema;
   #outputSchema?: JsonSchema | null;
@@ -62,7 +65,7 @@ export abstract class BaseTool<TParams = Record<string, unknown>> implements Too
   }
 
   validate(params: unknown): ValidationResult<TParams> {
-    return validateWithZod(this.schema, params);
+    return validateWithZod(this.schema, params, this.parameterAliases);
   }
 
   getConfirmation(_params: TParams): ToolConfirmation {

@@ -7,6 +7,7 @@ import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope } from "./too
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 import { isZod3, ZOD3_HELP } from "./zod-version.js";
+import type { ParameterAliases } from "./parameter-aliases.js";
 
 /** Everything a tool is: data plus one function. The zod schema is the argument type. */
 export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
@@ -16,6 +17,11 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   /** The arguments, as a zod object (optionally with a transform that folds aliases). */
   input: S;
   output?: z.ZodType;
+  /**
+   * Other spellings of parameters, alternate → canonical (`{ old_string: "old" }`): accepted
+   * from callers, left out of the published schema, and named canonically in errors.
+   */
+  parameterAliases?: ParameterAliases;
   effect: Effect;
   needsApproval?: (args: z.output<S>, ctx: ToolContext) => boolean | Promise<boolean>;
   preview?: (args: z.output<S>, ctx: ToolContext) => string | undefined | Promise<string | undefined>;
@@ -37,6 +43,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
   readonly description: string;
   readonly schema: z.ZodType<z.output<S>>;
   declare readonly output?: z.ZodType;
+  declare readonly parameterAliases?: ParameterAliases;
   override readonly effect: Effect;
   declare readonly scope?: ToolScope<z.output<S>>;
   declare readonly maxOutputChars?: number;
@@ -62,6 +69,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
     const optional = {
       title: spec.title,
       output: spec.output,
+      parameterAliases: spec.parameterAliases,
       scope: spec.scope,
       maxOutputChars: spec.maxOutputChars,
       idempotent: spec.idempotent,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { JsonSchema, ValidationIssue, ValidationResult } from "./tool.js";
 import { nearestNames } from "./names.js";
+import { foldAliases, type ParameterAliases } from "./parameter-aliases.js";
 
 /** JSON Schema for the arguments a model sends, from zod 4's own conversion; descriptions survive. */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
@@ -24,8 +25,10 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
 }
 
-export function validateWithZod<A>(schema: z.ZodType<A>, args: unknown): ValidationResult<A> {
-  const unknown = unknownParameters(schema, args);
+/** Validates `args` against `schema`, after folding other spellings of its parameters into theirs. */
+export function validateWithZod<A>(schema: z.ZodType<A>, given: unknown, aliases?: ParameterAliases): ValidationResult<A> {
+  const { args, issues: clashes } = foldAliases(given, aliases);
+  const unknown = [...clashes, ...unknownParameters(schema, args)];
   if (unknown.length) return { valid: false, error: `Invalid arguments: ${formatIssues(unknown)}.`, issues: unknown };
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { valid: true, value: parsed.data };

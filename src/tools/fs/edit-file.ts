@@ -17,18 +17,16 @@ import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 /** Largest file edit_file works on. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
-const raw = z.object({
+const input = z.object({
   path: z.string().describe("File to edit, relative to the workspace root."),
   old: z
     .string()
-    .optional()
     .describe(
-      "The exact text to replace, including whitespace and indentation. Must match exactly once unless replace_all or expected_replacements says otherwise.",
+      "The exact text to replace, including whitespace and indentation. " +
+        "Must match exactly once unless replace_all or expected_replacements says otherwise.",
     ),
-  new: z.string().optional().describe("The text to put in its place."),
-  old_string: z.string().optional().describe("Same as old (another spelling)."),
-  new_string: z.string().optional().describe("Same as new (another spelling)."),
-  replace_all: z.boolean().optional().describe("Replace every occurrence of old (default false)."),
+  new: z.string().describe("The text to put in its place."),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence of old (default false)."),
   expected_replacements: z
     .number()
     .int()
@@ -36,26 +34,6 @@ const raw = z.object({
     .optional()
     .describe("Exactly how many occurrences must be replaced; the edit fails if the count differs."),
 });
-
-const input = raw
-  .superRefine((a, issue) => {
-    if (a.old === undefined && a.old_string === undefined)
-      issue.addIssue({ code: "custom", path: ["old"], message: "required: the exact text to replace (old or old_string)" });
-    if (a.new === undefined && a.new_string === undefined)
-      issue.addIssue({ code: "custom", path: ["new"], message: "required: the replacement text (new or new_string)" });
-    if (a.old !== undefined && a.old_string !== undefined && a.old !== a.old_string)
-      issue.addIssue({ code: "custom", path: ["old_string"], message: "differs from old; send only one of them" });
-    if (a.new !== undefined && a.new_string !== undefined && a.new !== a.new_string)
-      issue.addIssue({ code: "custom", path: ["new_string"], message: "differs from new; send only one of them" });
-  })
-  // Folded under the input's own names, so arguments a person edits validate again unchanged.
-  .transform((a) => ({
-    path: a.path,
-    old: (a.old ?? a.old_string)!,
-    new: (a.new ?? a.new_string)!,
-    replace_all: a.replace_all ?? false,
-    ...(a.expected_replacements !== undefined ? { expected_replacements: a.expected_replacements } : {}),
-  }));
 
 type Args = z.output<typeof input>;
 
@@ -155,7 +133,7 @@ export function nearestCandidates(text: string, old: string): string {
   }
   if (loose.length) {
     const shownMatches = loose.map((i) => `${span(i, i + k - 1)}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
-    return `old_string was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace (indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact text from the file (read_file shows it) and try again. Nothing was changed.`;
+    return `The text given as old was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace (indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact text from the file (read_file shows it) and try again. Nothing was changed.`;
   }
   // Anchor on the most distinctive line of old, then score whole windows around the best anchors.
   const anchorIndex = want.reduce((best, w, i) => (w.length > want[best]!.length ? i : best), 0);
@@ -182,7 +160,7 @@ export function nearestCandidates(text: string, old: string): string {
   // A second candidate only when it is nearly as good as the first; otherwise it is noise.
   const best = distinct.filter((s, i) => i === 0 || s.score >= Math.max(0.7, distinct[0]!.score - 0.15)).slice(0, 2);
   if (!best.length) {
-    return `old_string was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
+    return `The text given as old was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
   }
   const shownBest = best
     .map(
@@ -190,7 +168,7 @@ export function nearestCandidates(text: string, old: string): string {
         `${span(b.start, Math.min(lines.length, b.start + k) - 1)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`,
     )
     .join("\n");
-  return `old_string was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old_string. Nothing was changed.`;
+  return `The text given as old was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old. Nothing was changed.`;
 }
 
 async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
@@ -206,9 +184,8 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     );
   }
   if (args.old === "")
-    throw new ToolError("INVALID_ARGS", `old_string is empty; give the exact text to replace. To replace the whole file use write_file.`);
-  if (args.old === args.new)
-    throw new ToolError("INVALID_ARGS", `old_string and new_string are identical, so the edit would change nothing.`);
+    throw new ToolError("INVALID_ARGS", `old is empty; give the exact text to replace. To replace the whole file use write_file.`);
+  if (args.old === args.new) throw new ToolError("INVALID_ARGS", `old and new are identical, so the edit would change nothing.`);
   const bytes = await readFile(resolved.absolute, { flag: READ_NOFOLLOW });
   if (bytes.includes(0) || !isValidUtf8(bytes)) {
     throw new ToolError(
@@ -246,13 +223,13 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     if (count !== args.expected_replacements) {
       throw new ToolError(
         "INVALID_ARGS",
-        `old_string matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old_string or expected_replacements.`,
+        `old matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old or expected_replacements.`,
       );
     }
   } else if (!args.replace_all && count > 1) {
     throw new ToolError(
       "INVALID_ARGS",
-      `old_string matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`,
+      `old matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`,
     );
   }
   // Replace by position, so "$" sequences in the new text stay literal.
@@ -306,6 +283,7 @@ export const editFileTool = defineTool({
   title: "Edit file",
   description: loadDescription(import.meta.url, "edit-file.txt"),
   input,
+  parameterAliases: { old_string: "old", new_string: "new" },
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),

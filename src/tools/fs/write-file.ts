@@ -21,7 +21,6 @@ const input = z.object({
     .optional()
     .describe('How `content` is encoded: "utf-8" text (default) or "base64" bytes (for binary files).'),
   createDirs: z.boolean().optional().describe("Create missing parent folders (default true)."),
-  createDirectories: z.boolean().optional().describe("Same as createDirs (another spelling)."),
 });
 
 type Args = z.output<typeof input>;
@@ -87,7 +86,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const bytes = contentBytes(args.content, args.encoding);
   const before = await statOrUndefined(resolved.absolute);
   await assertWritableFile(resolved, rel);
-  await ensureParent(resolved, rel, args.createDirs ?? args.createDirectories ?? true);
+  await ensureParent(resolved, rel, args.createDirs ?? true);
   const size = await atomicWriteFile(resolved.absolute, bytes);
   const what = before
     ? `replaced its previous ${formatBytes(before.size)}${before.nlink > 1 ? "; it was a hard link, and the other names keep the old content" : ""}`
@@ -106,6 +105,7 @@ export const writeFileTool = defineTool({
   title: "Write file",
   description: loadDescription(import.meta.url, "write-file.txt"),
   input,
+  parameterAliases: { createDirectories: "createDirs" },
   output,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },

@@ -29,7 +29,6 @@ const Input = z
       .optional()
       .describe("Email addresses to invite."),
     timeZone: z.string().optional().describe("IANA time zone for times without an offset, e.g. America/New_York. Default the local zone."),
-    timezone: z.string().optional().describe("Same as timeZone."),
     calendarId: CalendarId,
     sendUpdates: z
       .enum(["all", "externalOnly", "none"])
@@ -48,7 +47,7 @@ const Input = z
         issue("end", "the last day cannot be before the first");
       else if (start.kind === "dateTime" && instantOf(end) <= instantOf(start)) issue("end", "end must be after start");
     }
-    const zone = args.timeZone ?? args.timezone;
+    const zone = args.timeZone;
     if (zone !== undefined && !isTimeZone(zone)) issue("timeZone", `"${zone}" is not an IANA time zone (like Europe/London)`);
     for (const a of args.attendees ?? []) if (!EMAIL.safeParse(a).success) issue("attendees", `"${a}" is not an email address`);
   });
@@ -59,7 +58,7 @@ type CreateArgs = z.output<typeof Input>;
 export function eventBody(args: CreateArgs) {
   const start = parseCalendarTime(args.start)!;
   const end = args.end !== undefined ? parseCalendarTime(args.end)! : undefined;
-  const zone = args.timeZone ?? args.timezone;
+  const zone = args.timeZone;
   let when: { start: Record<string, string>; end: Record<string, string> };
   if (start.kind === "date") {
     // Google's all-day end is the day after the last day.
@@ -94,6 +93,7 @@ export function calendarCreateEventTool(api: CalendarApi) {
     title: "Create a calendar event",
     description: loadDescription(import.meta.url, "calendar-create-event.txt"),
     input: Input,
+    parameterAliases: { timezone: "timeZone" },
     effect: "network",
     // It invites people and fills their calendars: a person always confirms.
     needsApproval: () => true,

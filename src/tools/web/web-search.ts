@@ -19,13 +19,9 @@ const WebSearchInput = z
   .object({
     query: z.string().trim().min(1).describe("What to search for (at most 400 characters are used)."),
     count: Count.optional().describe("Number of results, 1-20 (default 5)."),
-    numResults: Count.optional().describe("Same as count."),
   })
   .strict()
-  .transform(({ query, count, numResults }) => ({
-    query: query.slice(0, MAX_QUERY_CHARS),
-    count: count ?? numResults ?? DEFAULT_RESULT_COUNT,
-  }));
+  .transform(({ query, count }) => ({ query: query.slice(0, MAX_QUERY_CHARS), count: count ?? DEFAULT_RESULT_COUNT }));
 
 const WebSearchOutput = z.object({
   query: z.string(),
@@ -39,6 +35,7 @@ export function createWebSearchTool(provider: SearchProvider) {
     title: "Search the web",
     description: loadDescription(import.meta.url, "web-search.txt"),
     input: WebSearchInput,
+    parameterAliases: { numResults: "count" },
     output: WebSearchOutput,
     effect: "network",
     idempotent: true,

@@ -48,7 +48,7 @@ describe("edit_file", () => {
     writeFileSync(at("a.js"), CODE);
     const err = await failure(edit({ path: "a.js", old: "return", new: "yield" }));
     expect(err.code).toBe("INVALID_ARGS");
-    expect(err.message).toContain("old_string matches 2 places (lines 3, 7); add surrounding context");
+    expect(err.message).toContain("old matches 2 places (lines 3, 7); add surrounding context");
     expect(err.message).toContain("replace_all");
     expect(readFileSync(at("a.js"), "utf8")).toBe(CODE);
   });
@@ -131,15 +131,22 @@ describe("edit_file", () => {
   it("validates its arguments: one of old/old_string and new/new_string, consistent if both", async () => {
     const v = editFileTool.validate({ path: "a", new: "x" });
     expect(v.valid).toBe(false);
-    expect(editFileTool.validate({ path: "a", old: "x", old_string: "y", new: "z" }).valid).toBe(false);
+    expect(v.error).toContain("old:");
+    const clash = editFileTool.validate({ path: "a", old: "x", old_string: "y", new: "z" });
+    expect(clash.valid).toBe(false);
+    expect(clash.error).toContain('old: given twice with different values (as "old" and as "old_string"); send only "old"');
+    expect(editFileTool.validate({ path: "a", old_string: "x", new_string: "z" })).toMatchObject({
+      valid: true,
+      value: { old: "x", new: "z", replace_all: false },
+    });
     expect(editFileTool.validate({ path: "a", old: "x", old_string: "x", new: "z" })).toMatchObject({
       valid: true,
       value: { old: "x", new: "z", replace_all: false },
     });
-    const schema = editFileTool.inputSchema as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(
-      expect.arrayContaining(["old", "new", "old_string", "new_string", "replace_all", "expected_replacements"]),
-    );
+    // The other spelling is accepted but not published: the model sees one name.
+    const schema = editFileTool.inputSchema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual(["expected_replacements", "new", "old", "path", "replace_all"]);
+    expect(schema.required.sort()).toEqual(["new", "old", "path"]);
   });
 
   it("always asks in safe mode, with a unified diff; the alias edit works", async () => {

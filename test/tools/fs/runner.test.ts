@@ -25,9 +25,9 @@ describe("every parameter through the runner", () => {
     );
     expect(props).toEqual({
       read_file: ["encoding", "limit", "offset", "path"],
-      write_file: ["content", "createDirectories", "createDirs", "encoding", "path"],
+      write_file: ["content", "createDirs", "encoding", "path"],
       append_file: ["content", "path"],
-      edit_file: ["expected_replacements", "new", "new_string", "old", "old_string", "path", "replace_all"],
+      edit_file: ["expected_replacements", "new", "old", "path", "replace_all"],
       delete_file: ["path", "recursive"],
       move_file: ["from", "overwrite", "to"],
       copy_file: ["dest", "overwrite", "recursive", "source"],
@@ -79,7 +79,7 @@ describe("every parameter through the runner", () => {
     const many = await runner.run({ name: "edit", args: { path: "e.txt", old: "z", new: "w" } });
     expect(many.status).toBe("error");
     expect(many.error?.code).toBe("INVALID_ARGS");
-    expect(many.content).toContain("old_string matches 3 places");
+    expect(many.content).toContain("old matches 3 places");
   });
 
   it("append_file, delete_file (recursive), move_file (overwrite), copy_file (overwrite, recursive), create_directory, list_directory (recursive, includeHidden)", async () => {
