@@ -28,6 +28,14 @@ export function mcpCommand(): Command {
     .option("--host <address>", "address to bind with --http (default 127.0.0.1; any other needs --token)")
     .addOption(new Option("--token <token>", "bearer token every HTTP request must carry").env("TACKLE_MCP_TOKEN"))
     .option("--verbose", "log diagnostics to stderr")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  tackle mcp
+  tackle mcp --toolset coding --approval safe
+  tackle mcp --http 8765 --token "$(openssl rand -hex 16)"`,
+    )
     .action(async (flags: McpFlags) => {
       const logger = createLogger(flags.verbose ? "debug" : "warn");
       const port = flags.http;

@@ -22,15 +22,53 @@ export function program(): Command {
     .addCommand(callCommand())
     .addCommand(mcpCommand())
     .addCommand(serveCommand())
-    .addCommand(initCommand());
+    .addCommand(initCommand())
+    .addHelpText(
+      "after",
+      `
+Examples:
+  tackle init
+  tackle tools
+  tackle tools read_file
+  tackle call read_file path=README.md limit=5
+  tackle mcp --toolset coding`,
+    );
+  // serve's own file belongs to the server; its examples are added here so every command has some.
+  root.commands
+    .find((c) => c.name() === "serve")
+    ?.addHelpText("after", "\nExamples:\n  tackle serve\n  tackle serve --port 0 --approval safe");
   for (const cmd of [root, ...root.commands]) cmd.exitOverride();
   return root;
+}
+
+const SESSION_FLAGS = new Set(["-w", "--workspace", "-c", "--config", "--toolset"]);
+
+/**
+ * `tackle call <tool> --help` describes that tool rather than `call` itself: the person asking
+ * has named the tool, so its parameters are what they need. Rewritten as `tackle tools <tool>`,
+ * keeping the flags that choose which registry the tool comes from.
+ */
+export function toolHelpArgv(argv: readonly string[]): string[] | undefined {
+  const [node = "node", script = "tackle", command, tool, ...rest] = argv;
+  if (command !== "call" || !tool || tool.startsWith("-")) return undefined;
+  if (!rest.some((a) => a === "--help" || a === "-h")) return undefined;
+  const kept: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const flag = arg.split("=")[0]!;
+    if (!SESSION_FLAGS.has(flag)) continue;
+    kept.push(arg);
+    if (!arg.includes("=") && i + 1 < rest.length) kept.push(rest[++i]!);
+  }
+  return [node, script, "tools", tool, ...kept];
 }
 
 /** Runs the command line and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   try {
-    await program().parseAsync(argv);
+    const asked = toolHelpArgv(argv);
+    await program().parseAsync(asked ?? argv);
+    if (asked && !process.exitCode) process.stdout.write(`\nOptions for calling it: tackle call --help\n`);
     return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -1,16 +1,27 @@
 import { Command } from "commander";
 import type { Toolset } from "../tools/toolsets.js";
+import { EXIT } from "./exit-codes.js";
 import { configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 
-/** `tackle tools [--json]`: every registered tool. */
+/** `tackle tools [tool] [--json]`: every registered tool, or one described in full. */
 export function toolsCommand(): Command {
   return new Command("tools")
-    .description("list every registered tool")
+    .description("list every registered tool, or describe one")
+    .argument("[tool]", "a tool to describe: parameters, types, defaults, effect and an example call")
     .option("--json", "print an array of { name, description, inputSchema, outputSchema?, effect }")
     .addOption(workspaceOption())
     .addOption(configOption())
     .addOption(toolsetOption())
-    .action(async (flags: SessionFlags & { json?: boolean }) => {
+    .addHelpText(
+      "after",
+      `
+Examples:
+  tackle tools
+  tackle tools read_file
+  tackle tools --toolset coding
+  tackle tools --json | jq '.[].name'`,
+    )
+    .action(async (one: string | undefined, flags: SessionFlags & { json?: boolean }) => {
       // Loaded when the command runs, so `tackle --help` and `--version` pay nothing for it.
       const { openSession } = await import("../session.js");
       const session = await openSession({
@@ -19,6 +30,19 @@ export function toolsCommand(): Command {
         ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
       });
       try {
+        if (one !== undefined) {
+          const tool = session.registry.get(one);
+          if (!tool) {
+            const near = session.registry.suggest(one);
+            const hint = near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : " Run tackle tools to list them.";
+            process.stderr.write(`tackle: there is no tool named "${one}".${hint}\n`);
+            process.exitCode = EXIT.usage;
+            return;
+          }
+          const { describeTool, describeToolJson } = await import("./tool-help.js");
+          process.stdout.write(flags.json ? `${JSON.stringify(describeToolJson(tool), null, 2)}\n` : describeTool(tool));
+          return;
+        }
         const tools = session.registry.list();
         if (flags.json) {
           const list = tools.map((t) => ({
