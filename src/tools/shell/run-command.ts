@@ -93,153 +93,180 @@ function signalTree(pid: number, known: Set<number>, signal: NodeJS.Signals): vo
  * Never rejects for how the command ended; only a failure to start rejects.
  */
 export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const started = performance.now();
-  const { file, args } = (options.argv ?? bashArgv)(options.command);
-  const child = spawn(file, args, {
-    cwd: options.cwd,
-    env: options.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    windowsHide: true,
-  });
-  const collector = new OutputCollector(options.outputName, options.limits ?? DEFAULT_OUTPUT_LIMITS, options.spillDir);
-  const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
-  let lastOutputAt = performance.now();
-  let recent = "";
-  let ended: EndReason = "exit";
-  let stopping = false;
-  let strayProcessesKilled = false;
-  const known = new Set<number>();
-  const timers: NodeJS.Timeout[] = [];
+  return new Promise<CommandResult>((resolve, reject) => new CommandRun(options, resolve, reject));
+}
 
-  return new Promise<CommandResult>((resolve, reject) => {
-    let exitCode: number | null = null;
-    let exitSignal: NodeJS.Signals | null = null;
-    let exited = false;
-    let settled = false;
+/** One running command: its process tree, its output, its timers, and how it ends. */
+class CommandRun {
+  readonly #options: RunCommandOptions;
+  readonly #resolve: (result: CommandResult) => void;
+  readonly #reject: (err: Error) => void;
+  readonly #started = performance.now();
+  readonly #file: string;
+  readonly #pid: number | undefined;
+  readonly #child: ReturnType<typeof spawn>;
+  readonly #collector: OutputCollector;
+  readonly #decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+  /** Every process seen descending from the command, so one that leaves the group is still stopped. */
+  readonly #known = new Set<number>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #onAbort = () => this.#stop("aborted");
+  #lastOutputAt = performance.now();
+  #recent = "";
+  #ended: EndReason = "exit";
+  #stopping = false;
+  #strayProcessesKilled = false;
+  #exitCode: number | null = null;
+  #exitSignal: NodeJS.Signals | null = null;
+  #exited = false;
+  #settled = false;
 
-    const receive = (stream: "stdout" | "stderr", chunk: Buffer | string) => {
-      const text = typeof chunk === "string" ? chunk : decoders[stream].write(chunk);
-      if (!text) return;
-      lastOutputAt = performance.now();
-      recent = (recent + text).slice(-200);
-      collector.push(stream, text);
-      options.onOutput?.(text, stream);
+  constructor(options: RunCommandOptions, resolve: (result: CommandResult) => void, reject: (err: Error) => void) {
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    const { file, args } = (options.argv ?? bashArgv)(options.command);
+    this.#file = file;
+    this.#child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    this.#pid = this.#child.pid;
+    this.#collector = new OutputCollector(options.outputName, options.limits ?? DEFAULT_OUTPUT_LIMITS, options.spillDir);
+    this.#child.stdout!.on("data", (b: Buffer) => this.#receive("stdout", b));
+    this.#child.stderr!.on("data", (b: Buffer) => this.#receive("stderr", b));
+    if (options.signal?.aborted) this.#stop("aborted");
+    else options.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    this.#later(() => this.#stop("timeout"), options.timeoutMs);
+    this.#watchSilence();
+    this.#child.once("error", (err) => this.#failed(err));
+    this.#child.once("exit", (code, signal) => this.#exit(code, signal));
+    this.#child.once("close", () => this.#finish());
+  }
+
+  #later(fn: () => void, ms: number): void {
+    this.#timers.push(setTimeout(fn, ms));
+  }
+
+  #receive(stream: "stdout" | "stderr", chunk: Buffer | string): void {
+    const text = typeof chunk === "string" ? chunk : this.#decoders[stream].write(chunk);
+    if (!text) return;
+    this.#lastOutputAt = performance.now();
+    this.#recent = (this.#recent + text).slice(-200);
+    this.#collector.push(stream, text);
+    this.#options.onOutput?.(text, stream);
+  }
+
+  /** Stops a command that has printed nothing for too long (sooner when it seems to wait for an answer). */
+  #watchSilence(): void {
+    const inactivity = this.#options.inactivityMs ?? 0;
+    const promptInactivity = this.#options.promptInactivityMs ?? 0;
+    const limits = [inactivity, promptInactivity].filter((n) => n > 0);
+    if (!limits.length) return;
+    const check = () => {
+      if (this.#stopping || this.#settled) return;
+      const silent = performance.now() - this.#lastOutputAt;
+      const limit = promptInactivity > 0 && looksLikePrompt(this.#recent) ? promptInactivity : inactivity;
+      if (limit > 0 && silent >= limit) return this.#stop("inactive");
+      this.#later(check, Math.min(...limits.map((n) => Math.max(n - silent, 50))));
     };
-    child.stdout!.on("data", (b: Buffer) => receive("stdout", b));
-    child.stderr!.on("data", (b: Buffer) => receive("stderr", b));
+    this.#later(check, Math.min(...limits));
+  }
 
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      for (const t of timers) clearTimeout(t);
-      options.signal?.removeEventListener("abort", onAbort);
-      for (const s of ["stdout", "stderr"] as const) {
-        const rest = decoders[s].end();
-        if (rest) receive(s, rest);
-      }
-      collector.close();
-      // Whatever the command left running in its group (`sleep 100 >/dev/null &`) ends with it.
-      if (pid !== undefined) {
-        try {
-          process.kill(-pid, "SIGKILL");
-          if (ended === "exit") strayProcessesKilled = true;
-        } catch {
-          // nothing left: the usual case
-        }
-      }
-      resolve({
-        stdout: collector.stdout.text(),
-        stderr: collector.stderr.text(),
-        output: collector.text(),
-        exitCode,
-        signal: exitSignal,
-        durationMs: performance.now() - started,
-        ended,
-        truncated: collector.truncated,
-        ...(collector.file.path ? { fullOutputPath: collector.file.path } : {}),
-        strayProcessesKilled,
-        promptLike: looksLikePrompt(recent),
-      });
-    };
+  /** SIGTERM to the whole tree, SIGKILL after the grace period. */
+  #stop(reason: EndReason): void {
+    const pid = this.#pid;
+    if (this.#stopping || this.#settled || pid === undefined) return;
+    this.#stopping = true;
+    this.#ended = reason;
+    void descendantsOf(pid).then((list) => {
+      for (const p of list) this.#known.add(p);
+      signalTree(pid, this.#known, "SIGTERM");
+      this.#later(() => {
+        void descendantsOf(pid).then((more) => {
+          for (const p of more) this.#known.add(p);
+          signalTree(pid, this.#known, "SIGKILL");
+          // Pipes held by something that escaped the group must not hold the result back.
+          this.#later(() => this.#forceClose(), 500);
+        });
+      }, this.#options.killGraceMs ?? 1500);
+    });
+  }
 
-    const pid = child.pid;
-    const stop = (reason: EndReason) => {
-      if (stopping || settled || pid === undefined) return;
-      stopping = true;
-      ended = reason;
-      void descendantsOf(pid).then((list) => {
-        for (const p of list) known.add(p);
-        signalTree(pid, known, "SIGTERM");
-        timers.push(
-          setTimeout(() => {
-            void descendantsOf(pid).then((more) => {
-              for (const p of more) known.add(p);
-              signalTree(pid, known, "SIGKILL");
-              // Pipes held by something that escaped the group must not hold the result back.
-              timers.push(setTimeout(() => forceClose(), 500));
-            });
-          }, options.killGraceMs ?? 1500),
-        );
-      });
-    };
-    const forceClose = () => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      finish();
-    };
+  #forceClose(): void {
+    this.#child.stdout?.destroy();
+    this.#child.stderr?.destroy();
+    this.#finish();
+  }
 
-    const onAbort = () => stop("aborted");
-    if (options.signal?.aborted) stop("aborted");
-    else options.signal?.addEventListener("abort", onAbort, { once: true });
+  #exit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#exited = true;
+    this.#exitCode = code;
+    this.#exitSignal = signal;
+    // Something started in the background still holds the pipes: it dies with the command.
+    this.#later(() => {
+      if (this.#settled || this.#pid === undefined) return;
+      this.#strayProcessesKilled = true;
+      signalTree(this.#pid, this.#known, "SIGKILL");
+      this.#later(() => this.#forceClose(), 200);
+    }, LINGER_MS);
+  }
 
-    timers.push(setTimeout(() => stop("timeout"), options.timeoutMs));
-
-    const inactivity = options.inactivityMs ?? 0;
-    const promptInactivity = options.promptInactivityMs ?? 0;
-    if (inactivity > 0 || promptInactivity > 0) {
-      const check = () => {
-        if (stopping || settled) return;
-        const silent = performance.now() - lastOutputAt;
-        const limit = promptInactivity > 0 && looksLikePrompt(recent) ? promptInactivity : inactivity;
-        if (limit > 0 && silent >= limit) return stop("inactive");
-        const wait = Math.min(...[inactivity, promptInactivity].filter((n) => n > 0).map((n) => Math.max(n - silent, 50)));
-        timers.push(setTimeout(check, wait));
-      };
-      timers.push(setTimeout(check, Math.min(...[inactivity, promptInactivity].filter((n) => n > 0))));
+  #failed(err: Error): void {
+    if (this.#exited || this.#settled) return;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (this.#options.direct && (code === "ENOENT" || code === "EACCES")) {
+      // What bash prints and returns for a program it cannot find or run.
+      this.#receive("stderr", `bash: ${this.#file}: ${code === "ENOENT" ? "command not found" : "Permission denied"}\n`);
+      this.#exitCode = code === "ENOENT" ? 127 : 126;
+      this.#exited = true;
+      this.#finish();
+      return;
     }
+    this.#settle();
+    this.#collector.close();
+    this.#reject(err);
+  }
 
-    child.once("error", (err) => {
-      if (exited || settled) return;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (options.direct && (code === "ENOENT" || code === "EACCES")) {
-        // What bash prints and returns for a program it cannot find or run.
-        receive("stderr", `bash: ${file}: ${code === "ENOENT" ? "command not found" : "Permission denied"}\n`);
-        exitCode = code === "ENOENT" ? 127 : 126;
-        exited = true;
-        finish();
-        return;
+  #settle(): void {
+    this.#settled = true;
+    for (const t of this.#timers) clearTimeout(t);
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  #finish(): void {
+    if (this.#settled) return;
+    this.#settle();
+    for (const s of ["stdout", "stderr"] as const) {
+      const rest = this.#decoders[s].end();
+      if (rest) this.#receive(s, rest);
+    }
+    const collector = this.#collector;
+    collector.close();
+    // Whatever the command left running in its group (`sleep 100 >/dev/null &`) ends with it.
+    if (this.#pid !== undefined) {
+      try {
+        process.kill(-this.#pid, "SIGKILL");
+        if (this.#ended === "exit") this.#strayProcessesKilled = true;
+      } catch {
+        // nothing left: the usual case
       }
-      settled = true;
-      for (const t of timers) clearTimeout(t);
-      options.signal?.removeEventListener("abort", onAbort);
-      collector.close();
-      reject(err);
+    }
+    this.#resolve({
+      stdout: collector.stdout.text(),
+      stderr: collector.stderr.text(),
+      output: collector.text(),
+      exitCode: this.#exitCode,
+      signal: this.#exitSignal,
+      durationMs: performance.now() - this.#started,
+      ended: this.#ended,
+      truncated: collector.truncated,
+      ...(collector.file.path ? { fullOutputPath: collector.file.path } : {}),
+      strayProcessesKilled: this.#strayProcessesKilled,
+      promptLike: looksLikePrompt(this.#recent),
     });
-    child.once("exit", (code, signal) => {
-      exited = true;
-      exitCode = code;
-      exitSignal = signal;
-      // Something started in the background still holds the pipes: it dies with the command.
-      timers.push(
-        setTimeout(() => {
-          if (settled || pid === undefined) return;
-          strayProcessesKilled = true;
-          signalTree(pid, known, "SIGKILL");
-          timers.push(setTimeout(() => forceClose(), 200));
-        }, LINGER_MS),
-      );
-    });
-    child.once("close", () => finish());
-  });
+  }
 }
