@@ -5,6 +5,7 @@ import { parse as parseDotenv } from "dotenv";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
+import { nearestNames } from "../core/names.js";
 import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client/client-config.js";
 
 /**
@@ -44,6 +45,25 @@ export interface LoadedConfig {
 
 export const CONFIG_FILES = ["tackle.config.json", "config.json"] as const;
 
+/** Sections read by the tool groups themselves (web, shell, ...), beside the keys ConfigSchema names. */
+const GROUP_SECTIONS = ["web", "shell", "search", "sandbox", "lsp", "tools", "$schema"];
+const warnedKeys = new Set<string>();
+
+/**
+ * A misspelt key (`aproval`) would otherwise be ignored without a word, so each unknown top-level
+ * key is a warning naming the closest known one; once per file and key, however often it is loaded.
+ */
+function warnUnknownKeys(raw: unknown, source: string, warn: (message: string) => void): void {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return;
+  const known = [...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS];
+  for (const key of Object.keys(raw)) {
+    if (known.includes(key) || warnedKeys.has(`${source}\0${key}`)) continue;
+    warnedKeys.add(`${source}\0${key}`);
+    const near = nearestNames(key, known, 1)[0];
+    warn(`${source}: unknown key "${key}" is ignored${near ? `; did you mean "${near}"?` : "."}`);
+  }
+}
+
 /** Parses a configuration object, with errors that name the field. */
 export function parseConfig(raw: unknown, source = "configuration"): TackleConfig {
   const parsed = ConfigSchema.safeParse(raw);
@@ -55,7 +75,9 @@ export function parseConfig(raw: unknown, source = "configuration"): TackleConfi
  * Loads configuration: `file` if given, else tackle.config.json or config.json in `dir`.
  * `.env` in the workspace supplies secrets; the environment wins over it.
  */
-export function loadConfig(options: { file?: string; dir?: string; workspace?: string; env?: NodeJS.ProcessEnv } = {}): LoadedConfig {
+export function loadConfig(
+  options: { file?: string; dir?: string; workspace?: string; env?: NodeJS.ProcessEnv; warn?: (message: string) => void } = {},
+): LoadedConfig {
   const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
   const file = options.file ? path.resolve(options.file) : CONFIG_FILES.map((f) => path.join(dir, f)).find((f) => existsSync(f));
   let config: TackleConfig = {};
@@ -75,6 +97,7 @@ export function loadConfig(options: { file?: string; dir?: string; workspace?: s
       throw new Error(`Configuration ${file} is not valid JSON: ${printParseErrorCode(first.error)} on line ${line}.`);
     }
     config = parseConfig(raw, file);
+    warnUnknownKeys(raw, file, options.warn ?? ((message) => process.stderr.write(`tackle: ${message}\n`)));
   }
   const workspace = path.resolve(
     options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),

@@ -1,0 +1,38 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+import { tempDir } from "../support/tools.js";
+import { loadConfig } from "../../src/config/config.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => (ws = tempDir()));
+afterEach(() => ws.cleanup());
+
+describe("unknown configuration keys", () => {
+  it("warn on stderr once, naming the closest known key", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "aproval": "all", "web": {} }');
+    const r = await runCli(["tools", "--workspace", ws.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split("\n").filter((l) => l.includes("aproval"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/unknown key "aproval" is ignored; did you mean "approval"\?/);
+    expect(r.stdout).not.toContain("aproval");
+  });
+
+  it("say nothing about known keys, including the tool groups' sections, and nothing twice", () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "approval": "safe", "shell": {}, "lsp": {}, "zzzzzz": 1 }');
+    const seen: string[] = [];
+    loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
+    loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
+    expect(seen).toEqual([expect.stringMatching(/unknown key "zzzzzz" is ignored\.$/)]);
+  });
+
+  it("tackle init writes a configuration with no unknown keys", async () => {
+    const r = await runCli(["init", "--workspace", ws.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const seen: string[] = [];
+    loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
+    expect(seen).toEqual([]);
+  });
+});
