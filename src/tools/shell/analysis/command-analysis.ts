@@ -182,32 +182,15 @@ class Analyzer {
         return;
       case "command":
         return this.command(node, state, []);
-      case "redirected_statement": {
-        const body = node.childForFieldName("body");
-        const redirects = node.childrenForFieldName("redirect").filter((r): r is Node => r !== null);
-        const extra: Node[] = [];
-        for (const r of redirects) extra.push(...this.redirect(r, state));
-        if (body?.type === "command") this.command(body, state, extra);
-        else {
-          if (body) this.statement(body, state);
-          // Words after a redirect belong to the command; without one they are still judged.
-          for (const e of extra) this.word(e, state);
-        }
-        return;
-      }
+      case "redirected_statement":
+        return this.redirectedStatement(node, state);
       case "subshell": {
         const inner = { ...state };
         for (const child of node.namedChildren) if (child) this.statement(child, inner);
         return;
       }
-      case "function_definition": {
-        const name = node.childForFieldName("name")?.text ?? "";
-        this.#functions.set(name, node.childForFieldName("body")?.text ?? "");
-        this.flag("function", `it defines the function "${name}"`);
-        const body = node.childForFieldName("body");
-        if (body) this.statement(body, { ...state, inFunctions: [...state.inFunctions, name] });
-        return;
-      }
+      case "function_definition":
+        return this.functionDefinition(node, state);
       case "variable_assignment":
         this.assignment(node, state);
         return;
@@ -215,17 +198,8 @@ class Analyzer {
         for (const child of node.namedChildren) if (child) this.assignment(child, state);
         return;
       case "declaration_command":
-      case "unset_command": {
-        // `export`, `declare -p`, `readonly` alone print every variable (secrets included): a command like any other.
-        const keyword = node.children[0]?.text ?? node.type;
-        const words: Word[] = [literal(keyword)];
-        for (const child of node.namedChildren) {
-          if (!child) continue;
-          words.push(child.type === "variable_assignment" ? this.assignment(child, state) : this.word(child, state));
-        }
-        this.simple(words, [], false, state);
-        return;
-      }
+      case "unset_command":
+        return this.declaration(node, state);
       case "test_command":
         // `[[ ... ]]` only tests; substitutions inside still run.
         findNested(node, (n) => this.substitution(n, state));
@@ -236,19 +210,8 @@ class Analyzer {
         if (body) this.statement(body, state);
         return;
       }
-      case "case_statement": {
-        const value = node.childForFieldName("value");
-        if (value) this.word(value, state);
-        for (const item of node.namedChildren) {
-          if (item?.type !== "case_item") continue;
-          for (const child of item.namedChildren) {
-            if (!child) continue;
-            if (item.childrenForFieldName("value").some((v) => v?.id === child.id)) this.word(child, state);
-            else this.statement(child, state);
-          }
-        }
-        return;
-      }
+      case "case_statement":
+        return this.caseStatement(node, state);
       case "c_style_for_statement":
       case "arithmetic_expansion":
       case "binary_expression":
@@ -256,47 +219,88 @@ class Analyzer {
       case "parenthesized_expression":
       case "postfix_expression":
       case "ternary_expression":
-        // Arithmetic runs nothing itself, but `$(...)` inside it does.
-        for (const child of node.namedChildren) {
-          if (!child) continue;
-          if (child.type === "do_group" || child.type === "compound_statement") this.statement(child, state);
-          else findNested(child, (n) => this.substitution(n, state));
-        }
-        return;
-      case "pipeline":
-      case "list":
-      case "program":
-      case "compound_statement":
-      case "do_group":
-      case "if_statement":
-      case "elif_clause":
-      case "else_clause":
-      case "while_statement":
-      case "negated_command":
-      default: {
-        let i = 0;
-        for (const child of node.children) {
-          const field = node.fieldNameForChild(i++);
-          if (!child) continue;
-          if (!child.isNamed) {
-            if (child.type === "&") this.flag("background", "it starts a process in the background");
-            if (child.type === "ERROR") {
-              this.ok = false;
-              this.flag("parse-error", "the command is not valid bash");
-            }
-            continue;
-          }
-          if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
-            for (const e of this.redirect(child, state)) this.word(e, state);
-            continue;
-          }
-          if (isWordNode(child) && field !== "condition") {
-            this.word(child, state);
-            continue;
-          }
-          this.statement(child, state);
-        }
+        return this.arithmeticStatement(node, state);
+      default:
+        // pipeline, list, program, compound_statement, do_group, if/elif/else, while, negated_command, ...
+        return this.children(node, state);
+    }
+  }
+
+  redirectedStatement(node: Node, state: State): void {
+    const body = node.childForFieldName("body");
+    const redirects = node.childrenForFieldName("redirect").filter((r): r is Node => r !== null);
+    const extra: Node[] = [];
+    for (const r of redirects) extra.push(...this.redirect(r, state));
+    if (body?.type === "command") return this.command(body, state, extra);
+    if (body) this.statement(body, state);
+    // Words after a redirect belong to the command; without one they are still judged.
+    for (const e of extra) this.word(e, state);
+  }
+
+  functionDefinition(node: Node, state: State): void {
+    const name = node.childForFieldName("name")?.text ?? "";
+    this.#functions.set(name, node.childForFieldName("body")?.text ?? "");
+    this.flag("function", `it defines the function "${name}"`);
+    const body = node.childForFieldName("body");
+    if (body) this.statement(body, { ...state, inFunctions: [...state.inFunctions, name] });
+  }
+
+  declaration(node: Node, state: State): void {
+    // `export`, `declare -p`, `readonly` alone print every variable (secrets included): a command like any other.
+    const keyword = node.children[0]?.text ?? node.type;
+    const words: Word[] = [literal(keyword)];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      words.push(child.type === "variable_assignment" ? this.assignment(child, state) : this.word(child, state));
+    }
+    this.simple(words, [], false, state);
+  }
+
+  caseStatement(node: Node, state: State): void {
+    const value = node.childForFieldName("value");
+    if (value) this.word(value, state);
+    for (const item of node.namedChildren) {
+      if (item?.type !== "case_item") continue;
+      for (const child of item.namedChildren) {
+        if (!child) continue;
+        if (item.childrenForFieldName("value").some((v) => v?.id === child.id)) this.word(child, state);
+        else this.statement(child, state);
       }
+    }
+  }
+
+  /** Arithmetic runs nothing itself, but `$(...)` inside it does. */
+  arithmeticStatement(node: Node, state: State): void {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === "do_group" || child.type === "compound_statement") this.statement(child, state);
+      else findNested(child, (n) => this.substitution(n, state));
+    }
+  }
+
+  /** Any other node: its words are judged as words, its statements as statements. */
+  children(node: Node, state: State): void {
+    let i = 0;
+    for (const child of node.children) {
+      const field = node.fieldNameForChild(i++);
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (child.type === "&") this.flag("background", "it starts a process in the background");
+        if (child.type === "ERROR") {
+          this.ok = false;
+          this.flag("parse-error", "the command is not valid bash");
+        }
+        continue;
+      }
+      if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
+        for (const e of this.redirect(child, state)) this.word(e, state);
+        continue;
+      }
+      if (isWordNode(child) && field !== "condition") {
+        this.word(child, state);
+        continue;
+      }
+      this.statement(child, state);
     }
   }
 
@@ -424,36 +428,53 @@ class Analyzer {
 
     const unwrapped = dynamicName ? ({ kind: "none" } as const) : unwrap(name, args);
     if (unwrapped.kind === "transparent" || unwrapped.kind === "opaque") {
-      const via = [...state.via, name];
-      if (unwrapped.kind === "opaque") this.commands.push(cmd);
-      if (unwrapped.chdir) this.cd(unwrapped.chdir, state);
-      if (unwrapped.script) {
-        if (unwrapped.script.dynamic) this.flag("dynamic", `the command "${name}" runs is only known when it runs`);
-        this.script(unwrapped.script.text, { ...state, via }, `${name} -S`);
-      }
-      const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
-      if (unwrapped.inner.length > 0) {
-        this.simple(
-          unwrapped.inner,
-          innerAssignments,
-          dynamicAssignment || unwrapped.assignments.some((a) => a.dynamic),
-          { ...state, via },
-          forceDynamic || unwrapped.appendsArgs,
-        );
-      } else if (name === "xargs" || name === "parallel") {
-        // xargs alone runs echo with its input.
-        this.simple([literal("echo")], [], false, { ...state, via }, true);
-      } else if (unwrapped.kind === "transparent" || name === "sudo") {
-        // `env` alone prints the environment; `exec` alone only applies redirections.
-        if (unwrapped.kind === "transparent") this.commands.push(cmd);
-      }
-      return;
+      return this.wrapper(cmd, unwrapped, assignments, dynamicAssignment, state, forceDynamic);
     }
     this.commands.push(cmd);
     if (dynamicName) return;
     const arithmetic = arithmeticInCommand(name, args);
     if (arithmetic) this.flag("arithmetic", arithmetic);
 
+    this.builtin(name, args, state);
+  }
+
+  /** `env X=1 cmd`, `sudo cmd`, `xargs cmd`, `timeout 5 cmd`: the wrapped command is judged too. */
+  wrapper(
+    cmd: SimpleCommand,
+    unwrapped: Extract<ReturnType<typeof unwrap>, { kind: "transparent" | "opaque" }>,
+    assignments: string[],
+    dynamicAssignment: boolean,
+    state: State,
+    forceDynamic: boolean,
+  ): void {
+    const name = cmd.name;
+    const via = [...state.via, name];
+    if (unwrapped.kind === "opaque") this.commands.push(cmd);
+    if (unwrapped.chdir) this.cd(unwrapped.chdir, state);
+    if (unwrapped.script) {
+      if (unwrapped.script.dynamic) this.flag("dynamic", `the command "${name}" runs is only known when it runs`);
+      this.script(unwrapped.script.text, { ...state, via }, `${name} -S`);
+    }
+    const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
+    if (unwrapped.inner.length > 0) {
+      this.simple(
+        unwrapped.inner,
+        innerAssignments,
+        dynamicAssignment || unwrapped.assignments.some((a) => a.dynamic),
+        { ...state, via },
+        forceDynamic || unwrapped.appendsArgs,
+      );
+    } else if (name === "xargs" || name === "parallel") {
+      // xargs alone runs echo with its input.
+      this.simple([literal("echo")], [], false, { ...state, via }, true);
+    } else if (unwrapped.kind === "transparent" || name === "sudo") {
+      // `env` alone prints the environment; `exec` alone only applies redirections.
+      if (unwrapped.kind === "transparent") this.commands.push(cmd);
+    }
+  }
+
+  /** Commands that run other text as commands (eval, bash -c, ssh, trap...) or change the directory. */
+  builtin(name: string, args: Word[], state: State): void {
     switch (name) {
       case "eval": {
         this.flag("eval", "it uses eval, which runs text as a command");
@@ -496,44 +517,8 @@ class Analyzer {
         if (s) this.script(s.text, state, `${name} -c`);
         return;
       }
-      case "ssh": {
-        // The remote command is a shell string too; deny rules see through it like `bash -c`.
-        const valued = new Set([
-          "-b",
-          "-c",
-          "-D",
-          "-E",
-          "-e",
-          "-F",
-          "-I",
-          "-i",
-          "-J",
-          "-L",
-          "-l",
-          "-m",
-          "-O",
-          "-o",
-          "-p",
-          "-Q",
-          "-R",
-          "-S",
-          "-W",
-          "-w",
-        ]);
-        let k = 0;
-        for (; k < args.length; k++) {
-          const t = args[k]!.text;
-          if (t === "--") {
-            k++;
-            break;
-          }
-          if (!t.startsWith("-")) break;
-          if (valued.has(t)) k++;
-        }
-        const remote = args.slice(k + 1);
-        if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
-        return;
-      }
+      case "ssh":
+        return this.sshRemote(args, state);
       case "alias":
         // `alias ls='rm -rf x'` runs its value wherever ls is used later.
         for (const a of args) {
@@ -557,6 +542,44 @@ class Analyzer {
           }
         }
     }
+  }
+
+  /** The remote command of `ssh host cmd` is a shell string too; deny rules see through it like `bash -c`. */
+  sshRemote(args: Word[], state: State): void {
+    const valued = new Set([
+      "-b",
+      "-c",
+      "-D",
+      "-E",
+      "-e",
+      "-F",
+      "-I",
+      "-i",
+      "-J",
+      "-L",
+      "-l",
+      "-m",
+      "-O",
+      "-o",
+      "-p",
+      "-Q",
+      "-R",
+      "-S",
+      "-W",
+      "-w",
+    ]);
+    let k = 0;
+    for (; k < args.length; k++) {
+      const t = args[k]!.text;
+      if (t === "--") {
+        k++;
+        break;
+      }
+      if (!t.startsWith("-")) break;
+      if (valued.has(t)) k++;
+    }
+    const remote = args.slice(k + 1);
+    if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
   }
 
   /** `find -exec CMD {} ;` runs CMD for every file found. */
