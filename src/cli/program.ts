@@ -5,6 +5,7 @@ import { callCommand } from "./call-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { serveCommand } from "./serve-command.js";
 import { initCommand } from "./init-command.js";
+import { completionCommand } from "./completion-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -23,6 +24,7 @@ export function program(): Command {
     .addCommand(mcpCommand())
     .addCommand(serveCommand())
     .addCommand(initCommand())
+    .addCommand(completionCommand())
     .addHelpText(
       "after",
       `
