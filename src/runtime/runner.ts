@@ -246,7 +246,7 @@ export class ToolRunner {
     const { tool } = p;
     const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
-    let ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
+    const ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
 
     let decision: Decision;
     try {
@@ -275,102 +275,107 @@ export class ToolRunner {
       return this.#finish(outcome, p.args, options);
     }
 
-    let approvedBy: ApprovedBy = decision.action === "allow" ? decision.approvedBy : "user";
-    if (decision.action === "ask") {
-      let preview: string | undefined;
-      try {
-        preview = tool.preview ? await tool.preview(p.args, ctx) : undefined;
-      } catch (err) {
-        preview = `(no preview: ${toToolError(err).message})`;
-      }
-      let response;
-      const asked = performance.now();
-      try {
-        response = await this.#approver(
-          {
-            toolCallId: p.id,
-            tool: p.name,
-            args: p.args,
-            effect: decision.effect,
-            reason: decision.reason,
-            description: tool.description,
-            ...(preview ? { preview } : {}),
-            ...(options.context ? { context: options.context } : {}),
-          },
-          ctx.signal,
-        );
-      } catch (err) {
-        if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
-        response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };
-      }
-      // The person's time is not the tool's: executionTimeMs starts again once the answer is in.
-      p.approvalWaitMs = performance.now() - asked;
-      // Files may have moved while the person decided: execute works its paths out afresh.
-      p.memo = new CallMemo();
-      p.started += p.approvalWaitMs;
-      emit({
-        type: "tool.approval",
-        toolCallId: p.id,
-        tool: p.name,
-        approved: response.approved,
-        approvedBy: response.automatic ? "policy" : "user",
-        ...(response.message ? { message: response.message } : {}),
-      });
-      if (!response.approved) {
-        const said = !response.message
-          ? ""
-          : response.automatic
-            ? ` It was rejected because ${response.message}.`
-            : ` The user said: "${response.message}".`;
-        const outcome = rejected(
-          p,
-          response.automatic ? "policy" : "user",
-          "REJECTED",
-          `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`,
-        );
-        if (response.message && !response.automatic) outcome.userMessage = response.message;
-        return this.#finish(withWait(outcome, p), p.args, options);
-      }
-      if (response.modifiedArgs) {
-        const checked = tool.validate(response.modifiedArgs);
-        if (!checked.valid) {
-          return this.#finish(
-            errorOutcome(
-              p.id,
-              p.name,
-              p.started,
-              new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`),
-            ),
-            response.modifiedArgs,
-            options,
-          );
-        }
-        p = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
-        ctx = this.#context(p, ctx.signal, options);
-        // An edit must not smuggle in what policy denies.
-        const again = await decide({
-          tool,
-          names: this.registry.namesOf(p.name),
-          args: p.args,
-          ctx,
-          mode: "all",
-          rules: this.#rules,
-          sessionAllows: [],
-        });
-        if (again.action === "deny") {
-          return this.#finish(rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), p.args, options);
-        }
-      }
-      if (response.always) {
-        const scope = options.scope ?? "";
-        this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...(await rememberedRules(tool, p.args, ctx, p.name))]);
-      }
-      approvedBy = "user";
-    } else {
+    if (decision.action === "allow") {
       emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy });
+      return this.#execute(p, options, decision.approvedBy);
     }
+    const answer = await this.#askPerson(p, ctx, decision, options);
+    return "outcome" in answer ? this.#finish(answer.outcome, answer.args, options) : this.#execute(answer.approved, options, "user");
+  }
 
-    return this.#execute(p, options, approvedBy);
+  /**
+   * Shows the call (with its preview) to a person and takes the answer: a rejection, or the call
+   * to run, with the arguments the person may have edited (checked again against policy).
+   */
+  async #askPerson(
+    p: Prepared,
+    ctx: ToolContext,
+    decision: Extract<Decision, { action: "ask" }>,
+    options: RunOptions,
+  ): Promise<{ outcome: ToolOutcome; args: unknown } | { approved: Prepared }> {
+    const { tool } = p;
+    const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
+    let preview: string | undefined;
+    try {
+      preview = tool.preview ? await tool.preview(p.args, ctx) : undefined;
+    } catch (err) {
+      preview = `(no preview: ${toToolError(err).message})`;
+    }
+    let response;
+    const asked = performance.now();
+    try {
+      response = await this.#approver(
+        {
+          toolCallId: p.id,
+          tool: p.name,
+          args: p.args,
+          effect: decision.effect,
+          reason: decision.reason,
+          description: tool.description,
+          ...(preview ? { preview } : {}),
+          ...(options.context ? { context: options.context } : {}),
+        },
+        ctx.signal,
+      );
+    } catch (err) {
+      if (options.signal?.aborted) return { outcome: cancelled(p), args: p.args };
+      response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };
+    }
+    // The person's time is not the tool's: executionTimeMs starts again once the answer is in.
+    p.approvalWaitMs = performance.now() - asked;
+    // Files may have moved while the person decided: execute works its paths out afresh.
+    p.memo = new CallMemo();
+    p.started += p.approvalWaitMs;
+    emit({
+      type: "tool.approval",
+      toolCallId: p.id,
+      tool: p.name,
+      approved: response.approved,
+      approvedBy: response.automatic ? "policy" : "user",
+      ...(response.message ? { message: response.message } : {}),
+    });
+    if (!response.approved) {
+      const said = !response.message
+        ? ""
+        : response.automatic
+          ? ` It was rejected because ${response.message}.`
+          : ` The user said: "${response.message}".`;
+      const outcome = rejected(
+        p,
+        response.automatic ? "policy" : "user",
+        "REJECTED",
+        `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`,
+      );
+      if (response.message && !response.automatic) outcome.userMessage = response.message;
+      return { outcome: withWait(outcome, p), args: p.args };
+    }
+    if (response.modifiedArgs) {
+      const checked = tool.validate(response.modifiedArgs);
+      if (!checked.valid) {
+        const error = new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`);
+        return { outcome: errorOutcome(p.id, p.name, p.started, error), args: response.modifiedArgs };
+      }
+      p = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+      ctx = this.#context(p, ctx.signal, options);
+      // An edit must not smuggle in what policy denies.
+      const again = await decide({
+        tool,
+        names: this.registry.namesOf(p.name),
+        args: p.args,
+        ctx,
+        mode: "all",
+        rules: this.#rules,
+        sessionAllows: [],
+      });
+      if (again.action === "deny") {
+        return { outcome: rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), args: p.args };
+      }
+    }
+    if (response.always) {
+      const scope = options.scope ?? "";
+      this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...(await rememberedRules(tool, p.args, ctx, p.name))]);
+    }
+    return { approved: p };
   }
 
   async #execute(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {
