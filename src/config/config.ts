@@ -6,7 +6,8 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { nearestNames } from "../core/names.js";
-import { McpServerEntrySchema, type McpServerEntry } from "../mcp/client/client-config.js";
+import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";
+import { foldKeySpellings } from "./key-spellings.js";
 
 /**
  * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated
@@ -64,8 +65,17 @@ function warnUnknownKeys(raw: unknown, source: string, warn: (message: string) =
   }
 }
 
+/** spec 004 calls the workspace `documentsDirectory`. */
+const SYNONYMS = { documentsDirectory: "workingDirectory" };
+
+/** The configuration's keys under their own names, whatever their letter case or synonym. */
+function canonicalKeys(raw: unknown): unknown {
+  return foldKeySpellings(raw, [...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS], SYNONYMS);
+}
+
 /** Parses a configuration object, with errors that name the field. */
-export function parseConfig(raw: unknown, source = "configuration"): TackleConfig {
+export function parseConfig(given: unknown, source = "configuration"): TackleConfig {
+  const raw = canonicalKeys(given);
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`${source} is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
   return parsed.data;
@@ -97,7 +107,7 @@ export function loadConfig(
       throw new Error(`Configuration ${file} is not valid JSON: ${printParseErrorCode(first.error)} on line ${line}.`);
     }
     config = parseConfig(raw, file);
-    warnUnknownKeys(raw, file, options.warn ?? ((message) => process.stderr.write(`tackle: ${message}\n`)));
+    warnUnknownKeys(canonicalKeys(raw), file, options.warn ?? ((message) => process.stderr.write(`tackle: ${message}\n`)));
   }
   const workspace = path.resolve(
     options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),

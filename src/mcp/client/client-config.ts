@@ -1,36 +1,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { formatIssues, describeIssues } from "../../core/schema.js";
+import { McpServerEntrySchema } from "../../config/mcp-server-entry.js";
 
 /** Default time limit for connecting to one server (spawn or HTTP, plus initialize and tools/list). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time a call may go without an answer or a progress notification. */
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
-
-/**
- * One entry of `mcpServers`, the shape Claude Desktop, Cursor and other MCP clients use. The
- * general config schema (src/config/config.ts) lets unknown keys through; this is where the
- * entry is checked, with `connectTimeoutMs` / `callTimeoutMs` as finer controls than `timeoutMs`.
- */
-export const McpServerEntrySchema = z.looseObject({
-  transport: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
-  type: z.enum(["stdio", "http", "sse", "streamable-http"]).optional(),
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-  url: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  /** Time limit for connecting, and for a call without progress, unless the two below say otherwise. */
-  timeoutMs: z.number().int().positive().optional(),
-  connectTimeoutMs: z.number().int().positive().optional(),
-  callTimeoutMs: z.number().int().positive().optional(),
-  /** Trust the server's tool annotations (readOnlyHint...) to decide approval. Default false. */
-  trusted: z.boolean().optional(),
-  disabled: z.boolean().optional(),
-});
-
-export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
 
 /** A server entry checked and resolved: one transport, absolute cwd, variables expanded. */
 export type ResolvedServer =
