@@ -4,12 +4,15 @@
  */
 export { defineTool, type ToolSpec } from "./core/define-tool.js";
 export { BaseTool } from "./core/base-tool.js";
+export { CallMemo, perCall } from "./core/call-memo.js";
+export type { ParameterAliases } from "./core/parameter-aliases.js";
 export { JsonSchemaTool, type PlainTool } from "./core/json-schema-tool.js";
 export { ToolRegistry, toTool, type ToolLike, type RegisterOptions, type RegistryChange } from "./core/registry.js";
 export type {
   AnyTool,
   Tool,
   ToolContext,
+  ToolExecutionOptions,
   ToolDefinition,
   ToolConfirmation,
   ToolScope,

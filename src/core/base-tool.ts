@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
 import type { ToolExecutionResult } from "./result.js";
-import type { JsonSchema, Tool, ToolConfirmation, ToolContext, ToolDefinition, ValidationResult } from "./tool.js";
+import type { JsonSchema, Tool, ToolConfirmation, ToolDefinition, ValidationResult, ToolExecutionOptions } from "./tool.js";
 import { toJsonSchema, validateWithZod } from "./schema.js";
 import { assertToolName } from "./names.js";
 import { isValidatedContext } from "./context.js";
@@ -73,5 +73,5 @@ export abstract class BaseTool<TParams = Record<string, unknown>> implements Too
     return { required: this.effect !== "read", type, message: `${this.title ?? this.name} (${this.effect})` };
   }
 
-  abstract execute(params: TParams, options?: Partial<ToolContext>): Promise<ToolExecutionResult>;
+  abstract execute(params: TParams, options?: ToolExecutionOptions): Promise<ToolExecutionResult>;
 }

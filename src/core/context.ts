@@ -1,4 +1,4 @@
-import type { ToolContext } from "./tool.js";
+import type { ToolContext, ToolExecutionOptions } from "./tool.js";
 import { openDefaultWorkspace } from "./tool-workspace.js";
 import { silentLogger } from "./logger.js";
 import { CallMemo } from "./call-memo.js";
@@ -9,15 +9,16 @@ export const VALIDATED = Symbol("tackle.validated");
 let counter = 0;
 
 /** Fills a partial context for direct `tool.execute(args)` calls outside the runner. */
-export function completeContext(partial: Partial<ToolContext> | undefined): ToolContext {
+export function completeContext(partial: ToolExecutionOptions | undefined): ToolContext {
   let workspace = partial?.workspace;
+  const cwd = partial?.cwd ?? process.cwd();
   return {
     ...partial,
     toolCallId: partial?.toolCallId ?? `direct_${++counter}`,
     signal: partial?.signal ?? new AbortController().signal,
     // Opened only when the tool reaches for it: a tool that touches no files needs no boundary.
     get workspace() {
-      return (workspace ??= openDefaultWorkspace(process.cwd()));
+      return (workspace ??= openDefaultWorkspace(cwd));
     },
     onOutput: partial?.onOutput ?? (() => {}),
     onProgress: partial?.onProgress ?? (() => {}),
@@ -26,6 +27,6 @@ export function completeContext(partial: Partial<ToolContext> | undefined): Tool
   };
 }
 
-export function isValidatedContext(ctx: Partial<ToolContext> | undefined): boolean {
+export function isValidatedContext(ctx: ToolExecutionOptions | undefined): boolean {
   return ctx !== undefined && (ctx as Record<symbol, unknown>)[VALIDATED] === true;
 }

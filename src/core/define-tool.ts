@@ -3,7 +3,7 @@ import { BaseTool } from "./base-tool.js";
 import type { Effect } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
-import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope } from "./tool.js";
+import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope, ToolExecutionOptions } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 import { isZod3, ZOD3_HELP } from "./zod-version.js";
@@ -87,7 +87,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
     }
   }
 
-  async execute(args: z.output<S>, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult> {
+  async execute(args: z.output<S>, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult> {
     let value = args;
     if (!isValidatedContext(ctx)) {
       const checked = this.validate(args);

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
-import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult } from "./tool.js";
+import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 
@@ -126,7 +126,7 @@ export class JsonSchemaTool implements Tool<Record<string, unknown>> {
     return { valid: false, error: `Invalid arguments: ${text}.`, issues };
   }
 
-  async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult> {
+  async execute(args: Record<string, unknown>, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult> {
     let value = args;
     if (!isValidatedContext(ctx)) {
       const checked = this.validate(args);

@@ -59,6 +59,12 @@ export interface ToolContext {
 }
 
 /**
+ * Spec 001's options for calling `execute` directly: any part of the context, and `cwd`, the
+ * directory the call works in (its workspace boundary) when no `workspace` is given.
+ */
+export type ToolExecutionOptions = Partial<ToolContext> & { cwd?: string };
+
+/**
  * A dynamic judgement of one call: commands and URLs differ in risk from call to call.
  * `deny` refuses in every mode; `ask` asks even when an allow rule matches (only `all` mode
  * skips it); `effect` replaces the tool's static effect for this call.
@@ -100,7 +106,7 @@ export interface Tool<A = Record<string, unknown>> {
   /** Checks and normalises arguments (defaults applied); errors name the field and what was expected. */
   validate(args: unknown): ValidationResult<A>;
   /** Runs the tool. Arguments are validated first unless the runner already did. */
-  execute(args: A, ctx?: Partial<ToolContext>): Promise<ToolExecutionResult>;
+  execute(args: A, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult>;
   getConfirmation?(args: A): ToolConfirmation;
   /** Dynamic approval: whether this call needs a person when the mode would otherwise ask. */
   needsApproval?(args: A, ctx: ToolContext): boolean | Promise<boolean>;
