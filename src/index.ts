@@ -46,6 +46,12 @@ export { createRegistry, builtinTools, createBuiltinTools, type CreateRegistryOp
 export type { GroupContext, ToolGroup } from "./tools/group.js";
 export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
 export { TOOL } from "./tools/names.js";
+export type { SearchProvider, SearchResult } from "./tools/web/search-provider.js";
+export { BraveSearchProvider, type BraveOptions } from "./tools/web/brave.js";
+export { createWebSearchTool } from "./tools/web/web-search.js";
+export { createWebFetchTool } from "./tools/web/web-fetch.js";
+export { htmlToText } from "./net/html-to-text.js";
+export { GmailParser, type MessagePart, type Attachment } from "./tools/google/gmail-parser.js";
 export * from "./adapters/index.js";
 export { openSession, type Session, type SessionOptions } from "./session.js";
 export * from "./mcp/client/client.js";

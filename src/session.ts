@@ -7,6 +7,7 @@ import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
+import type { SearchProvider } from "./tools/web/search-provider.js";
 
 export interface SessionOptions {
   /** Workspace root; default from configuration, else the current directory. */
@@ -19,6 +20,8 @@ export interface SessionOptions {
   /** Connect to configured MCP servers. Default true. */
   mcp?: boolean;
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
+  /** web_search's backend instead of Brave (spec 000's ISearchProvider). */
+  searchProvider?: SearchProvider;
 }
 
 /** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
@@ -44,6 +47,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     logger,
     onClose: (c) => closers.push(c),
     ...(options.toolset ? { toolset: options.toolset } : {}),
+    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
   });
   // MCP servers from configuration are connected here (src/mcp).
   let mcp: McpManager | undefined;

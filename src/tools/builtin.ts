@@ -6,6 +6,7 @@ import type { GroupContext, ToolGroup } from "./group.js";
 import { ALIASES, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
 import { BUILTIN_GROUPS } from "./groups.js";
+import type { SearchProvider } from "./web/search-provider.js";
 
 export interface CreateRegistryOptions {
   /** Overrides the configuration's toolset. */
@@ -15,6 +16,8 @@ export interface CreateRegistryOptions {
   groups?: readonly ToolGroup[];
   /** Receives what must run when the session closes (servers a group started). */
   onClose?: (close: () => Promise<void>) => void;
+  /** web_search's backend instead of Brave (spec 000's ISearchProvider); web_search is then always offered. */
+  searchProvider?: SearchProvider;
 }
 
 /** Every built-in tool whose group is switched on, by name. */
@@ -42,6 +45,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     workspace: loaded.workspace,
     logger,
     ...(options.onClose ? { onClose: options.onClose } : {}),
+    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
   };
   const tools = await builtinTools(ctx, options.groups);
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
@@ -65,13 +69,14 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
  * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`
  * (spec 001). Configuration and secrets are read from `workspace` (default: the current directory).
  */
-export function createBuiltinTools(options: { workspace?: string; logger?: Logger } = {}): AnyTool[] {
+export function createBuiltinTools(options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider } = {}): AnyTool[] {
   const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});
   const ctx: GroupContext = {
     config: loaded.config,
     env: loaded.env,
     workspace: loaded.workspace,
     logger: options.logger ?? createLogger("warn"),
+    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
   };
   const tools: AnyTool[] = [];
   for (const group of BUILTIN_GROUPS) {

@@ -1,6 +1,7 @@
 import type { AnyTool } from "../core/tool.js";
 import type { Logger } from "../core/logger.js";
 import type { TackleConfig } from "../config/config.js";
+import type { SearchProvider } from "./web/search-provider.js";
 
 /** What a tool group's factory gets: configuration, secrets, where the workspace is. */
 export interface GroupContext {
@@ -10,6 +11,8 @@ export interface GroupContext {
   logger: Logger;
   /** Registers work to do when the session closes (stopping servers a group started). */
   onClose?: (close: () => Promise<void>) => void;
+  /** The backend web_search uses instead of Brave (then web_search needs no BRAVE_API_KEY). */
+  searchProvider?: SearchProvider;
 }
 
 /**

@@ -12,7 +12,8 @@ export { createWebFetchTool } from "./web-fetch.js";
 export { createWebSearchTool } from "./web-search.js";
 
 /**
- * web_fetch always; web_search when BRAVE_API_KEY is set (spec 000's conditional registration).
+ * web_fetch always; web_search when BRAVE_API_KEY is set (spec 000's conditional registration) or
+ * another search provider is given.
  * Configuration: `"web": { allowPrivateNetwork, autoApproveDomains, requireApprovalOutsideAllowlist }`
  * and `"services": { "brave": { "baseUrl" } }`.
  */
@@ -20,7 +21,8 @@ export const webTools: ToolGroup = (ctx) => {
   const config = webConfig(ctx);
   const tools: AnyTool[] = [createWebFetchTool(config)];
   const apiKey = ctx.env.BRAVE_API_KEY?.trim();
-  if (apiKey) {
+  if (ctx.searchProvider) tools.push(createWebSearchTool(ctx.searchProvider));
+  else if (apiKey) {
     const baseUrl = serviceBaseUrl(ctx, "brave", BRAVE_DEFAULT_BASE_URL);
     tools.push(createWebSearchTool(new BraveSearchProvider({ apiKey, baseUrl })));
   }
