@@ -3,7 +3,11 @@ import { Command } from "commander";
 import type { Toolset } from "../tools/toolsets.js";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { ToolOutcome } from "../core/result.js";
-import { rejectingApprover, type Approver } from "../runtime/approver.js";
+import { rejectingApprover, type ApprovalRequest, type Approver } from "../runtime/approver.js";
+import { looksLikeDiff, palette } from "./colour.js";
+import { personMessage, type CallStory } from "./person-messages.js";
+import { narrowestRules } from "./narrowest-rule.js";
+import { addRule, configFileFor } from "./config-rules.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { parseKeyValueArgs } from "./key-value-args.js";
@@ -46,20 +50,30 @@ Examples:
     )
     .action(async (name: string, pairs: string[], flags: SessionFlags & { args?: string; json?: boolean }) => {
       const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-      const approver: Approver & { close?: () => void } = interactive
-        ? (await import("./terminal-approver.js")).terminalApprover()
-        : rejectingApprover(
-            "it needs approval and no terminal is attached to ask; run it with --approval all, or allow it in tackle.config.json (permissions.allow)",
-          );
+      const out = palette(process.stdout);
+      const err = palette(process.stderr);
+      const story: CallStory = {};
       let raw: string;
       try {
         raw = readArgs(flags.args);
-      } catch (err) {
-        process.stderr.write(`tackle: cannot read arguments: ${(err as Error).message}\n`);
+      } catch (e) {
+        process.stderr.write(`tackle: cannot read arguments: ${(e as Error).message}\n`);
         process.exitCode = EXIT.usage;
         return;
       }
       const { openSession } = await import("../session.js");
+      let saveRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
+      const asking: Approver & { close?: () => void } = interactive
+        ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request) })
+        : rejectingApprover(
+            "it needs approval and no terminal is attached to ask; run it with --approval all, or allow it in tackle.config.json (permissions.allow)",
+          );
+      // Remembers why a person was wanted, to explain a rejection in the person's terms.
+      const approver: Approver = async (request, signal) => {
+        story.askedBecause = request.reason;
+        story.nobodyToAsk = !interactive;
+        return asking(request, signal);
+      };
       const session = await openSession({
         ...(flags.workspace ? { workspace: flags.workspace } : {}),
         ...(flags.config ? { configFile: flags.config } : {}),
@@ -67,35 +81,75 @@ Examples:
         ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
         runner: { approver },
       });
+      const rulesFor = async (tool: string, args: unknown): Promise<string[]> => {
+        const found = session.registry.get(tool);
+        return found ? narrowestRules(found, tool, args, session.runner) : [tool];
+      };
+      saveRules = async (request) => {
+        const rules = await rulesFor(request.tool, request.args);
+        const file = configFileFor(session.loaded);
+        for (const rule of rules) addRule(file, "allow", rule);
+        return rules;
+      };
+      session.runner.on("tool.approval", (event) => {
+        if (event.type === "tool.approval" && !event.approved && event.approvedBy === "policy" && !story.nobodyToAsk) {
+          story.deniedBecause = event.message;
+        }
+      });
       const controller = new AbortController();
-      const onSignal = () => controller.abort();
-      process.once("SIGINT", onSignal);
+      let interrupted = false;
+      // The first Ctrl-C stops the call and keeps what it printed; a second one leaves at once.
+      const onSignal = () => {
+        if (interrupted) process.exit(EXIT.interrupted);
+        interrupted = true;
+        controller.abort();
+      };
+      process.on("SIGINT", onSignal);
       try {
-        const streaming = !flags.json && process.stderr.isTTY;
         let args: unknown = raw;
         if (pairs.length > 0) {
           const tool = session.registry.get(name);
           try {
             const fromJson = JSON.parse(raw) as Record<string, unknown>;
             args = { ...fromJson, ...parseKeyValueArgs(pairs, tool?.inputSchema ?? {}, (p) => readFileSync(p, "utf8")) };
-          } catch (err) {
-            process.stderr.write(`tackle: ${(err as Error).message}\n`);
+          } catch (e) {
+            process.stderr.write(`tackle: ${(e as Error).message}\n`);
             process.exitCode = EXIT.usage;
             return;
           }
         }
+        // Output goes to the person as it arrives; then the result need not be printed again.
+        let streamed = "";
         const outcome = await session.runner.run(
           { name, args },
-          { signal: controller.signal, ...(streaming ? { onOutput: (chunk: string) => process.stderr.write(chunk) } : {}) },
+          {
+            signal: controller.signal,
+            ...(flags.json
+              ? {}
+              : {
+                  onOutput: (chunk: string) => {
+                    streamed += chunk;
+                    process.stdout.write(chunk);
+                  },
+                }),
+          },
         );
+        if (streamed !== "" && !streamed.endsWith("\n")) process.stdout.write("\n");
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-        else if (outcome.status === "success")
-          process.stdout.write(outcome.content.endsWith("\n") ? outcome.content : `${outcome.content}\n`);
-        else process.stderr.write(`${outcome.content}\n`);
-        process.exitCode = exitCodeOf(outcome);
+        else if (outcome.status === "success") {
+          if (streamed === "") {
+            const text = outcome.displayContent ?? outcome.content;
+            const shown = looksLikeDiff(text) ? out.diff(text) : text;
+            process.stdout.write(shown.endsWith("\n") ? shown : `${shown}\n`);
+          }
+        } else {
+          if (outcome.status === "rejected" && story.nobodyToAsk) story.rules = await rulesFor(name, args);
+          process.stderr.write(`${personMessage(outcome, story, err)}\n`);
+        }
+        process.exitCode = interrupted && outcome.error?.code === "CANCELLED" ? EXIT.interrupted : exitCodeOf(outcome);
       } finally {
         process.off("SIGINT", onSignal);
-        approver.close?.();
+        asking.close?.();
         await session.close();
       }
     });

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 
 /** What a completion script knows: the commands, their flags, and the tools with their parameters. */
 export interface CompletionSpec {
-  commands: Array<{ name: string; description: string; flags: FlagSpec[] }>;
+  commands: Array<{ name: string; description: string; flags: FlagSpec[]; subcommands: string[] }>;
   /** Tool name → parameter names, for `call` and `tools`. */
   tools: Record<string, string[]>;
 }
@@ -24,8 +24,10 @@ export function completionSpec(root: Command, tools: Record<string, string[]>): 
   const commands = root.commands.map((cmd) => ({
     name: cmd.name(),
     description: cmd.description(),
+    subcommands: cmd.commands.map((c) => c.name()),
+    // A command with subcommands (rules) takes its flags from them.
     flags: [
-      ...cmd.options.map((o): FlagSpec => {
+      ...[...cmd.options, ...cmd.commands.flatMap((c) => c.options)].map((o): FlagSpec => {
         const takesValue = o.required || o.optional;
         const kind = /workspace/.test(o.long ?? "") ? "dir" : /config|file/.test(o.long ?? "") ? "file" : undefined;
         return {
@@ -86,7 +88,13 @@ ${[...valueCases].map(([flag, action]) => `    ${flag}) ${action}; return 0 ;;`)
     "") COMPREPLY=($(compgen -W ${quote(words([...spec.commands.map((c) => c.name), "--help", "--version"]))} -- "$cur")) ;;
 ${spec.commands
   .map((c) => {
-    const flags = words(c.flags.flatMap((f) => f.names));
+    const flags = words([...new Set(c.flags.flatMap((f) => f.names))]);
+    if (c.subcommands.length > 0) {
+      return `    ${c.name})
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W ${quote(flags)} -- "$cur"))
+      elif [[ -z "$tool" ]]; then COMPREPLY=($(compgen -W ${quote(words(c.subcommands))} -- "$cur"))
+      fi ;;`;
+    }
     if (!TOOL_COMMANDS.includes(c.name)) return `    ${c.name}) COMPREPLY=($(compgen -W ${quote(flags)} -- "$cur")) ;;`;
     return `    ${c.name})
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W ${quote(flags)} -- "$cur"))
@@ -127,6 +135,11 @@ export function fishCompletion(spec: CompletionSpec): string {
   const names = words(spec.commands.map((c) => c.name));
   for (const c of spec.commands) {
     lines.push(`complete -c tackle -n "not __fish_seen_subcommand_from ${names}" -a ${c.name} -d ${quote(c.description)}`);
+    if (c.subcommands.length > 0) {
+      lines.push(
+        `complete -c tackle -n "__fish_seen_subcommand_from ${c.name}; and not __fish_seen_subcommand_from ${words(c.subcommands)}" -a ${quote(words(c.subcommands))}`,
+      );
+    }
     for (const f of c.flags) {
       const parts = [`complete -c tackle -n "__fish_seen_subcommand_from ${c.name}"`];
       for (const n of f.names) parts.push(n.startsWith("--") ? `-l ${n.slice(2)}` : `-s ${n.slice(1)}`);

@@ -4,4 +4,6 @@ export const EXIT = {
   toolError: 1,
   usage: 2,
   rejected: 3,
+  /** Stopped with Ctrl-C, as shells report SIGINT (128 + 2). */
+  interrupted: 130,
 } as const;

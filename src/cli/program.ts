@@ -6,6 +6,7 @@ import { mcpCommand } from "./mcp-command.js";
 import { serveCommand } from "./serve-command.js";
 import { initCommand } from "./init-command.js";
 import { completionCommand } from "./completion-command.js";
+import { rulesCommand } from "./rules-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -24,6 +25,7 @@ export function program(): Command {
     .addCommand(mcpCommand())
     .addCommand(serveCommand())
     .addCommand(initCommand())
+    .addCommand(rulesCommand())
     .addCommand(completionCommand())
     .addHelpText(
       "after",
@@ -39,7 +41,7 @@ Examples:
   root.commands
     .find((c) => c.name() === "serve")
     ?.addHelpText("after", "\nExamples:\n  tackle serve\n  tackle serve --port 0 --approval safe");
-  for (const cmd of [root, ...root.commands]) cmd.exitOverride();
+  for (const cmd of [root, ...root.commands, ...root.commands.flatMap((c) => c.commands)]) cmd.exitOverride();
   return root;
 }
 

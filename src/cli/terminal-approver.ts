@@ -1,11 +1,30 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
+import type { ReadStream } from "node:tty";
 import type { Approver, ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
+import { looksLikeDiff, palette, type Palette } from "./colour.js";
 
 export interface TerminalApproverOptions {
   input?: Readable;
   output?: Writable;
+  /** Colours for the prompt; by default those `output` supports. */
+  colour?: Palette;
+  /**
+   * Saves "always" to configuration: writes the narrowest allow rules for the call and returns
+   * them, to show the person. Without it the prompt offers "always" for the session only.
+   */
+  saveRules?: (request: ApprovalRequest) => Promise<string[]>;
 }
+
+/** A terminal that can hand over single keys (raw mode), rather than whole lines. */
+function rawTerminal(input: Readable): ReadStream | undefined {
+  const tty = input as Partial<ReadStream>;
+  return tty.isTTY && typeof tty.setRawMode === "function" ? (input as ReadStream) : undefined;
+}
+
+/** Ctrl-C and Ctrl-D typed while the terminal is in raw mode, where they raise no signal. */
+const CTRL_C = "\u0003";
+const CTRL_D = "\u0004";
 
 const SHORT_VALUE = 200;
 
@@ -32,6 +51,8 @@ export interface TerminalApprover extends Approver {
 export function terminalApprover(options: TerminalApproverOptions = {}): TerminalApprover {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
+  const colour = options.colour ?? palette(output as Writable & { isTTY?: boolean });
+  const raw = rawTerminal(input);
   let queue: Promise<unknown> = Promise.resolve();
   // One reader for the approver's life: lines typed ahead are kept, not lost between prompts.
   let rl: ReturnType<typeof createInterface> | undefined;
@@ -68,19 +89,102 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
     });
   };
 
+  // In a terminal a line is read with the terminal's own editing, one reader per question, so
+  // that single keys and lines never compete for the same input.
+  const terminalLine = (signal: AbortSignal): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const once = createInterface({ input, terminal: false });
+      const done = (line: string | undefined) => {
+        signal.removeEventListener("abort", onAbort);
+        once.removeAllListeners("close");
+        once.close();
+        input.pause();
+        resolve(line);
+      };
+      const onAbort = () => done(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      once.once("line", done);
+      once.once("close", () => done(undefined));
+    });
+
+  // One key, without Enter: raw mode for just as long as the key takes.
+  const nextKey = (tty: ReadStream, signal: AbortSignal): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve(undefined);
+      const done = (key: string | undefined) => {
+        tty.off("data", onData);
+        signal.removeEventListener("abort", onAbort);
+        tty.setRawMode(false);
+        tty.pause();
+        resolve(key);
+      };
+      const onData = (data: Buffer | string) => {
+        const text = String(data);
+        // Keys typed ahead ("n", then a message) are kept for the next question; an Enter
+        // pressed out of habit right after the key is not.
+        const rest = text.slice(1).replace(/^\r?\n|^\r/, "");
+        done(text[0]);
+        if (rest !== "") tty.unshift(Buffer.from(rest));
+      };
+      const onAbort = () => done(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      tty.setRawMode(true);
+      tty.on("data", onData);
+      tty.resume();
+    });
+
   const ask = async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> => {
     const question = async (text: string): Promise<string | undefined> => {
       output.write(text);
-      return (await nextLine(signal))?.trim();
+      return (await (raw ? terminalLine(signal) : nextLine(signal)))?.trim();
     };
-    try {
-      output.write(`\ntackle: ${request.tool} wants to run (${request.effect}): ${request.reason}\n${summarise(request.args)}\n`);
-      if (request.preview) output.write(`${request.preview.split("\n").slice(0, 40).join("\n")}\n`);
+    const choice = async (text: string): Promise<string | undefined> => {
+      if (!raw) return (await question(text))?.toLowerCase();
+      // Raw before the prompt shows, so a key typed at once is neither echoed nor held for Enter.
+      raw.setRawMode(true);
+      output.write(text);
       for (;;) {
-        const answer = (await question("Approve? [y]es / [n]o / [a]lways / [e]dit / [?] more: "))?.toLowerCase();
+        const key = await nextKey(raw, signal);
+        if (key === undefined || key.startsWith(CTRL_D)) return undefined;
+        if (key.startsWith(CTRL_C)) {
+          output.write("\n");
+          // Raw mode swallowed the signal; raise it, so Ctrl-C stops the call as it would anywhere else.
+          process.kill(process.pid, "SIGINT");
+          return undefined;
+        }
+        // Enter, arrows and other escapes are not answers; wait for a letter.
+        if (key === "\r" || key === "\n" || key.startsWith("\u001b")) continue;
+        output.write(`${key}\n`);
+        return key.toLowerCase();
+      }
+    };
+    const keys = options.saveRules ? "y, n, a, s, e or ?" : "y, n, a, e or ?";
+    const menu = options.saveRules
+      ? `Approve? [y]es / [n]o / [a]lways, this session / [s]ave: always, in configuration / [e]dit / [?] more: `
+      : `Approve? [y]es / [n]o / [a]lways, this session / [e]dit / [?] more: `;
+    try {
+      output.write(
+        `\n${colour.warning("tackle:")} ${colour.strong(request.tool)} wants to run (${request.effect}): ${request.reason}\n${summarise(request.args)}\n`,
+      );
+      if (request.preview) {
+        const shown = request.preview.split("\n").slice(0, 40).join("\n");
+        output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
+      }
+      for (;;) {
+        const answer = await choice(menu);
         if (answer === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
         if (answer === "y" || answer === "yes") return { approved: true };
         if (answer === "a" || answer === "always") return { approved: true, always: true };
+        if ((answer === "s" || answer === "save") && options.saveRules) {
+          try {
+            const rules = await options.saveRules(request);
+            output.write(`${colour.success("Saved")} to configuration (permissions.allow): ${rules.join(", ")}\n`);
+            return { approved: true, always: true };
+          } catch (err) {
+            output.write(`${colour.failure("Could not save")}: ${(err as Error).message}\n`);
+            continue;
+          }
+        }
         if (answer === "n" || answer === "no") {
           const message = await question("Message for the model (optional): ");
           return message ? { approved: false, message } : { approved: false };
@@ -103,7 +207,7 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
           if (request.preview) output.write(`Preview:\n${request.preview}\n`);
           continue;
         }
-        output.write("Answer y, n, a, e or ?.\n");
+        output.write(`Answer ${keys}.\n`);
       }
     } finally {
       // A paused reader does not keep the process alive between prompts.

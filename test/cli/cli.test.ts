@@ -129,7 +129,7 @@ describe("tackle call", () => {
 describe("approval in a terminal", () => {
   it("asks, and y runs the call", async () => {
     const r = await runCliInTerminal(["call", "write_file", "--args", '{"path":"a.txt","content":"yes"}', "--workspace", ws.dir], "y\n");
-    expect(r.stdout).toMatch(/write_file wants to run/);
+    expect(r.stdout.replace(/\u001b\[[0-9;]*m/g, "")).toMatch(/write_file wants to run/);
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("yes");
   });

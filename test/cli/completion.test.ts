@@ -45,6 +45,8 @@ describe("tackle completion", () => {
     expect(complete("call", "read_file", "li")).toEqual(["limit="]);
     expect(complete("call", "--approval", "")).toEqual(expect.arrayContaining(["ask", "safe", "all"]));
     expect(complete("tools", "--js")).toEqual(["--json"]);
+    expect(complete("rules", "")).toEqual(["list", "add", "remove"]);
+    expect(complete("rules", "add", "--list", "d")).toEqual(["deny"]);
   });
 
   it("zsh and fish scripts name the same commands and tools", async () => {

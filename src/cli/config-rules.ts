@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from "jsonc-parser";
+import { CONFIG_FILES, type LoadedConfig } from "../config/config.js";
+import { parseRule } from "../runtime/rules.js";
+
+export const RULE_LISTS = ["allow", "ask", "deny"] as const;
+export type RuleList = (typeof RULE_LISTS)[number];
+
+const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: "\n" };
+
+/** The configuration file rules are written to: the one loaded, else tackle.config.json in the workspace. */
+export function configFileFor(loaded: Pick<LoadedConfig, "file" | "workspace">): string {
+  return loaded.file ?? path.join(loaded.workspace, CONFIG_FILES[0]);
+}
+
+/** The file to use for a workspace and an optional --config, as the loader would find it. */
+export function configFileIn(workspace: string, configFile?: string): string {
+  if (configFile) return path.resolve(configFile);
+  const dir = path.resolve(workspace);
+  return CONFIG_FILES.map((f) => path.join(dir, f)).find((f) => existsSync(f)) ?? path.join(dir, CONFIG_FILES[0]);
+}
+
+function read(file: string): string {
+  return existsSync(file) ? readFileSync(file, "utf8") : "{}\n";
+}
+
+function rawList(file: string, list: RuleList): unknown[] {
+  const raw = parseJsonc(read(file), [], { allowTrailingComma: true }) as { permissions?: Partial<Record<RuleList, unknown>> } | undefined;
+  const value = raw?.permissions?.[list];
+  return Array.isArray(value) ? value : [];
+}
+
+/** The permission rules in a configuration file, list by list. */
+export function readRules(file: string): Record<RuleList, string[]> {
+  const strings = (list: RuleList) => rawList(file, list).filter((x): x is string => typeof x === "string");
+  return { allow: strings("allow"), ask: strings("ask"), deny: strings("deny") };
+}
+
+/**
+ * Adds a rule to one list, editing the text in place (jsonc-parser) so the person's comments and
+ * layout stay. Returns false when the list already has it.
+ */
+export function addRule(file: string, list: RuleList, rule: string): boolean {
+  parseRule(rule);
+  if (readRules(file)[list].includes(rule)) return false;
+  const text = read(file);
+  writeFileSync(
+    file,
+    applyEdits(text, modify(text, ["permissions", list, -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })),
+  );
+  return true;
+}
+
+/** Removes a rule from every list that has it (or only from `list`); returns the lists it left. */
+export function removeRule(file: string, rule: string, list?: RuleList): RuleList[] {
+  const removed: RuleList[] = [];
+  for (const name of list ? [list] : RULE_LISTS) {
+    for (;;) {
+      const index = rawList(file, name).indexOf(rule);
+      if (index < 0) break;
+      const text = read(file);
+      writeFileSync(file, applyEdits(text, modify(text, ["permissions", name, index], undefined, { formattingOptions: FORMAT })));
+      if (!removed.includes(name)) removed.push(name);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,55 @@
+import type { ToolOutcome } from "../core/result.js";
+import type { Palette } from "./colour.js";
+
+/** What the command line saw of one call besides its outcome, to explain it to a person. */
+export interface CallStory {
+  /** Why the policy wanted a person, when it asked. */
+  askedBecause?: string;
+  /** Nobody could be asked (no terminal); the call was turned down for that alone. */
+  nobodyToAsk?: boolean;
+  /** Why the policy refused the call outright. */
+  deniedBecause?: string;
+  /** The narrowest allow rules that would have let the call run. */
+  rules?: string[];
+}
+
+const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * An outcome that did not succeed, as advice to a person at a terminal: what happened and what
+ * they can do. The text addressed to the model ("do not retry the same call") stays in `--json`.
+ */
+export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Palette): string {
+  const tool = colour.strong(outcome.toolName);
+  if (outcome.status === "cancelled" || outcome.error?.code === "CANCELLED") {
+    return `${colour.warning("Cancelled")}: ${tool} was stopped before it finished.`;
+  }
+  if (outcome.status === "rejected" && outcome.error?.code === "PERMISSION_DENIED") {
+    const reason = story.deniedBecause ?? outcome.error.message.replace(/^Not allowed: /, "").replace(/\. This is policy.*$/s, "");
+    const rule = /denied by the rule "(.+)"/.exec(reason)?.[1];
+    const hint = rule ? `\n${colour.dim(`To let it run, remove that rule: tackle rules remove ${shellQuote(rule)}`)}` : "";
+    return `${colour.failure("Refused")}: ${tool} was not run: ${reason}.${hint}`;
+  }
+  if (outcome.status === "rejected") {
+    if (story.nobodyToAsk) {
+      const rules = story.rules?.length ? story.rules : [outcome.toolName];
+      const why = story.askedBecause ? ` (${story.askedBecause})` : "";
+      return [
+        `${colour.warning("Not run")}: ${tool} needs approval${why}, and no terminal is attached to ask.`,
+        colour.dim("To run it, call it from a terminal, add --approval all, or allow it for good:"),
+        ...rules.map((r) => `  tackle rules add ${shellQuote(r)}`),
+      ].join("\n");
+    }
+    const said = outcome.userMessage ? ` Your message: "${outcome.userMessage}".` : "";
+    return `${colour.warning("Not run")}: you declined ${tool}.${said}`;
+  }
+  const error = outcome.error;
+  if (!error) return `${colour.failure("Failed")}: ${outcome.content}`;
+  const code = colour.dim(`(${error.code})`);
+  if (error.code === "UNKNOWN_TOOL")
+    return `${colour.failure("Unknown tool")}: ${error.message} ${colour.dim("Run tackle tools to list them.")}`;
+  if (error.code === "INVALID_ARGS") {
+    return `${colour.failure("Invalid arguments")}: ${error.message}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
+  }
+  return `${colour.failure("Failed")}: ${error.message} ${code}`;
+}

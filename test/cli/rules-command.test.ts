@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+import { tempDir } from "../support/tools.js";
+import { loadConfig } from "../../src/config/config.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => (ws = tempDir()));
+afterEach(() => ws.cleanup());
+
+describe("tackle rules", () => {
+  it("adds, lists and removes rules, keeping the configuration's comments", async () => {
+    expect((await runCli(["init", "--workspace", ws.dir])).code).toBe(0);
+    const add = await runCli(["rules", "add", "shell(git status*)", "--workspace", ws.dir]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toMatch(/Added shell\(git status\*\) to permissions\.allow/);
+    expect((await runCli(["rules", "add", "shell(curl *)", "--list", "deny", "--workspace", ws.dir])).code).toBe(0);
+    const again = await runCli(["rules", "add", "shell(git status*)", "--workspace", ws.dir]);
+    expect(again.stdout).toMatch(/already in permissions\.allow/);
+    const file = path.join(ws.dir, "tackle.config.json");
+    expect(readFileSync(file, "utf8")).toContain("// What runs without asking a person");
+    expect(loadConfig({ workspace: ws.dir }).config.permissions).toEqual({
+      allow: ["shell(git status*)"],
+      ask: [],
+      deny: ["shell(curl *)"],
+    });
+    const list = await runCli(["rules", "list", "--json", "--workspace", ws.dir]);
+    expect(JSON.parse(list.stdout)).toEqual({ allow: ["shell(git status*)"], ask: [], deny: ["shell(curl *)"] });
+    const text = await runCli(["rules", "list", "--workspace", ws.dir]);
+    expect(text.stdout).toMatch(/allow\n {2}shell\(git status\*\)\nask\n {2}\(none\)\ndeny\n {2}shell\(curl \*\)/);
+    const remove = await runCli(["rules", "remove", "shell(git status*)", "--workspace", ws.dir]);
+    expect(remove.code, remove.stderr).toBe(0);
+    expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual([]);
+  });
+
+  it("refuses a malformed rule and a rule that is not there, and creates the file when there is none", async () => {
+    const bad = await runCli(["rules", "add", "bad rule(", "--workspace", ws.dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/malformed/);
+    const missing = await runCli(["rules", "remove", "nope", "--workspace", ws.dir]);
+    expect(missing.code).toBe(2);
+    expect((await runCli(["rules", "add", "read_file", "--workspace", ws.dir])).code).toBe(0);
+    expect(loadConfig({ workspace: ws.dir }).config.permissions).toEqual({ allow: ["read_file"] });
+  });
+});

@@ -1,0 +1,93 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { inTerminal } from "./pty.js";
+import { runCli } from "./run-cli.js";
+import { tempDir } from "../support/tools.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  ws = tempDir();
+  writeFileSync(path.join(ws.dir, "a.txt"), "alpha\nbeta\n");
+});
+afterEach(() => ws.cleanup());
+
+const ESC = "\u001b[";
+
+describe("tackle call in a terminal", () => {
+  it("takes a single key at the approval prompt, without Enter", async () => {
+    const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
+    await t.waitFor(/Approve\?.*\[s\]ave.*: $/);
+    t.type("y");
+    await t.waitFor(/: y\n/);
+    expect(await t.exited, t.screen()).toBe(0);
+    expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("hi");
+  }, 90_000);
+
+  it("saves 'always' as the narrowest rule in the configuration, keeping its comments, and uses it next time", async () => {
+    const config = path.join(ws.dir, "tackle.config.json");
+    writeFileSync(config, '{\n  // my notes stay\n  "approval": "safe",\n}\n');
+    const t = inTerminal(["call", "shell", "command=touch made.txt", "--workspace", ws.dir]);
+    await t.waitFor(/Approve\?/);
+    t.type("s");
+    await t.waitFor(/Saved\S* to configuration \(permissions\.allow\): shell\(touch made\.txt\)/);
+    expect(await t.exited, t.screen()).toBe(0);
+    expect(existsSync(path.join(ws.dir, "made.txt"))).toBe(true);
+    const text = readFileSync(config, "utf8");
+    expect(text).toContain("// my notes stay");
+    expect(text).toMatch(/"allow": \[\s*"shell\(touch made\.txt\)"\s*\]/);
+    // Next run, with nobody to ask: the saved rule lets it run.
+    const again = await runCli(["call", "shell", "command=touch made.txt", "--workspace", ws.dir]);
+    expect(again.code, again.stderr).toBe(0);
+    const other = await runCli(["call", "shell", "command=touch other.txt", "--workspace", ws.dir]);
+    expect(other.code).toBe(3);
+  }, 90_000);
+
+  it("colours status words and diffs in a terminal; none with NO_COLOR", async () => {
+    const t = inTerminal(["call", "read_file", "path=nope.txt", "--workspace", ws.dir]);
+    expect(await t.exited).toBe(1);
+    expect(t.screen()).toContain(`${ESC}1m${ESC}31mFailed`);
+    const edit = inTerminal(["call", "edit_file", "path=a.txt", "old=beta", "new=gamma", "--approval", "ask", "--workspace", ws.dir]);
+    await edit.waitFor(/Approve\?/);
+    expect(edit.screen()).toContain(`${ESC}31m-beta`);
+    expect(edit.screen()).toContain(`${ESC}32m+gamma`);
+    edit.type("n");
+    await edit.waitFor(/Message for the model/);
+    edit.type("\r");
+    expect(await edit.exited).toBe(3);
+    expect(edit.screen()).toMatch(/Not run.*: you declined/);
+    const plain = inTerminal(["call", "read_file", "path=nope.txt", "--workspace", ws.dir], { env: { NO_COLOR: "1" } });
+    expect(await plain.exited).toBe(1);
+    expect(plain.screen()).toMatch(/^Failed: The file "nope.txt" does not exist/m);
+    expect(plain.screen()).not.toContain(ESC);
+  }, 90_000);
+
+  it("prints shell output as it arrives; Ctrl-C stops the command, keeps the output and says so", async () => {
+    const t = inTerminal(["call", "shell", "command=echo started; sleep 30; echo never", "--approval", "all", "--workspace", ws.dir]);
+    await t.waitFor(/started/);
+    t.type("\u0003");
+    expect(await t.exited).toBe(130);
+    expect(t.screen()).toMatch(/started\n[\s\S]*Cancelled/);
+    expect(t.screen()).not.toContain("never");
+  }, 90_000);
+});
+
+describe("tackle call without a terminal", () => {
+  it("uses no colour when piped, unless FORCE_COLOR says so", async () => {
+    const piped = await runCli(["call", "read_file", "path=nope.txt", "--workspace", ws.dir]);
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).not.toContain(ESC);
+    const forced = await runCli(["call", "read_file", "path=nope.txt", "--workspace", ws.dir], { env: { FORCE_COLOR: "1", NO_COLOR: "" } });
+    expect(forced.stderr).toContain(ESC);
+  });
+
+  it("explains a rejection to a person, with the exact rule that would allow it; --json keeps the model's text", async () => {
+    const r = await runCli(["call", "shell", "command=touch made.txt", "--workspace", ws.dir]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/Not run: shell needs approval .*no terminal is attached/);
+    expect(r.stderr).toContain("tackle rules add 'shell(touch made.txt)'");
+    expect(r.stderr).not.toMatch(/Do not repeat/);
+    const json = await runCli(["call", "shell", "command=touch made.txt", "--json", "--workspace", ws.dir]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: "rejected", content: expect.stringMatching(/Do not repeat/) });
+  });
+});
