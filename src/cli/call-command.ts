@@ -27,6 +27,14 @@ function readArgs(text: string | undefined): string {
   return text;
 }
 
+/** How a command ended, when not cleanly: "exit code 3", "stopped by SIGKILL". */
+function commandEnding(structured: unknown): string | undefined {
+  if (!structured || typeof structured !== "object") return undefined;
+  const { exitCode, signal } = structured as { exitCode?: unknown; signal?: unknown };
+  if (typeof signal === "string") return `stopped by ${signal}`;
+  return typeof exitCode === "number" && exitCode !== 0 ? `exit code ${exitCode}` : undefined;
+}
+
 /** `tackle call <tool> --args JSON`: one call, with the terminal as approver when there is one. */
 export function callCommand(): Command {
   return new Command("call")
@@ -98,13 +106,14 @@ Examples:
       });
       const controller = new AbortController();
       let interrupted = false;
-      // The first Ctrl-C stops the call and keeps what it printed; a second one leaves at once.
+      // The first Ctrl-C (or SIGTERM) stops the call and keeps what it printed; a second one leaves at once.
       const onSignal = () => {
         if (interrupted) process.exit(EXIT.interrupted);
         interrupted = true;
         controller.abort();
       };
-      process.on("SIGINT", onSignal);
+      const stopSignals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+      for (const signal of stopSignals) process.on(signal, onSignal);
       try {
         let args: unknown = raw;
         if (pairs.length > 0) {
@@ -141,6 +150,10 @@ Examples:
             const text = outcome.displayContent ?? outcome.content;
             const shown = looksLikeDiff(text) ? out.diff(text) : text;
             process.stdout.write(shown.endsWith("\n") ? shown : `${shown}\n`);
+          } else {
+            // The streamed output lacks the ending the result reports ("[exit code 3]").
+            const ended = commandEnding(outcome.structured);
+            if (ended) process.stderr.write(`${err.warning(ended)}\n`);
           }
         } else {
           if (outcome.status === "rejected" && story.nobodyToAsk) story.rules = await rulesFor(name, args);
@@ -148,7 +161,7 @@ Examples:
         }
         process.exitCode = interrupted && outcome.error?.code === "CANCELLED" ? EXIT.interrupted : exitCodeOf(outcome);
       } finally {
-        process.off("SIGINT", onSignal);
+        for (const signal of stopSignals) process.off(signal, onSignal);
         asking.close?.();
         await session.close();
       }

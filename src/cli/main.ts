@@ -7,4 +7,16 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+// Ended by a signal, node skips its "exit" handlers, which remove tackle's temporary folders.
+// Leaving through process.exit runs them. Commands with their own handling (call, the servers) keep it.
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+  ["SIGHUP", 129],
+] as const) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) === 1) process.exit(code);
+  });
+}
+
 process.exitCode = await main(process.argv);

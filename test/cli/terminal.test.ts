@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inTerminal } from "./pty.js";
-import { runCli } from "./run-cli.js";
+import { spawn } from "node:child_process";
+import { CLI, runCli } from "./run-cli.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -90,4 +91,39 @@ describe("tackle call without a terminal", () => {
     const json = await runCli(["call", "shell", "command=touch made.txt", "--json", "--workspace", ws.dir]);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: "rejected", content: expect.stringMatching(/Do not repeat/) });
   });
+});
+
+describe("temporary folders", () => {
+  it("none are left behind, after a normal run, a failure or a SIGTERM", async () => {
+    const tmp = tempDir();
+    try {
+      const env = { TMPDIR: tmp.dir };
+      expect((await runCli(["tools", "--workspace", ws.dir], { env })).code).toBe(0);
+      expect((await runCli(["call", "read_file", "path=nope.txt", "--workspace", ws.dir], { env })).code).toBe(1);
+      const ended = await runCli(["call", "shell", "command=echo hi; exit 3", "--approval", "all", "--workspace", ws.dir], { env });
+      expect(ended.stdout).toBe("hi\n");
+      expect(ended.stderr).toMatch(/exit code 3/);
+      const t = inTerminal(["call", "shell", "command=echo started; sleep 30", "--approval", "all", "--workspace", ws.dir], { env });
+      await t.waitFor(/started/);
+      expect(readdirSync(tmp.dir).filter((n) => n.startsWith("tackle-output-"))).toHaveLength(1);
+      t.type("\u0003");
+      await t.exited;
+      expect(readdirSync(tmp.dir).filter((n) => n.startsWith("tackle-output-"))).toEqual([]);
+      const child = spawn(
+        process.execPath,
+        [CLI, "call", "shell", "command=echo started; sleep 30", "--approval", "all", "--workspace", ws.dir],
+        {
+          env: { ...process.env, ...env },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      await new Promise<void>((resolve) => child.stdout.on("data", (d) => String(d).includes("started") && resolve()));
+      child.kill("SIGTERM");
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(code).toBe(130);
+      expect(readdirSync(tmp.dir).filter((n) => n.startsWith("tackle-output-"))).toEqual([]);
+    } finally {
+      tmp.cleanup();
+    }
+  }, 90_000);
 });
