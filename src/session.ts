@@ -19,6 +19,12 @@ export interface SessionOptions {
   logger?: Logger;
   /** Connect to configured MCP servers. Default true. */
   mcp?: boolean;
+  /**
+   * How long opening waits for MCP servers still connecting before going on without them (their
+   * tools join when they connect); also how long a call to a tool not there yet waits for them.
+   * Default: configuration's `mcpWaitMs`, else 5 s. 0 opens at once (`tackle mcp`, `tackle serve`).
+   */
+  mcpWaitMs?: number;
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
   /** web_search's backend instead of Brave (spec 000's ISearchProvider). */
   searchProvider?: SearchProvider;
@@ -31,8 +37,20 @@ export interface Session {
   runner: ToolRunner;
   /** The MCP servers from configuration, when any were configured and `mcp` was not false. */
   mcp?: McpManager;
+  /** Settles when every configured MCP server has connected or failed. */
+  mcpReady: Promise<void>;
   /** Stops MCP and language servers and flushes the audit log. */
   close(): Promise<void>;
+}
+
+const DEFAULT_MCP_WAIT_MS = 5_000;
+
+/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Opens a session from configuration, the way the `tackle` command does. */
@@ -49,8 +67,13 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     ...(options.toolset ? { toolset: options.toolset } : {}),
     ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
   });
-  // MCP servers from configuration are connected here (src/mcp).
+  // MCP servers from configuration are connected here (src/mcp), never holding the session back
+  // for longer than the wait: a silent server's tools join later, or not at all.
   let mcp: McpManager | undefined;
+  let mcpReady: Promise<void> = Promise.resolve();
+  let connecting = false;
+  const configuredWait = loaded.config.mcpWaitMs;
+  const callWaitMs = configuredWait ?? DEFAULT_MCP_WAIT_MS;
   const servers = loaded.config.mcpServers;
   if (options.mcp !== false && servers && Object.keys(servers).length > 0) {
     // The MCP client libraries load only when servers are configured.
@@ -58,8 +81,14 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     mcp = new McpManager(servers, { logger, registry, baseDir: loaded.workspace, vars: loaded.env });
     const manager = mcp;
     closers.push(() => manager.close());
+    connecting = true;
     // Each server is isolated inside connectAll; nothing here may stop the session opening.
-    await manager.connectAll().catch((err: unknown) => logger.error(`Connecting MCP servers failed: ${(err as Error).message}`));
+    mcpReady = manager
+      .connectAll()
+      .then(() => undefined)
+      .catch((err: unknown) => logger.error(`Connecting MCP servers failed: ${(err as Error).message}`))
+      .finally(() => (connecting = false));
+    await waitAtMost(mcpReady, options.mcpWaitMs ?? callWaitMs);
   }
   const runner = new ToolRunner({
     registry,
@@ -71,6 +100,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),
     ...(loaded.config.maxOutputChars ? { maxOutputChars: loaded.config.maxOutputChars } : {}),
     logger,
+    toolsPending: () => (connecting ? mcpReady : undefined),
+    toolWaitMs: callWaitMs,
     ...options.runner,
   });
   return {
@@ -78,6 +109,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     registry,
     runner,
     ...(mcp ? { mcp } : {}),
+    mcpReady,
     async close() {
       await Promise.allSettled(closers.map((c) => c()));
       await runner.close();

@@ -23,6 +23,8 @@ export const ConfigSchema = z.looseObject({
   /** Extra folders tools may reach besides the workspace. */
   roots: z.array(z.object({ path: z.string(), writable: z.boolean().default(false) })).optional(),
   mcpServers: z.record(z.string(), McpServerEntrySchema).optional(),
+  /** How long tackle waits for MCP servers still connecting (at start-up of tools / call, and per call). */
+  mcpWaitMs: z.number().int().nonnegative().optional(),
   services: z.record(z.string(), z.looseObject({})).optional(),
   log: z.string().optional(),
   timeoutMs: z.number().int().positive().optional(),

@@ -56,9 +56,17 @@ export interface ToolRunnerOptions {
   maxArgsBytes?: number;
   retry?: Partial<RetryOptions> | false;
   cache?: Partial<CacheOptions> | false;
+  /**
+   * Tools that may still join the registry (MCP servers still connecting): a call to a tool not
+   * registered yet waits for this promise, up to `toolWaitMs`, before it is refused as unknown.
+   */
+  toolsPending?: () => Promise<unknown> | undefined;
+  /** How long a call waits for `toolsPending`. Default 5 s. */
+  toolWaitMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_TOOL_WAIT_MS = 5_000;
 const DEFAULT_MAX_ARGS_BYTES = 5 * 1024 * 1024;
 const PARTIAL_OUTPUT_CHARS = 20_000;
 /** A retry needs at least this long before the deadline to be worth starting. */
@@ -100,6 +108,8 @@ export class ToolRunner {
   readonly #timeoutMs: number;
   readonly #maxOutput: number;
   readonly #maxArgsBytes: number;
+  readonly #toolsPending: (() => Promise<unknown> | undefined) | undefined;
+  readonly #toolWaitMs: number;
   readonly #retry: RetryOptions | false;
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
@@ -120,6 +130,8 @@ export class ToolRunner {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxOutput = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
     this.#maxArgsBytes = options.maxArgsBytes ?? DEFAULT_MAX_ARGS_BYTES;
+    this.#toolsPending = options.toolsPending;
+    this.#toolWaitMs = options.toolWaitMs ?? DEFAULT_TOOL_WAIT_MS;
     this.#retry = options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry };
     if (options.cache !== false) this.#cache = new ResultCache(this.workspace.root, { ...DEFAULT_CACHE, ...options.cache });
   }
@@ -136,6 +148,7 @@ export class ToolRunner {
 
   /** Runs one call to its outcome. Never throws. */
   async run(call: ToolCall, options: RunOptions = {}): Promise<ToolOutcome> {
+    await this.#awaitPendingTools([call]);
     const prepared = this.#prepare(call);
     if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
     return this.#runPrepared(prepared, options);
@@ -146,6 +159,7 @@ export class ToolRunner {
    * write what another reads) run in the order given. Outcomes come back in the calls' order.
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
+    await this.#awaitPendingTools(calls);
     const prepared = calls.map((c) => this.#prepare(c));
     const accesses = await Promise.all(prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})));
     const running: Array<Promise<ToolOutcome>> = [];
@@ -165,6 +179,29 @@ export class ToolRunner {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Lets tools still on their way (an MCP server connecting) join before calls name them: waits
+   * until every named tool is registered, nothing more is coming, or the wait is over.
+   */
+  async #awaitPendingTools(calls: readonly ToolCall[]): Promise<void> {
+    const present = () => calls.every((c) => this.registry.has(String(c.name ?? "")));
+    if (!this.#toolsPending || present()) return;
+    const pending = this.#toolsPending();
+    if (!pending) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+      const timer = setTimeout(done, this.#toolWaitMs);
+      const unsubscribe = this.registry.onChange(() => {
+        if (present()) done();
+      });
+      pending.then(done, done);
+    });
+  }
 
   #prepare(call: ToolCall): Prepared | ToolOutcome {
     const started = performance.now();

@@ -62,6 +62,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     ...(options.toolset !== undefined ? { toolset: options.toolset } : {}),
     ...(options.mcp !== undefined ? { mcp: options.mcp } : {}),
     logger,
+    // The server answers at once; MCP servers' tools join when they connect.
+    mcpWaitMs: 0,
     runner: { approver: approvals.approver },
   });
   const unsubscribe = session.runner.on("*", (e) => events.send(e.type, withSpecNames(e)));

@@ -79,6 +79,8 @@ export class McpConnection implements McpToolTarget {
   #live?: Live;
   #generation = 0;
   #attempt = 0;
+  /** Aborted by close(): a connection still being set up is torn down, its process stopped. */
+  readonly #closing = new AbortController();
   #timer?: NodeJS.Timeout;
   #reestablishing?: Promise<void>;
   #refreshTimer?: NodeJS.Timeout;
@@ -161,6 +163,7 @@ export class McpConnection implements McpToolTarget {
   /** Stops the server (its whole process tree) and any respawn planned. */
   async close(): Promise<void> {
     this.state = "closed";
+    this.#closing.abort(`MCP server "${this.name}" was closed while connecting`);
     clearTimeout(this.#timer);
     clearTimeout(this.#refreshTimer);
     const live = this.#live;
@@ -247,6 +250,7 @@ export class McpConnection implements McpToolTarget {
       this.config.connectTimeoutMs,
       `MCP server "${this.name}" did not finish connecting within ${this.config.connectTimeoutMs / 1000} s`,
       (signal, onTransport) => this.#open(generation, signal, onTransport),
+      this.#closing.signal,
     );
     const previous = this.#live;
     this.#live = live;
@@ -434,23 +438,30 @@ async function shutdown(live: Live): Promise<void> {
 }
 
 /**
- * Runs `fn` under a time limit. On expiry the signal aborts and the transport `fn` reported is
- * closed (killing a stdio server's tree), so a server that never answers never lingers.
+ * Runs `fn` under a time limit. On expiry, or when `stop` aborts (the connection is closed while
+ * still connecting), the signal aborts and the transport `fn` reported is closed (killing a stdio
+ * server's tree), so a server that never answers never lingers.
  */
 async function withDeadline<T>(
   ms: number,
   message: string,
   fn: (signal: AbortSignal, onTransport: (t: Transport) => void) => Promise<T>,
+  stop: AbortSignal,
 ): Promise<T> {
   const controller = new AbortController();
   const transports: Transport[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let onStop: () => void = () => {};
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new Error(message);
+    const end = (why: string) => {
+      const err = new Error(why);
       controller.abort(err);
       reject(err);
-    }, ms);
+    };
+    timer = setTimeout(() => end(message), ms);
+    onStop = () => end(String(stop.reason ?? "closed"));
+    if (stop.aborted) onStop();
+    else stop.addEventListener("abort", onStop, { once: true });
   });
   const work = fn(controller.signal, (t) => transports.push(t));
   try {
@@ -465,6 +476,7 @@ async function withDeadline<T>(
     throw err;
   } finally {
     clearTimeout(timer);
+    stop.removeEventListener("abort", onStop);
   }
 }
 

@@ -52,7 +52,8 @@ export class McpManager {
 
   /**
    * Connects to every enabled server (all at once, settled, not all-or-nothing) and returns the
-   * proxies of those that answered. With a registry, registers them there too.
+   * proxies of those that answered. With a registry, each server's proxies are registered there
+   * as soon as it connects, before the others are done.
    */
   async connectAll(): Promise<AnyTool[]> {
     if (this.#started) return this.tools();
@@ -81,13 +82,12 @@ export class McpManager {
       this.#connections.set(config.name, connection);
       return connection;
     });
-    const settled = await Promise.allSettled(connections.map((c) => c.connect()));
-    // Registered in configuration order, whatever order the servers answered in, so that
-    // names chosen on a collision are the same from run to run.
+    // Each server's tools join the moment it answers: a slow server holds back only its own.
+    const settled = await Promise.allSettled(connections.map((c) => c.connect().then(() => this.#sync(c))));
     settled.forEach((s, i) => {
-      const c = connections[i]!;
-      if (s.status === "fulfilled") this.#sync(c);
-      else this.#logger.warn(`MCP server "${c.name}" is skipped: ${(s.reason as Error).message ?? String(s.reason)}`);
+      if (s.status === "rejected") {
+        this.#logger.warn(`MCP server "${connections[i]!.name}" is skipped: ${(s.reason as Error).message ?? String(s.reason)}`);
+      }
     });
     if (this.#closed) await this.close();
     return this.tools();

@@ -79,6 +79,8 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
       ...(options.approval ? { approval: options.approval } : {}),
       ...(options.toolset ? { toolset: options.toolset } : {}),
       logger,
+      // Clients get the tools that are ready; the others follow with tools/list_changed.
+      mcpWaitMs: 0,
       runner: { ...options.runner, approver: router.approver },
     });
     registry = session.registry;

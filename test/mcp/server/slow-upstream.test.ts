@@ -1,0 +1,55 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../support/tools.js";
+import { fixtureServer, killLeftovers, uniqueMarker } from "../client/helpers.js";
+import { ROOT, TSX } from "./helpers.js";
+
+const TACKLE = { command: process.execPath, args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts")] };
+
+let ws: ReturnType<typeof tempDir>;
+let marker: string;
+let client: Client | undefined;
+beforeEach(() => {
+  ws = tempDir("tackle-mcp-upstream-");
+  marker = uniqueMarker();
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  killLeftovers(marker);
+  ws.cleanup();
+});
+
+describe("tackle mcp with MCP servers of its own that are slow or silent", () => {
+  it("answers tools/list at once, then announces the slow server's tools with list_changed", async () => {
+    const go = path.join(ws.dir, "go");
+    writeFileSync(
+      path.join(ws.dir, "tackle.config.json"),
+      JSON.stringify({
+        approval: "all",
+        mcpServers: {
+          silent: fixtureServer(marker, { connectTimeoutMs: 600_000 }, ["--mode", "hang"]),
+          slow: fixtureServer(marker, {}, ["--name", "slow", "--start-after", go]),
+        },
+      }),
+    );
+    client = new Client({ name: "upstream-test", version: "1.0.0" });
+    let changed!: () => void;
+    const listChanged = new Promise<void>((resolve) => (changed = resolve));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
+    await client.connect(new StdioClientTransport({ ...TACKLE, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], stderr: "pipe" }));
+    const first = (await client.listTools()).tools.map((t) => t.name);
+    expect(first).toContain("read_file");
+    expect(first).not.toContain("slow__echo");
+    writeFileSync(go, "");
+    await listChanged;
+    const later = (await client.listTools()).tools.map((t) => t.name);
+    expect(later).toContain("slow__echo");
+    const result = await client.callTool({ name: "slow__echo", arguments: { text: "through tackle" } });
+    expect(JSON.stringify(result.content)).toContain("through tackle");
+  }, 120_000);
+});
