@@ -1,16 +1,5 @@
-import {
-  chmodSync,
-  copyFileSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { rmSync } from "node:fs";
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
@@ -47,26 +36,39 @@ const ETC_FILES = [
 /** The top-level system folders; on merged-/usr systems they are symlinks into /usr. */
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 let systemArgsCache: string[] | undefined;
-let supportDir: string | undefined;
+let preparing: Promise<string[]> | undefined;
 
-/** /usr, the top-level system folders and the sandbox's own /etc, found once. */
-export function systemArgs(): string[] {
-  if (systemArgsCache) return systemArgsCache;
-  const args = ["--ro-bind", "/usr", "/usr"];
-  for (const dir of SYSTEM_DIRS) {
-    try {
-      const st = lstatSync(dir);
-      if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
-      else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
-    } catch {
-      // not on this system
+/**
+ * Works out, once per process and without blocking the event loop, what {@link systemArgs}
+ * returns: the sandbox's /etc is a copy of several hundred files. Sandboxed runs await it first
+ * (the bubblewrap probe does), so nothing pays for it before the first sandboxed call.
+ */
+export function prepareSystem(): Promise<string[]> {
+  preparing ??= (async () => {
+    const args = ["--ro-bind", "/usr", "/usr"];
+    for (const dir of SYSTEM_DIRS) {
+      try {
+        const st = await lstat(dir);
+        if (st.isSymbolicLink()) args.push("--symlink", await readlink(dir), dir);
+        else if (st.isDirectory()) args.push("--ro-bind", dir, dir);
+      } catch {
+        // not on this system
+      }
     }
-  }
-  // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
-  // process holds exactly the files chosen (world-readable ones only) and nothing else.
-  args.push("--ro-bind", path.join(sandboxSupportDir(), "etc"), "/etc");
-  systemArgsCache = args;
-  return args;
+    // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
+    // process holds exactly the files chosen (world-readable ones only) and nothing else.
+    args.push("--ro-bind", path.join(await sandboxSupportDir(), "etc"), "/etc");
+    return (systemArgsCache = args);
+  })();
+  preparing.catch(() => (preparing = undefined));
+  return preparing;
+}
+
+/** /usr, the top-level system folders and the sandbox's own /etc, once {@link prepareSystem} is done. */
+export function systemArgs(): string[] {
+  if (!systemArgsCache)
+    throw new Error("The sandbox's file system is not prepared yet: await prepareSystem() (or sandboxAvailable()) first.");
+  return systemArgsCache;
 }
 
 /**
@@ -75,14 +77,13 @@ export function systemArgs(): string[] {
  * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
  * network-enabled runs mount the real one over.
  */
-function sandboxSupportDir(): string {
-  if (supportDir) return supportDir;
-  removeStaleSupportDirs();
-  const dir = mkdtempSync(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
+async function sandboxSupportDir(): Promise<string> {
+  await removeStaleSupportDirs();
+  const dir = await mkdtemp(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   const etc = path.join(dir, "etc");
-  mkdirSync(etc, { mode: 0o755 });
-  for (const source of ETC_FILES) copyPublic(source, path.join(etc, path.basename(source)));
+  await mkdir(etc, { mode: 0o755 });
+  await Promise.all(ETC_FILES.map((source) => copyPublic(source, path.join(etc, path.basename(source)))));
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
   // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
@@ -93,10 +94,9 @@ function sandboxSupportDir(): string {
   users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
   const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
   groups.push("nogroup:x:65534:");
-  writeFileSync(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
-  writeFileSync(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
-  writeFileSync(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
-  supportDir = dir;
+  await writeFile(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
+  await writeFile(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
+  await writeFile(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
   return dir;
 }
 
@@ -104,11 +104,11 @@ function sandboxSupportDir(): string {
  * Removes support folders of tackle processes that ended without running their exit hook
  * (killed by a signal, as test runners do to their workers): ours, named after a dead pid.
  */
-function removeStaleSupportDirs(): void {
+async function removeStaleSupportDirs(): Promise<void> {
   const uid = process.getuid?.();
   let names: string[];
   try {
-    names = readdirSync(os.tmpdir());
+    names = await readdir(os.tmpdir());
   } catch {
     return;
   }
@@ -117,8 +117,8 @@ function removeStaleSupportDirs(): void {
     if (!pid || isAlive(Number(pid))) continue;
     const p = path.join(os.tmpdir(), name);
     try {
-      if (uid !== undefined && lstatSync(p).uid !== uid) continue;
-      rmSync(p, { recursive: true, force: true });
+      if (uid !== undefined && (await lstat(p)).uid !== uid) continue;
+      await rm(p, { recursive: true, force: true });
     } catch {
       // someone else's, or gone already
     }
@@ -136,21 +136,22 @@ function isAlive(pid: number): boolean {
 }
 
 /** Copies a world-readable file, or a folder's world-readable entries, keeping inner symlinks. */
-function copyPublic(source: string, target: string, top = true): void {
+async function copyPublic(source: string, target: string, top = true): Promise<void> {
   let st;
   try {
-    st = top ? statSync(source) : lstatSync(source);
+    st = top ? await stat(source) : await lstat(source);
   } catch {
     return;
   }
   if (st.isSymbolicLink()) {
-    symlinkSync(readlinkSync(source), target);
+    await symlink(await readlink(source), target);
   } else if (st.isDirectory()) {
     if ((st.mode & 0o005) !== 0o005) return;
-    mkdirSync(target, { mode: 0o755 });
-    for (const name of readdirSync(source)) copyPublic(path.join(source, name), path.join(target, name), false);
+    await mkdir(target, { mode: 0o755 });
+    const names = await readdir(source).catch(() => []);
+    await Promise.all(names.map((name) => copyPublic(path.join(source, name), path.join(target, name), false)));
   } else if (st.isFile() && (st.mode & 0o004) !== 0) {
-    copyFileSync(source, target);
-    chmodSync(target, 0o644);
+    await copyFile(source, target);
+    await chmod(target, 0o644);
   }
 }

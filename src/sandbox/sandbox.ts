@@ -11,7 +11,7 @@ import { descendantsOf, killProcessTree } from "../process/process-tree.js";
 import { createPidsCgroup, type PidsCgroup } from "./cgroup.js";
 import { seccompProgram } from "./seccomp.js";
 import { isExecutableFile, limitedArgv, nprocHolds, SANDBOX_OVERHEAD_TASKS, sandboxLimits } from "./limits.js";
-import { systemArgs } from "./rootfs.js";
+import { prepareSystem, systemArgs } from "./rootfs.js";
 import type { SandboxLimits, SandboxSettings } from "./config.js";
 import { Workspace } from "../workspace/workspace.js";
 
@@ -167,6 +167,11 @@ function findExecutable(name: string): string | undefined {
 }
 
 async function probeSandbox(name: string): Promise<SandboxStatus> {
+  try {
+    await prepareSystem();
+  } catch (err) {
+    return { available: false, reason: `the sandbox's /etc could not be prepared in ${os.tmpdir()}: ${(err as Error).message}` };
+  }
   const bwrap = findExecutable(name);
   if (!bwrap) {
     return {

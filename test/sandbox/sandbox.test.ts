@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
 import { BoundedOutput } from "../../src/process/bounded-output.js";
 import {
@@ -19,6 +19,7 @@ import {
 } from "../../src/sandbox/sandbox.js";
 import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/sandbox/config.js";
 import { tempDir } from "../support/tools.js";
+import { prepareSystem } from "../../src/sandbox/rootfs.js";
 
 const status = await sandboxAvailable();
 if (!status.available) console.warn(`sandbox tests that need bubblewrap are skipped: ${status.reason}`);
@@ -82,6 +83,8 @@ describe("detection", () => {
 });
 
 describe("buildSandboxArgs", () => {
+  beforeAll(() => prepareSystem());
+
   it("isolates everything and binds only the workspace read-write", () => {
     const args = buildSandboxArgs(["/usr/bin/python3", "/run/x.py", "a b", "$(id)"], { workspace: ws.dir });
     for (const flag of [

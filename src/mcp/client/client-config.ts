@@ -1,5 +1,4 @@
 import path from "node:path";
-import { z } from "zod";
 import { formatIssues, describeIssues } from "../../core/schema.js";
 import { McpServerEntrySchema } from "../../config/mcp-server-entry.js";
 

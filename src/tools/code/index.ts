@@ -1,6 +1,5 @@
 import type { ToolGroup } from "../group.js";
 import { sandboxSettingsFrom } from "../../sandbox/config.js";
-import { sandboxAvailable } from "../../sandbox/sandbox.js";
 import { createRunCodeTool } from "./run-code.js";
 
 export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
@@ -12,7 +11,6 @@ export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
  */
 export const codeTools: ToolGroup = ({ config }) => {
   const sandbox = sandboxSettingsFrom(config);
-  // Detect bubblewrap now, in the background, so the first call does not wait for the probe.
-  void sandboxAvailable(sandbox.bwrap ? { bwrap: sandbox.bwrap } : {});
+  // bubblewrap is probed on the first sandboxed call, never while tackle starts.
   return [createRunCodeTool({ sandbox })];
 };
