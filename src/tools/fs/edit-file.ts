@@ -10,7 +10,8 @@ import { isValidUtf8 } from "./binary.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { accessPaths, formatBytes, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
-import { unifiedDiff } from "./preview.js";
+import { editDiff } from "./preview.js";
+import { lineSpan } from "./line-span.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
@@ -48,6 +49,10 @@ interface Plan {
   /** 1-based line numbers where each replacement starts in the new text. */
   lines: number[];
   newLength: number;
+  /** Where the changes lie: [start, endBefore) of `before` became [start, endAfter) of `after`. */
+  start: number;
+  endBefore: number;
+  endAfter: number;
 }
 
 function positionsOf(text: string, needle: string): number[] {
@@ -248,18 +253,30 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   const after = parts.join("");
   const newLines = linesAt(after, newStarts);
   const out = Buffer.from(bom ? `\uFEFF${after}` : after, "utf8");
-  return { resolved, rel, before: text, after, bytes: out, replacements: count, lines: newLines, newLength: newText.split("\n").length };
+  return {
+    resolved,
+    rel,
+    before: text,
+    after,
+    bytes: out,
+    replacements: count,
+    lines: newLines,
+    newLength: newText.split("\n").length,
+    start: found[0]!,
+    endBefore: found.at(-1)! + oldText.length,
+    endAfter: newStarts.at(-1)! + newText.length,
+  };
 }
 
+/** The new text around the first change, numbered: two lines above, the change, one below (30 at most). */
 function snippet(p: Plan): string {
-  const lines = p.after.split("\n");
-  const first = p.lines[0]! - 1;
-  const from = Math.max(0, first - 2);
-  const to = Math.min(lines.length - 1, first + p.newLength + 1, from + 30);
-  return lines
-    .slice(from, to + 1)
-    .map((l, i) => `${String(from + i + 1).padStart(6)}\t${l.replace(/\r$/, "").slice(0, 500)}`)
-    .join("\n");
+  const span = lineSpan(p.after, p.start, p.start, 2, Math.min(p.newLength + 1, 30));
+  const lines = p.after.slice(span.from, span.to).replace(/\n$/, "").split("\n").slice(0, 31);
+  return lines.map((l, i) => `${String(span.firstLine + i).padStart(6)}\t${l.replace(/\r$/, "").slice(0, 500)}`).join("\n");
+}
+
+function diffOf(p: Plan): string {
+  return editDiff(p.rel, p.before, p.after, p.start, p.endBefore, p.endAfter);
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
@@ -270,7 +287,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const content = `Edited "${p.rel}": replaced ${n} occurrence${n === 1 ? "" : "s"} (at ${where}). The result around the ${n === 1 ? "change" : "first change"}:\n${snippet(p)}`;
   return {
     content,
-    displayContent: unifiedDiff(p.rel, p.before, p.after),
+    displayContent: diffOf(p),
     structured: { path: p.rel, replacements: n, lines: p.lines, size: p.bytes.length },
     metadata: { path: p.rel, replacements: n, lines: p.lines },
     changedPaths: [{ path: p.rel, operation: "modified" }],
@@ -288,8 +305,7 @@ export const editFileTool = defineTool({
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
-    const p = await plan(args, ctx);
-    return unifiedDiff(p.rel, p.before, p.after);
+    return diffOf(await plan(args, ctx));
   },
   execute,
 });

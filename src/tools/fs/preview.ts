@@ -1,21 +1,39 @@
-import { createTwoFilesPatch } from "diff";
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
 import { readFile } from "node:fs/promises";
 import { isValidUtf8 } from "./binary.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
+import { lineSpan } from "./line-span.js";
 
 /** Longest preview shown to the person approving; the rest is summarised. */
 const MAX_PREVIEW_CHARS = 20_000;
 /** Files larger than this are summarised rather than diffed. */
 const MAX_DIFF_BYTES = 2 * 1024 * 1024;
 
-/** A unified diff between two texts, labelled with the file's workspace path. */
-export function unifiedDiff(rel: string, before: string, after: string, created = false): string {
-  const patch = createTwoFilesPatch(created ? "/dev/null" : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
-  // The "Index:" and "====" banner lines the library adds carry nothing a reviewer needs.
-  const body = patch.replace(/^Index: .*\n=+\n/, "");
+/**
+ * A unified diff between two texts, labelled with the file's workspace path. `firstLine` is the
+ * line number of the texts' first line, when they are a region cut from a larger file.
+ */
+export function unifiedDiff(rel: string, before: string, after: string, created = false, firstLine = 1): string {
+  const patch = structuredPatch(created ? "/dev/null" : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
+  for (const hunk of patch.hunks) {
+    hunk.oldStart += firstLine - 1;
+    hunk.newStart += firstLine - 1;
+  }
+  const body = formatPatch(patch, FILE_HEADERS_ONLY);
   if (body.length <= MAX_PREVIEW_CHARS) return body;
   return `${body.slice(0, MAX_PREVIEW_CHARS)}\n... (${(body.length - MAX_PREVIEW_CHARS).toLocaleString("en-US")} more characters of diff not shown)\n`;
+}
+
+/**
+ * The diff of an edit that replaced [start, endBefore) of `before` with [start, endAfter) of
+ * `after`: only the lines around the change are compared, so a one-line edit of a large file
+ * costs what the change costs, not what the file does.
+ */
+export function editDiff(rel: string, before: string, after: string, start: number, endBefore: number, endAfter: number): string {
+  const span = lineSpan(before, start, endBefore, 3, 3);
+  const afterEnd = span.to - endBefore + endAfter;
+  return unifiedDiff(rel, before.slice(span.from, span.to), after.slice(span.from, afterEnd), false, span.firstLine);
 }
 
 /**
