@@ -32,7 +32,7 @@ interface Target {
 
 // Every server runs as plain JavaScript (tackle from dist, which `npm run bench` builds first), so
 // no one pays for a TypeScript loader's helpers.
-const dist = path.join(root, "dist/mcp/server.js");
+const dist = path.join(root, "dist/mcp/server/server.js");
 if (!existsSync(dist)) throw new Error("Build first (npm run build): the benchmark runs tackle from dist.");
 const targets: Target[] = [
   {
