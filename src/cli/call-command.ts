@@ -3,10 +3,10 @@ import { Command } from "commander";
 import type { Toolset } from "../tools/toolsets.js";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { ToolOutcome } from "../core/result.js";
-import { rejectingApprover, type ApprovalRequest, type Approver } from "../runtime/approver.js";
+import { type ApprovalRequest, type Approver } from "../runtime/approver.js";
 import { looksLikeDiff, palette } from "./colour.js";
 import { personMessage, type CallStory } from "./person-messages.js";
-import { narrowestRules } from "./narrowest-rule.js";
+import { rulesThatAllow } from "./narrowest-rule.js";
 import { addRule, configFileFor } from "./config-rules.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
@@ -71,11 +71,18 @@ Examples:
       }
       const { openSession } = await import("../session.js");
       let saveRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
+      let allowingRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
       const asking: Approver & { close?: () => void } = interactive
         ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request) })
-        : rejectingApprover(
-            "it needs approval and no terminal is attached to ask; run it with --approval all, or allow it in tackle.config.json (permissions.allow)",
-          );
+        : async (request) => {
+            // The exact rules that would let it run, so the hint can be followed as it stands.
+            story.rules = await allowingRules!(request);
+            const rules = story.rules.map((r) => JSON.stringify(r)).join(", ");
+            const how = rules
+              ? `run it with --approval all, or allow it in tackle.config.json with permissions.allow: [${rules}]`
+              : "no allow rule covers it, so only --approval all runs it";
+            return { approved: false, automatic: true, message: `it needs approval and no terminal is attached to ask; ${how}` };
+          };
       // Remembers why a person was wanted, to explain a rejection in the person's terms.
       const approver: Approver = async (request, signal) => {
         story.askedBecause = request.reason;
@@ -89,12 +96,14 @@ Examples:
         ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
         runner: { approver },
       });
-      const rulesFor = async (tool: string, args: unknown): Promise<string[]> => {
-        const found = session.registry.get(tool);
-        return found ? narrowestRules(found, tool, args, session.runner) : [tool];
+      allowingRules = async (request) => {
+        const found = session.registry.get(request.tool);
+        if (!found) return [];
+        const names = session.registry.namesOf(request.tool);
+        return rulesThatAllow(found, request.tool, request.args, session.runner, names, session.loaded.config.permissions);
       };
       saveRules = async (request) => {
-        const rules = await rulesFor(request.tool, request.args);
+        const rules = await allowingRules!(request);
         const file = configFileFor(session.loaded);
         for (const rule of rules) addRule(file, "allow", rule);
         return rules;
@@ -156,7 +165,6 @@ Examples:
             if (ended) process.stderr.write(`${err.warning(ended)}\n`);
           }
         } else {
-          if (outcome.status === "rejected" && story.nobodyToAsk) story.rules = await rulesFor(name, args);
           process.stderr.write(`${personMessage(outcome, story, err)}\n`);
         }
         process.exitCode = interrupted && outcome.error?.code === "CANCELLED" ? EXIT.interrupted : exitCodeOf(outcome);

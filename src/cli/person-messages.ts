@@ -32,11 +32,17 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
   }
   if (outcome.status === "rejected") {
     if (story.nobodyToAsk) {
-      const rules = story.rules?.length ? story.rules : [outcome.toolName];
+      const rules = story.rules ?? [];
       const why = story.askedBecause ? ` (${story.askedBecause})` : "";
+      const head = `${colour.warning("Not run")}: ${tool} needs approval${why}, and no terminal is attached to ask.`;
+      if (rules.length === 0) {
+        return `${head}\n${colour.dim("No rule can allow it: run it from a terminal to approve it, or add --approval all.")}`;
+      }
       return [
-        `${colour.warning("Not run")}: ${tool} needs approval${why}, and no terminal is attached to ask.`,
-        colour.dim("To run it, call it from a terminal, add --approval all, or allow it for good:"),
+        head,
+        colour.dim(
+          `To run it, call it from a terminal, add --approval all, or allow it for good${rules.length > 1 ? " (all of these)" : ""}:`,
+        ),
         ...rules.map((r) => `  tackle rules add ${shellQuote(r)}`),
       ].join("\n");
     }

@@ -178,6 +178,10 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if ((answer === "s" || answer === "save") && options.saveRules) {
           try {
             const rules = await options.saveRules(request);
+            if (rules.length === 0) {
+              output.write(`No rule can let this call run unasked (it asks whatever rules say); approved this once.\n`);
+              return { approved: true };
+            }
             output.write(`${colour.success("Saved")} to configuration (permissions.allow): ${rules.join(", ")}\n`);
             return { approved: true, always: true };
           } catch (err) {

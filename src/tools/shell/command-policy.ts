@@ -33,6 +33,57 @@ export interface CommandJudgement {
 
 const FLAG_ASKS = ["parse-error", "too-deep", "eval", "source", "dynamic", "sensitive-assignment", "arithmetic"] as const;
 
+/** Most variants of a line a loop's values may make before it is left to a person. */
+const MAX_VARIANTS = 32;
+
+const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+const SETS_VARIABLES =
+  /(?:^|[\s;&|(`])(?:read|mapfile|readarray|getopts|select|let|declare|typeset|local|readonly|export|unset|shift|set|source|eval|printf\s+-v|\.)(?=[\s;&|)]|$)/;
+/** A value bash takes as it stands: no expansion, quoting or operator in it. */
+const STATIC_VALUE = /^[^\s;&|$`"'()<>\\{}]*$/;
+
+/**
+ * The values variables set in the line itself take: `for i in 1 2` and `f=notes.txt`, when they
+ * are plain words. A variable set from anything else (`x=$(cat a)`, the environment) is absent.
+ */
+function lineVariables(command: string): Map<string, string[]> | undefined {
+  // Builtins that set variables from input or by name: their values are not in the line.
+  if (SETS_VARIABLES.test(command)) return undefined;
+  const values = new Map<string, string[]>();
+  const add = (name: string, list: string[]) => values.set(name, [...new Set([...(values.get(name) ?? []), ...list])]);
+  for (const m of command.matchAll(new RegExp(`\\bfor\\s+(${NAME})\\s+in\\s+([^;\\n]*?)\\s*[;\\n]\\s*do\\b`, "g"))) {
+    const words = m[2]!.split(/\s+/).filter(Boolean);
+    if (!words.every((w) => STATIC_VALUE.test(w))) return undefined;
+    add(m[1]!, words);
+  }
+  for (const m of command.matchAll(new RegExp(`(?:^|[;&|\\s(])(${NAME})=(\\S*)`, "g"))) {
+    const value = m[2]!.replace(/[;&|)]+$/, "");
+    if (!STATIC_VALUE.test(value)) return undefined;
+    add(m[1]!, [value]);
+  }
+  return values;
+}
+
+/**
+ * The line once for each combination of the values its own variables take, each reference
+ * replaced by the value: `for i in 1 2; do echo tick $i; done` gives `... echo tick 1 ...` and
+ * `... echo tick 2 ...`. Undefined when some variable's value is not in the line, or there
+ * would be too many.
+ */
+function variantsOf(command: string): string[] | undefined {
+  const values = lineVariables(command);
+  if (!values) return undefined;
+  const used = [...command.matchAll(new RegExp(`\\$\\{?(${NAME})`, "g"))].map((m) => m[1]!);
+  if (used.length === 0 || !used.every((n) => values.has(n))) return undefined;
+  let variants = [command];
+  for (const name of new Set(used)) {
+    const reference = new RegExp(`\\$(?:\\{${name}\\}|${name}(?![A-Za-z0-9_]))`, "g");
+    variants = variants.flatMap((v) => values.get(name)!.map((value) => v.replace(reference, () => value)));
+    if (variants.length > MAX_VARIANTS) return undefined;
+  }
+  return variants;
+}
+
 async function checkReadPath(word: Word, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
   if (word.dynamic) return `"${word.raw}" is only known when it runs`;
   if (word.brace) return `"${word.raw}" uses brace expansion`;
@@ -294,6 +345,13 @@ function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
  */
 export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
   const analysis = await analyzeCommand(command, { cwd, home });
+  // A loop or assignment whose values are in the line (`for i in 1 2; do echo tick $i; done`) is
+  // judged as what it runs, value by value: rules and checks then see `echo tick 1`, not `$i`.
+  if (analysis.ok && analysis.flags.has("dynamic") && !FLAG_ASKS.some((f) => f !== "dynamic" && analysis.flags.has(f))) {
+    const variants = variantsOf(command);
+    const judged = variants && (await Promise.all(variants.map((v) => judgeCommand(v, cwd, workspace, home))));
+    if (judged && judged.every((j) => j.analysis.ok && !FLAG_ASKS.some((f) => j.analysis.flags.has(f)))) return combine(analysis, judged);
+  }
   // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
   const subjects = [
     ...new Set(analysis.commands.flatMap((c) => [c.bare, c.text, ...(c.written ? [c.written] : []), ...gitWithoutGlobals(c)])),
@@ -389,6 +447,24 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     judgement.readOnly = false;
   }
   return judgement;
+}
+
+/** One judgement for a line from those of its variants: the strictest of each. */
+function combine(analysis: CommandAnalysis, judged: CommandJudgement[]): CommandJudgement {
+  const asks = [...new Set(judged.flatMap((j) => (j.ask ? [j.ask] : [])))];
+  const notReadOnly = judged.find((j) => j.notReadOnly)?.notReadOnly;
+  const deny = judged.find((j) => j.deny)?.deny;
+  const secret = judged.find((j) => j.secret)?.secret;
+  return {
+    analysis,
+    subjects: [...new Set(judged.flatMap((j) => j.subjects))],
+    readOnly: judged.every((j) => j.readOnly),
+    destructive: judged.some((j) => j.destructive),
+    ...(deny ? { deny } : {}),
+    ...(asks.length ? { ask: asks.join("; ") } : {}),
+    ...(notReadOnly ? { notReadOnly } : {}),
+    ...(secret ? { secret } : {}),
+  };
 }
 
 /** The policy's view: a denial, a forced question, or the effect this call really has. */
