@@ -30,6 +30,7 @@ export function inTerminal(args: string[], options: { cwd?: string; env?: NodeJS
   });
   let text = "";
   const waiters = new Set<() => void>();
+  let ended = false;
   const onData = (d: Buffer) => {
     text += String(d).replace(/\r\n/g, "\n");
     for (const w of waiters) w();
@@ -41,12 +42,11 @@ export function inTerminal(args: string[], options: { cwd?: string; env?: NodeJS
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(killer);
+      ended = true;
       for (const w of waiters) w();
       resolve(code);
     });
   });
-  let ended = false;
-  void exited.then(() => (ended = true));
   return {
     screen: () => text,
     type: (s) => child.stdin.write(s),
