@@ -22,6 +22,22 @@ function rawTerminal(input: Readable): ReadStream | undefined {
   return tty.isTTY && typeof tty.setRawMode === "function" ? (input as ReadStream) : undefined;
 }
 
+/** Resolves when `signal` aborts, or after `ms` at the latest. */
+function abortedWithin(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
 /** Ctrl-C and Ctrl-D typed while the terminal is in raw mode, where they raise no signal. */
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
@@ -149,8 +165,10 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if (key.startsWith(CTRL_C)) {
           output.write("\n");
           // Raw mode swallowed the signal; raise it, so Ctrl-C stops the call as it would anywhere else.
+          // Waiting for the abort it causes lets the call end as cancelled, not as declined.
           process.kill(process.pid, "SIGINT");
-          return undefined;
+          await abortedWithin(signal, 2000);
+          throw new Error("interrupted at the approval prompt");
         }
         // Enter, arrows and other escapes are not answers; wait for a letter.
         if (key === "\r" || key === "\n" || key.startsWith("\u001b")) continue;
@@ -208,6 +226,11 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         }
         if (answer === "?") {
           output.write(`\n${request.description ?? ""}\nArguments:\n${JSON.stringify(request.args, null, 2)}\n`);
+          output.write(
+            `Keys: y run it once; n refuse (you may say why, for the model); a run it and calls like it for this session${
+              options.saveRules ? "; s the same, saved to configuration as the narrowest rule" : ""
+            }; e edit the arguments as JSON.\n`,
+          );
           if (request.preview) output.write(`Preview:\n${request.preview}\n`);
           continue;
         }

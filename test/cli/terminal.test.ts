@@ -73,6 +73,31 @@ describe("tackle call in a terminal", () => {
   }, 90_000);
 });
 
+describe("the single-key prompt", () => {
+  it("? explains, e edits the arguments on a line of their own, and the edit runs", async () => {
+    const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
+    await t.waitFor(/Approve\?.*: $/);
+    t.type("?");
+    await t.waitFor(/Keys: y run it once/);
+    await t.waitFor(/Approve\?[^\n]*: $/);
+    t.type("e");
+    await t.waitFor(/New arguments as JSON: $/);
+    t.type('{"path":"c.txt","content":"edited"}\r');
+    expect(await t.exited, t.screen()).toBe(0);
+    expect(readFileSync(path.join(ws.dir, "c.txt"), "utf8")).toBe("edited");
+    expect(existsSync(path.join(ws.dir, "b.txt"))).toBe(false);
+  }, 90_000);
+
+  it("Ctrl-C at the prompt cancels the call (exit 130) rather than declining it", async () => {
+    const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
+    await t.waitFor(/Approve\?.*: $/);
+    t.type("\u0003");
+    expect(await t.exited, t.screen()).toBe(130);
+    expect(t.screen()).toMatch(/Cancelled/);
+    expect(existsSync(path.join(ws.dir, "b.txt"))).toBe(false);
+  }, 90_000);
+});
+
 describe("tackle call without a terminal", () => {
   it("uses no colour when piped, unless FORCE_COLOR says so", async () => {
     const piped = await runCli(["call", "read_file", "path=nope.txt", "--workspace", ws.dir]);
