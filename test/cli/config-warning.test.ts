@@ -18,7 +18,7 @@ describe("unknown configuration keys", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/unknown key "aproval" is ignored; did you mean "approval"\?/);
     expect(r.stdout).not.toContain("aproval");
-  });
+  }, 120_000);
 
   it("say nothing about known keys, including the tool groups' sections, and nothing twice", () => {
     writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "approval": "safe", "shell": {}, "lsp": {}, "zzzzzz": 1 }');
@@ -26,7 +26,7 @@ describe("unknown configuration keys", () => {
     loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
     loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
     expect(seen).toEqual([expect.stringMatching(/unknown key "zzzzzz" is ignored\.$/)]);
-  });
+  }, 120_000);
 
   it("tackle init writes a configuration with no unknown keys", async () => {
     const r = await runCli(["init", "--workspace", ws.dir]);
@@ -34,5 +34,5 @@ describe("unknown configuration keys", () => {
     const seen: string[] = [];
     loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
     expect(seen).toEqual([]);
-  });
+  }, 120_000);
 });

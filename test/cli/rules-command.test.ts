@@ -32,7 +32,7 @@ describe("tackle rules", () => {
     const remove = await runCli(["rules", "remove", "shell(git status*)", "--workspace", ws.dir]);
     expect(remove.code, remove.stderr).toBe(0);
     expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual([]);
-  });
+  }, 120_000);
 
   it("refuses a malformed rule and a rule that is not there, and creates the file when there is none", async () => {
     const bad = await runCli(["rules", "add", "bad rule(", "--workspace", ws.dir]);
@@ -42,5 +42,5 @@ describe("tackle rules", () => {
     expect(missing.code).toBe(2);
     expect((await runCli(["rules", "add", "read_file", "--workspace", ws.dir])).code).toBe(0);
     expect(loadConfig({ workspace: ws.dir }).config.permissions).toEqual({ allow: ["read_file"] });
-  });
+  }, 120_000);
 });

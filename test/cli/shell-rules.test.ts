@@ -29,7 +29,7 @@ describe("shell rules and lines with variables", () => {
     for (const c of ["sudo $x", 'bash -c "$x"', "cat $(echo .env)", "eval $x", "ls $DIR", "x=a; read x; cat $x", "x=$(ls); echo $x"]) {
       expect((await judge(c)).ask, c).toBeDefined();
     }
-  });
+  }, 120_000);
 
   it("shell and shell(*) run a loop with variables, and safe mode runs one that only reads", async () => {
     const safe = await shell(LOOP);
@@ -40,7 +40,7 @@ describe("shell rules and lines with variables", () => {
       expect(r.code, `${rule}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toBe("tick 1\ntick 2\n");
     }
-  });
+  }, 120_000);
 
   it("a rule for a command covers it in a loop, value by value, and no further", async () => {
     withRules(["shell(echo tick *)"]);
@@ -52,7 +52,7 @@ describe("shell rules and lines with variables", () => {
     const secret = await shell("f=.env; cat $f", "--approval", "all");
     expect(secret.code).toBe(3);
     expect(secret.stderr).toMatch(/may hold secrets/);
-  });
+  }, 120_000);
 
   it("the hint names exactly the rules that allow it, and following it works", async () => {
     const refused = await shell(LOOP, "--approval", "ask");
@@ -65,12 +65,12 @@ describe("shell rules and lines with variables", () => {
     const allowed = await shell(LOOP, "--approval", "ask");
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toBe("tick 1\ntick 2\n");
-  });
+  }, 120_000);
 
   it("says when no rule can allow a call", async () => {
     const r = await shell("ls $DIR");
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/No rule can allow it/);
     expect(r.stderr).not.toMatch(/tackle rules add/);
-  });
+  }, 120_000);
 });

@@ -10,7 +10,7 @@ describe("help for one tool", () => {
     expect(r.stdout).toMatch(/^ {2}limit\s+integer, optional$/m);
     expect(r.stdout).toMatch(/^Effect: read$/m);
     expect(r.stdout).toContain("tackle call read_file path=README.md");
-  });
+  }, 120_000);
 
   it("tackle call <tool> --help describes the tool, keeping the flags that choose the registry", async () => {
     const r = await runCli(["call", "shell", "--help"]);
@@ -26,13 +26,13 @@ describe("help for one tool", () => {
       "coding",
     ]);
     expect(toolHelpArgv(["node", "tackle", "call", "--help"])).toBeUndefined();
-  });
+  }, 120_000);
 
   it("an unknown tool is a usage error with the nearest names", async () => {
     const r = await runCli(["tools", "shel"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Did you mean "shell"/);
-  });
+  }, 120_000);
 
   it("every command's --help has examples", async () => {
     for (const command of [[], ["tools"], ["call"], ["mcp"], ["serve"], ["init"]]) {
@@ -40,5 +40,5 @@ describe("help for one tool", () => {
       expect(r.code).toBe(0);
       expect(r.stdout, command.join(" ")).toMatch(/\nExamples:\n {2}tackle/);
     }
-  });
+  }, 120_000);
 });
