@@ -27,7 +27,7 @@ try {
   };
   const tool = async () => {
     const [from, to] = target();
-    const result = await editFileTool.execute({ path: "big.txt", old: from!, new: to! }, { workspace });
+    const result = await editFileTool.execute({ path: "big.txt", old: from!, new: to!, replace_all: false }, { workspace });
     if (result.isError) throw new Error(result.content);
     flip++;
   };

@@ -28,6 +28,8 @@ export interface SessionOptions {
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
   /** web_search's backend instead of Brave (spec 000's ISearchProvider). */
   searchProvider?: SearchProvider;
+  /** Only these tools will be called: built-in groups that provide none of them are not loaded. */
+  only?: readonly string[];
 }
 
 /** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
@@ -66,6 +68,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     onClose: (c) => closers.push(c),
     ...(options.toolset ? { toolset: options.toolset } : {}),
     ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
+    ...(options.only ? { only: options.only } : {}),
   });
   // MCP servers from configuration are connected here (src/mcp), never holding the session back
   // for longer than the wait: a silent server's tools join later, or not at all.

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -22,20 +23,26 @@ function removeAtExit(dir: string): void {
  * read tools may read, so the model can page through what was cut.
  */
 export class OutputSpill {
-  #dir: string | undefined;
-  readonly #base: string | undefined;
+  /**
+   * Where the folder will be: named now (so read tools can be told about it) but created only
+   * when an output is cut, so a run that cuts nothing leaves nothing and pays nothing. The name
+   * is random, so nobody can create it first.
+   */
+  readonly path: string;
+  #created = false;
 
   constructor(base?: string) {
-    this.#base = base;
+    this.path = path.join(realpathSync(base ?? os.tmpdir()), `tackle-output-${randomBytes(8).toString("hex")}`);
   }
 
   /** The folder, created on first use. */
   get dir(): string {
-    if (!this.#dir) {
-      this.#dir = mkdtempSync(path.join(this.#base ?? os.tmpdir(), "tackle-output-"));
-      removeAtExit(this.#dir);
+    if (!this.#created) {
+      mkdirSync(this.path, { mode: 0o700 });
+      this.#created = true;
+      removeAtExit(this.path);
     }
-    return this.#dir;
+    return this.path;
   }
 
   save(name: string, text: string): string {
@@ -45,11 +52,11 @@ export class OutputSpill {
   }
 
   dispose(): void {
-    if (this.#dir) {
-      rmSync(this.#dir, { recursive: true, force: true });
-      liveDirs.delete(this.#dir);
+    if (this.#created) {
+      rmSync(this.path, { recursive: true, force: true });
+      liveDirs.delete(this.path);
     }
-    this.#dir = undefined;
+    this.#created = false;
   }
 }
 

@@ -5,7 +5,7 @@ import { loadConfig, type LoadedConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import { ALIASES, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
-import { BUILTIN_GROUPS } from "./groups.js";
+import { loadGroups } from "./lazy-groups.js";
 import type { SearchProvider } from "./web/search-provider.js";
 
 export interface CreateRegistryOptions {
@@ -14,6 +14,11 @@ export interface CreateRegistryOptions {
   logger?: Logger;
   /** Groups to assemble instead of the built-in ones (tests, embedders). */
   groups?: readonly ToolGroup[];
+  /**
+   * Only these tools are needed (`tackle call read_file`): when all are built-in, only the groups
+   * that provide them are loaded. Default: every group.
+   */
+  only?: readonly string[];
   /** Receives what must run when the session closes (servers a group started). */
   onClose?: (close: () => Promise<void>) => void;
   /** web_search's backend instead of Brave (spec 000's ISearchProvider); web_search is then always offered. */
@@ -21,9 +26,9 @@ export interface CreateRegistryOptions {
 }
 
 /** Every built-in tool whose group is switched on, by name. */
-export async function builtinTools(ctx: GroupContext, groups: readonly ToolGroup[] = BUILTIN_GROUPS): Promise<Map<string, AnyTool>> {
+export async function builtinTools(ctx: GroupContext, groups?: readonly ToolGroup[]): Promise<Map<string, AnyTool>> {
   const tools = new Map<string, AnyTool>();
-  for (const group of groups) {
+  for (const group of groups ?? (await loadGroups())) {
     for (const tool of await group(ctx)) {
       if (tools.has(tool.name)) throw new Error(`Two built-in tools are named "${tool.name}".`);
       tools.set(tool.name, tool);
@@ -47,7 +52,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     ...(options.onClose ? { onClose: options.onClose } : {}),
     ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
   };
-  const tools = await builtinTools(ctx, options.groups);
+  const tools = await builtinTools(ctx, options.groups ?? (await loadGroups(options.only)));
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
   const registry = new ToolRegistry();
   const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);
@@ -63,27 +68,4 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     for (const alias of aliases) registry.alias(alias, name, { listed: isListed(alias) });
   }
   return registry;
-}
-
-/**
- * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`
- * (spec 001). Configuration and secrets are read from `workspace` (default: the current directory).
- */
-export function createBuiltinTools(options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider } = {}): AnyTool[] {
-  const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});
-  const ctx: GroupContext = {
-    config: loaded.config,
-    env: loaded.env,
-    workspace: loaded.workspace,
-    logger: options.logger ?? createLogger("warn"),
-    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
-  };
-  const tools: AnyTool[] = [];
-  for (const group of BUILTIN_GROUPS) {
-    const made = group(ctx);
-    if (made instanceof Promise)
-      throw new Error("A tool group loads asynchronously; use await builtinTools(...) or createRegistry() instead.");
-    tools.push(...made);
-  }
-  return tools;
 }

@@ -1,9 +1,12 @@
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
+import { lazyRequire } from "../../process/lazy-require.js";
 import { readFile } from "node:fs/promises";
 import { isValidUtf8 } from "./binary.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
 import { lineSpan } from "./line-span.js";
+
+/** Only calls that show a diff pay for loading the diff library. */
+const diffLib = lazyRequire<typeof import("diff")>("diff");
 
 /** Longest preview shown to the person approving; the rest is summarised. */
 const MAX_PREVIEW_CHARS = 20_000;
@@ -15,6 +18,7 @@ const MAX_DIFF_BYTES = 2 * 1024 * 1024;
  * line number of the texts' first line, when they are a region cut from a larger file.
  */
 export function unifiedDiff(rel: string, before: string, after: string, created = false, firstLine = 1): string {
+  const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = diffLib();
   const patch = structuredPatch(created ? "/dev/null" : `a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
   for (const hunk of patch.hunks) {
     hunk.oldStart += firstLine - 1;
