@@ -94,6 +94,8 @@ Examples:
         ...(flags.config ? { configFile: flags.config } : {}),
         ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
         ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
+        // One tool is called: the other built-in groups' code is not even loaded.
+        only: [name],
         runner: { approver },
       });
       allowingRules = async (request) => {
