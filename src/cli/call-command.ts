@@ -115,6 +115,17 @@ Examples:
           story.deniedBecause = event.message;
         }
       });
+      // Progress (MCP tools report it) is for a person watching; one line per new message.
+      if (!flags.json && process.stderr.isTTY) {
+        let last = "";
+        session.runner.on("tool.progress", (event) => {
+          if (event.type !== "tool.progress") return;
+          const share = event.total ? ` ${Math.round((event.progress / event.total) * 100)}%` : "";
+          const line = `${event.message ?? "working"}${share}`;
+          if (line !== last) process.stderr.write(`${err.dim(`… ${line}`)}\n`);
+          last = line;
+        });
+      }
       const controller = new AbortController();
       let interrupted = false;
       // The first Ctrl-C (or SIGTERM) stops the call and keeps what it printed; a second one leaves at once.

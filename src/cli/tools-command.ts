@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { Toolset } from "../tools/toolsets.js";
 import { EXIT } from "./exit-codes.js";
+import { palette } from "./colour.js";
 import { configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 
 /** `tackle tools [tool] [--json]`: every registered tool, or one described in full. */
@@ -56,10 +57,13 @@ Examples:
           return;
         }
         const width = Math.max(...tools.map((t) => t.name.length), 4);
+        const colour = palette(process.stdout);
+        // What a call may do, at a glance: reads are harmless, the rest need care.
+        const effect = (e: string) => (e === "read" ? colour.success : e === "destructive" ? colour.failure : colour.warning)(e.padEnd(11));
         for (const t of tools) {
           const sentence = /^.*?[.!?](?=\s|$)/s.exec(t.description.split("\n")[0]!)?.[0] ?? t.description.split("\n")[0]!;
           const summary = sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
-          process.stdout.write(`${t.name.padEnd(width)}  ${t.effect.padEnd(11)}  ${summary}\n`);
+          process.stdout.write(`${colour.strong(t.name.padEnd(width))}  ${effect(t.effect)}  ${summary}\n`);
         }
         if (tools.length === 0) process.stdout.write("No tools are registered.\n");
       } finally {
