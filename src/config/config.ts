@@ -65,6 +65,15 @@ function warnUnknownKeys(raw: unknown, source: string, warn: (message: string) =
     const near = nearestNames(key, known, 1)[0];
     warn(`${source}: unknown key "${key}" is ignored${near ? `; did you mean "${near}"?` : "."}`);
   }
+  // A misspelt rule list (`alow`) would drop every rule in it without a word.
+  const permissions = (raw as { permissions?: unknown }).permissions;
+  if (!permissions || typeof permissions !== "object" || Array.isArray(permissions)) return;
+  for (const key of Object.keys(permissions)) {
+    if (["allow", "ask", "deny"].includes(key) || warnedKeys.has(`${source}\0permissions.${key}`)) continue;
+    warnedKeys.add(`${source}\0permissions.${key}`);
+    const near = nearestNames(key, ["allow", "ask", "deny"], 1)[0];
+    warn(`${source}: unknown key "permissions.${key}" is ignored${near ? `; did you mean "permissions.${near}"?` : "."}`);
+  }
 }
 
 /** spec 004 calls the workspace `documentsDirectory`. */

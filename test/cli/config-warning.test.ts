@@ -20,6 +20,13 @@ describe("unknown configuration keys", () => {
     expect(r.stdout).not.toContain("aproval");
   }, 120_000);
 
+  it("name a misspelt rule list, whose rules would otherwise be dropped", () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "permissions": { "alow": ["shell"], "deny": [] } }');
+    const seen: string[] = [];
+    loadConfig({ workspace: ws.dir, warn: (m) => seen.push(m) });
+    expect(seen).toEqual([expect.stringMatching(/unknown key "permissions.alow" is ignored; did you mean "permissions.allow"\?/)]);
+  });
+
   it("say nothing about known keys, including the tool groups' sections, and nothing twice", () => {
     writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "approval": "safe", "shell": {}, "lsp": {}, "zzzzzz": 1 }');
     const seen: string[] = [];
