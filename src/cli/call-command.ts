@@ -178,6 +178,7 @@ Examples:
             if (ended) process.stderr.write(`${err.warning(ended)}\n`);
           }
         } else {
+          story.streamed = streamed !== "";
           process.stderr.write(`${personMessage(outcome, story, err)}\n`);
         }
         process.exitCode = interrupted && outcome.error?.code === "CANCELLED" ? EXIT.interrupted : exitCodeOf(outcome);

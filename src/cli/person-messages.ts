@@ -11,6 +11,8 @@ export interface CallStory {
   deniedBecause?: string;
   /** The narrowest allow rules that would have let the call run. */
   rules?: string[];
+  /** The tool's output was already shown as it arrived; the message need not repeat it. */
+  streamed?: boolean;
 }
 
 const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
@@ -57,5 +59,6 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
   if (error.code === "INVALID_ARGS") {
     return `${colour.failure("Invalid arguments")}: ${error.message}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
   }
-  return `${colour.failure("Failed")}: ${error.message} ${code}`;
+  const message = story.streamed ? error.message.split("\n")[0]!.replace(/ Output before it stopped:$/, "") : error.message;
+  return `${colour.failure("Failed")}: ${message} ${code}`;
 }
