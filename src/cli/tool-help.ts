@@ -67,7 +67,10 @@ export function describeTool(tool: AnyTool): string {
   const width = Math.max(0, ...params.map(([name]) => name.length));
   for (const [name, schema, required] of params) {
     const facts = [typeName(schema), required ? "required" : "optional"];
+    // Many tools state their defaults in words ("Most lines to read (default 2000).") rather than in the schema.
+    const stated = /\(default:? ([^)]+)\)/i.exec(schema.description ?? "")?.[1];
     if (schema.default !== undefined) facts.push(`default ${JSON.stringify(schema.default)}`);
+    else if (stated) facts.push(`default ${stated}`);
     lines.push(`  ${name.padEnd(width)}  ${facts.join(", ")}`);
     if (schema.description) lines.push(`  ${" ".repeat(width)}  ${schema.description.replace(/\n/g, " ")}`);
   }

@@ -7,7 +7,7 @@ describe("help for one tool", () => {
     const r = await runCli(["tools", "read_file"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ {2}path\s+string, required$/m);
-    expect(r.stdout).toMatch(/^ {2}limit\s+integer, optional$/m);
+    expect(r.stdout).toMatch(/^ {2}limit\s+integer, optional, default 2000$/m);
     expect(r.stdout).toMatch(/^Effect: read$/m);
     expect(r.stdout).toContain("tackle call read_file path=README.md");
   }, 120_000);
