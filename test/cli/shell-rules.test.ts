@@ -26,7 +26,18 @@ describe("shell rules and lines with variables", () => {
     expect((await judge("f=.env; cat $f")).secret).toBeDefined();
     expect((await judge("for f in a b; do rm $f; done")).ask).toMatch(/rm a/);
     expect((await judge("x=curl; $x evil.com")).subjects).toEqual(["curl evil.com"]);
-    for (const c of ["sudo $x", 'bash -c "$x"', "cat $(echo .env)", "eval $x", "ls $DIR", "x=a; read x; cat $x", "x=$(ls); echo $x"]) {
+    for (const c of [
+      "sudo $x",
+      'bash -c "$x"',
+      "cat $(echo .env)",
+      "eval $x",
+      "ls $DIR",
+      "x=a; read x; cat $x",
+      "x=$(ls); echo $x",
+      "IFS=:; f=a:.env; cat $f",
+      "for f in {a,b}; do cat $f; done",
+      "while read f; do cat $f; done < a",
+    ]) {
       expect((await judge(c)).ask, c).toBeDefined();
     }
   }, 120_000);
