@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { Command } from "commander";
 import type { Toolset } from "../tools/toolsets.js";
 import type { ApprovalMode } from "../runtime/policy.js";
@@ -10,6 +11,7 @@ import { rulesThatAllow } from "./narrowest-rule.js";
 import { addRule, configFileFor } from "./config-rules.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
+import type { SavedRules } from "./terminal-approver.js";
 import { parseKeyValueArgs } from "./key-value-args.js";
 
 /** Exit code for an outcome: 0 success, 1 tool error, 2 unknown tool or invalid arguments, 3 rejected. */
@@ -70,7 +72,7 @@ Examples:
         return;
       }
       const { openSession } = await import("../session.js");
-      let saveRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
+      let saveRules: ((request: ApprovalRequest) => Promise<SavedRules>) | undefined;
       let allowingRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
       const asking: Approver & { close?: () => void } = interactive
         ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request) })
@@ -108,7 +110,7 @@ Examples:
         const rules = await allowingRules!(request);
         const file = configFileFor(session.loaded);
         for (const rule of rules) addRule(file, "allow", rule);
-        return rules;
+        return { file: path.relative(process.cwd(), file) || file, rules };
       };
       session.runner.on("tool.approval", (event) => {
         if (event.type === "tool.approval" && !event.approved && event.approvedBy === "policy" && !story.nobodyToAsk) {

@@ -13,7 +13,13 @@ export interface TerminalApproverOptions {
    * Saves "always" to configuration: writes the narrowest allow rules for the call and returns
    * them, to show the person. Without it the prompt offers "always" for the session only.
    */
-  saveRules?: (request: ApprovalRequest) => Promise<string[]>;
+  saveRules?: (request: ApprovalRequest) => Promise<SavedRules>;
+}
+
+/** Rules written for "always, save to configuration", and where. */
+export interface SavedRules {
+  file: string;
+  rules: string[];
 }
 
 /** A terminal that can hand over single keys (raw mode), rather than whole lines. */
@@ -195,12 +201,12 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if (answer === "a" || answer === "always") return { approved: true, always: true };
         if ((answer === "s" || answer === "save") && options.saveRules) {
           try {
-            const rules = await options.saveRules(request);
+            const { file, rules } = await options.saveRules(request);
             if (rules.length === 0) {
               output.write(`No rule can let this call run unasked (it asks whatever rules say); approved this once.\n`);
               return { approved: true };
             }
-            output.write(`${colour.success("Saved")} to configuration (permissions.allow): ${rules.join(", ")}\n`);
+            output.write(`${colour.success("Saved")} to ${file} (permissions.allow): ${rules.join(", ")}\n`);
             return { approved: true, always: true };
           } catch (err) {
             output.write(`${colour.failure("Could not save")}: ${(err as Error).message}\n`);

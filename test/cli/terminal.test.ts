@@ -31,7 +31,7 @@ describe("tackle call in a terminal", () => {
     const t = inTerminal(["call", "shell", "command=touch made.txt", "--workspace", ws.dir]);
     await t.waitFor(/Approve\?/);
     t.type("s");
-    await t.waitFor(/Saved\S* to configuration \(permissions\.allow\): shell\(touch made\.txt\)/);
+    await t.waitFor(/Saved\S* to \S*tackle\.config\.json \(permissions\.allow\): shell\(touch made\.txt\)/);
     expect(await t.exited, t.screen()).toBe(0);
     expect(existsSync(path.join(ws.dir, "made.txt"))).toBe(true);
     const text = readFileSync(config, "utf8");
