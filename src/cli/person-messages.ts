@@ -29,7 +29,13 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
   if (outcome.status === "rejected" && outcome.error?.code === "PERMISSION_DENIED") {
     const reason = story.deniedBecause ?? outcome.error.message.replace(/^Not allowed: /, "").replace(/\. This is policy.*$/s, "");
     const rule = /denied by the rule "(.+)"/.exec(reason)?.[1];
-    const hint = rule ? `\n${colour.dim(`To let it run, remove that rule: tackle rules remove ${shellQuote(rule)}`)}` : "";
+    // Files that may hold secrets are refused unless a rule names the call; the reason gives that rule.
+    const naming = /permissions\.allow: \["(.+?)"\]/.exec(reason)?.[1];
+    const hint = rule
+      ? `\n${colour.dim(`To let it run, remove that rule: tackle rules remove ${shellQuote(rule)}`)}`
+      : naming
+        ? `\n${colour.dim(`To let it run, add a rule naming it: tackle rules add ${shellQuote(naming)}`)}`
+        : "";
     return `${colour.failure("Refused")}: ${tool} was not run: ${reason}.${hint}`;
   }
   if (outcome.status === "rejected") {

@@ -107,6 +107,18 @@ describe("tackle call without a terminal", () => {
     expect(forced.stderr).toContain(ESC);
   }, 120_000);
 
+  it("a refusal says which rule to remove, or which to add", async () => {
+    writeFileSync(path.join(ws.dir, ".env"), "KEY=1\n");
+    const secret = await runCli(["call", "read_file", "path=.env", "--workspace", ws.dir]);
+    expect(secret.code).toBe(3);
+    expect(secret.stderr).toMatch(/^Refused: read_file was not run: /m);
+    expect(secret.stderr).toContain("tackle rules add 'read_file(.env)'");
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), '{ "permissions": { "deny": ["read_file(a.txt)"] } }');
+    const denied = await runCli(["call", "read_file", "path=a.txt", "--workspace", ws.dir]);
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toContain("tackle rules remove 'read_file(a.txt)'");
+  }, 120_000);
+
   it("explains a rejection to a person, with the exact rule that would allow it; --json keeps the model's text", async () => {
     const r = await runCli(["call", "shell", "command=touch made.txt", "--workspace", ws.dir]);
     expect(r.code).toBe(3);
