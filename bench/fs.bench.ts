@@ -134,7 +134,8 @@ async function main(): Promise<void> {
 
     const idle = runChild(file, 1, 1);
     console.log(
-      `read_file offset 1, limit 1:       ${idle.ms.toFixed(1)} ms, peak RSS ${mb(idle.maxRssKb).toFixed(1)} MB (process baseline ${mb(idle.baselineRssKb).toFixed(1)} MB)`,
+      `read_file offset 1, limit 1:       ${idle.ms.toFixed(1)} ms, peak RSS ` +
+        `${mb(idle.maxRssKb).toFixed(1)} MB (process baseline ${mb(idle.baselineRssKb).toFixed(1)} MB)`,
     );
 
     const fromEnd = [runChild(file, -100, 100), runChild(file, -100, 100), runChild(file, -100, 100)].sort((a, b) => a.ms - b.ms)[0]!;
@@ -142,13 +143,16 @@ async function main(): Promise<void> {
       console.log({ fromEnd, tailFirst: tailLines[0], tailLast: tailLines.at(-1) });
     const okEnd = fromEnd.lines === 100 && fromEnd.last === tailLines.at(-1) && fromEnd.first === tailLines[0];
     console.log(
-      `read_file offset -100 (tail):      ${fromEnd.ms.toFixed(1)} ms, peak RSS ${mb(fromEnd.maxRssKb).toFixed(1)} MB — ${(fromEnd.ms / tail.ms).toFixed(2)}x tail's time; window ${okEnd ? "matches tail" : "DIFFERS from tail"}`,
+      `read_file offset -100 (tail):      ${fromEnd.ms.toFixed(1)} ms, peak RSS ${mb(fromEnd.maxRssKb).toFixed(1)} MB ` +
+        `— ${(fromEnd.ms / tail.ms).toFixed(2)}x tail's time; window ${okEnd ? "matches tail" : "DIFFERS from tail"}`,
     );
 
     const streamed = runChild(file, total - 99, 100);
     const okStream = streamed.lines === 100 && streamed.last === tailLines.at(-1) && streamed.first === tailLines[0];
     console.log(
-      `read_file offset ${total - 99} (streamed): ${streamed.ms.toFixed(1)} ms, peak RSS ${mb(streamed.maxRssKb).toFixed(1)} MB — ${(streamed.ms / tail.ms).toFixed(1)}x tail's time, ${(size / 1024 ** 2 / (streamed.ms / 1000)).toFixed(0)} MB/s; window ${okStream ? "matches tail" : "DIFFERS from tail"}`,
+      `read_file offset ${total - 99} (streamed): ${streamed.ms.toFixed(1)} ms, peak RSS ${mb(streamed.maxRssKb).toFixed(1)} MB — ` +
+        `${(streamed.ms / tail.ms).toFixed(1)}x tail's time, ${(size / 1024 ** 2 / (streamed.ms / 1000)).toFixed(0)} ` +
+        `MB/s; window ${okStream ? "matches tail" : "DIFFERS from tail"}`,
     );
 
     const peak = Math.max(fromEnd.maxRssKb, streamed.maxRssKb);

@@ -58,7 +58,8 @@ async function withTools(count: number): Promise<{ perCall: number; registerMs: 
 const small = await withTools(10);
 const large = await withTools(10_000);
 console.log(
-  `per-call cost at 10,000 tools / at 10: ${(large.perCall / small.perCall).toFixed(2)}x (goal <= 1.2x); registering 10,000 defineTool tools: ${large.registerMs.toFixed(0)} ms (goal < 200 ms)`,
+  `per-call cost at 10,000 tools / at 10: ${(large.perCall / small.perCall).toFixed(2)}x (goal <= ` +
+    `1.2x); registering 10,000 defineTool tools: ${large.registerMs.toFixed(0)} ms (goal < 200 ms)`,
 );
 await uncached.close();
 await cached.close();

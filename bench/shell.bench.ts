@@ -87,7 +87,8 @@ console.log(`\nratio shell tool / bare spawn(true):        ${(direct / bare).toF
 console.log(`ratio ToolRunner / bare spawn(true):        ${(viaRunner / bare).toFixed(2)}x (confined)`);
 console.log(`ratio shell tool / bare spawn(bash -c true): ${(direct / bareBash).toFixed(2)}x`);
 console.log(
-  `read-only confinement adds: true +${(confinedTrue - direct).toFixed(1)} ms (${(confinedTrue / direct).toFixed(2)}x), ls +${(lsConfined - lsPlain).toFixed(1)} ms (${(lsConfined / lsPlain).toFixed(2)}x)`,
+  `read-only confinement adds: true +${(confinedTrue - direct).toFixed(1)} ms (${(confinedTrue / direct).toFixed(2)}x), ` +
+    `ls +${(lsConfined - lsPlain).toFixed(1)} ms (${(lsConfined / lsPlain).toFixed(2)}x)`,
 );
 await runner.close();
 rmSync(root, { recursive: true, force: true });

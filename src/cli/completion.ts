@@ -137,7 +137,8 @@ export function fishCompletion(spec: CompletionSpec): string {
     lines.push(`complete -c tackle -n "not __fish_seen_subcommand_from ${names}" -a ${c.name} -d ${quote(c.description)}`);
     if (c.subcommands.length > 0) {
       lines.push(
-        `complete -c tackle -n "__fish_seen_subcommand_from ${c.name}; and not __fish_seen_subcommand_from ${words(c.subcommands)}" -a ${quote(words(c.subcommands))}`,
+        `complete -c tackle -n "__fish_seen_subcommand_from ${c.name}; and not ` +
+          `__fish_seen_subcommand_from ${words(c.subcommands)}" -a ${quote(words(c.subcommands))}`,
       );
     }
     for (const f of c.flags) {

@@ -281,7 +281,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
         if (redirects.length >= maxRedirects) {
           throw new ToolError(
             "EXECUTION_ERROR",
-            `Too many redirects: more than ${maxRedirects} starting from ${first.href} (the last hops: ${[...redirects.slice(-3), location.slice(0, 200)].join(" -> ")}). The page may redirect in a loop.`,
+            `Too many redirects: more than ${maxRedirects} starting from ${first.href} (the last hops: ` +
+              `${[...redirects.slice(-3), location.slice(0, 200)].join(" -> ")}). The page may redirect in a loop.`,
             { recoverable: false },
           );
         }
@@ -306,7 +307,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
           // The person approved sending this body to one site, not to wherever that site points.
           throw new ToolError(
             "EXECUTION_ERROR",
-            `${url.href} redirected the POST (${res.statusCode}) to another site, ${next.href.slice(0, 200)}; the body was not sent there. Call again with that URL if it should be.`,
+            `${url.href} redirected the POST (${res.statusCode}) to another site, ${next.href.slice(0, 200)}; ` +
+              `the body was not sent there. Call again with that URL if it should be.`,
             { recoverable: false },
           );
         }

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -23,26 +22,20 @@ function removeAtExit(dir: string): void {
  * read tools may read, so the model can page through what was cut.
  */
 export class OutputSpill {
-  /**
-   * Where the folder will be: named now (so read tools can be told about it) but created only
-   * when an output is cut, so a run that cuts nothing leaves nothing and pays nothing. The name
-   * is random, so nobody can create it first.
-   */
-  readonly path: string;
-  #created = false;
+  #dir: string | undefined;
+  readonly #base: string | undefined;
 
   constructor(base?: string) {
-    this.path = path.join(realpathSync(base ?? os.tmpdir()), `tackle-output-${randomBytes(8).toString("hex")}`);
+    this.#base = base;
   }
 
   /** The folder, created on first use. */
   get dir(): string {
-    if (!this.#created) {
-      mkdirSync(this.path, { mode: 0o700 });
-      this.#created = true;
-      removeAtExit(this.path);
+    if (!this.#dir) {
+      this.#dir = mkdtempSync(path.join(this.#base ?? os.tmpdir(), "tackle-output-"));
+      removeAtExit(this.#dir);
     }
-    return this.path;
+    return this.#dir;
   }
 
   save(name: string, text: string): string {
@@ -52,11 +45,11 @@ export class OutputSpill {
   }
 
   dispose(): void {
-    if (this.#created) {
-      rmSync(this.path, { recursive: true, force: true });
-      liveDirs.delete(this.path);
+    if (this.#dir) {
+      rmSync(this.#dir, { recursive: true, force: true });
+      liveDirs.delete(this.#dir);
     }
-    this.#created = false;
+    this.#dir = undefined;
   }
 }
 

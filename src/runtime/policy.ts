@@ -57,7 +57,9 @@ export async function decide(input: PolicyInput): Promise<Decision> {
     if (!named) {
       return {
         action: "deny",
-        reason: `${assessment.secret}, so tools may not read or write it unless configuration allows this call (permissions.allow: ["${names[0]}(${subjects[0] ?? ""})"])`,
+        reason:
+          `${assessment.secret}, so tools may not read or write it unless configuration ` +
+          `allows this call (permissions.allow: ["${names[0]}(${subjects[0] ?? ""})"])`,
         effect,
       };
     }

@@ -107,7 +107,10 @@ function connect() {
   source.onopen = () => { status.textContent = "live"; };
   source.onerror = () => { status.textContent = "disconnected (retrying)"; };
   const log = document.getElementById("events");
-  const types = ["tool.call", "tool.approval", "tool.progress", "tool.output", "tool.result", "file.changed", "agent.state", "approval.requested", "approval.resolved"];
+  const types = [
+    "tool.call", "tool.approval", "tool.progress", "tool.output", "tool.result",
+    "file.changed", "agent.state", "approval.requested", "approval.resolved",
+  ];
   for (const type of types) {
     source.addEventListener(type, (e) => {
       let data;

@@ -102,7 +102,9 @@ export class HttpApprover {
         () =>
           finish({
             approved: false,
-            message: `nobody answered the approval request within ${minutes >= 1 ? `${Math.round(minutes)} minutes` : `${Math.round(this.#timeoutMs / 1000)} seconds`}`,
+            message:
+              `nobody answered the approval request within ` +
+              `${minutes >= 1 ? `${Math.round(minutes)} minutes` : `${Math.round(this.#timeoutMs / 1000)} seconds`}`,
             automatic: true,
           }),
         this.#timeoutMs,

@@ -32,7 +32,8 @@ export function assertServeOptions(options: { host: string; port: number; token?
   }
   if (!isLoopbackHost(options.host) && !options.token) {
     throw new Error(
-      `Refusing to serve on ${options.host} without a token: any machine that reaches it could run tackle's tools and answer its approvals. Pass --token <secret> (or set TACKLE_SERVE_TOKEN), or bind 127.0.0.1.`,
+      `Refusing to serve on ${options.host} without a token: any machine that reaches it could run tackle's ` +
+        `tools and answer its approvals. Pass --token <secret> (or set TACKLE_SERVE_TOKEN), or bind 127.0.0.1.`,
     );
   }
 }

@@ -26,7 +26,7 @@ export class Workspace implements ToolWorkspace {
   /** Opens a workspace at `root` (which must exist), with optional extra roots. */
   static open(root: string, extraRoots: readonly ExtraRoot[] = []): Workspace {
     const real = realpathSync(path.resolve(root));
-    const extras = extraRoots.map((r) => ({ path: realOrPlanned(path.resolve(real, r.path)), writable: r.writable }));
+    const extras = extraRoots.map((r) => ({ path: realpathSync(path.resolve(real, r.path)), writable: r.writable }));
     return new Workspace(real, extras);
   }
 
@@ -128,13 +128,3 @@ async function realOf(p: string, depth: number): Promise<string> {
 }
 
 setDefaultWorkspace((cwd) => Workspace.open(cwd));
-
-/** The real path of a folder, or of where it will be created (the runner's spill folder is made on first use). */
-function realOrPlanned(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    return path.join(realpathSync(path.dirname(p)), path.basename(p));
-  }
-}

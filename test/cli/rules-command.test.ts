@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
 import { tempDir } from "../support/tools.js";
 import { loadConfig } from "../../src/config/config.js";
+import { readRules, removeRule } from "../../src/cli/config-rules.js";
 
 let ws: ReturnType<typeof tempDir>;
 beforeEach(() => (ws = tempDir()));
@@ -43,4 +44,15 @@ describe("tackle rules", () => {
     expect((await runCli(["rules", "add", "read_file", "--workspace", ws.dir])).code).toBe(0);
     expect(loadConfig({ workspace: ws.dir }).config.permissions).toEqual({ allow: ["read_file"] });
   }, 120_000);
+});
+
+describe("config-rules", () => {
+  it("removes a rule from every list that has it, by its place among all entries, and keeps the rest", () => {
+    const file = path.join(ws.dir, "tackle.config.json");
+    writeFileSync(file, '{\n  // keep me\n  "permissions": { "allow": [1, "read_file", "shell"], "ask": ["shell"] }\n}\n');
+    expect(removeRule(file, "shell")).toEqual(["allow", "ask"]);
+    expect(readRules(file)).toEqual({ allow: ["read_file"], ask: [], deny: [] });
+    expect(readFileSync(file, "utf8")).toContain("// keep me");
+    expect(JSON.stringify(loadConfig({ workspace: ws.dir, warn: () => undefined }).config.permissions?.allow)).toBe('[1,"read_file"]');
+  });
 });

@@ -19,7 +19,8 @@ describe.skipIf(!hasEmacs)("the Emacs package (emacs/tackle.el)", () => {
           "-L",
           "emacs",
           "--eval",
-          `(progn (require (quote bytecomp)) (let ((byte-compile-dest-file-function (lambda (_) ${JSON.stringify(path.join(out, "tackle.elc"))}))) (unless (byte-compile-file "emacs/tackle.el") (kill-emacs 1))))`,
+          `(progn (require (quote bytecomp)) (let ((byte-compile-dest-file-function (lambda (_) ` +
+            `${JSON.stringify(path.join(out, "tackle.elc"))}))) (unless (byte-compile-file "emacs/tackle.el") (kill-emacs 1))))`,
         ],
         { cwd: ROOT, encoding: "utf8", timeout: 120_000 },
       );

@@ -24,7 +24,8 @@ describe("htmlToText (spec 000's HtmlUtilities rules)", () => {
 
   it("drops script, style, head and form controls", () => {
     const html =
-      "<html><head><title>T</title><style>p{}</style></head><body><script>evil()</script><p>kept</p><noscript>ns</noscript><button>Click</button><template><p>tpl</p></template></body></html>";
+      "<html><head><title>T</title><style>p{}</style></head><body><script>evil()</script><p>kept</p>" +
+      "<noscript>ns</noscript><button>Click</button><template><p>tpl</p></template></body></html>";
     expect(htmlToText(html)).toBe("kept");
   });
 

@@ -335,7 +335,8 @@ sandboxed("runSandboxed", () => {
 
   it.skipIf(process.getuid?.() !== 0)("as root without a cgroup, the watcher stops a process flood", async () => {
     const code =
-      "import os, time\nfor i in range(300):\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)";
+      "import os, time\nfor i in range(300):\n    try:\n        pid = os.fork()\n    except " +
+      "OSError:\n        break\n    if pid == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)";
     const r = await runSandboxed(["/usr/bin/python3", "-c", code], {
       workspace: ws.dir,
       cgroup: false,

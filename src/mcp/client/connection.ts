@@ -223,7 +223,8 @@ export class McpConnection implements McpToolTarget {
         const why = this.lastError ?? this.#describeExit();
         return new ToolError(
           "UNAVAILABLE",
-          `The MCP server "${this.name}" went away during the call to ${tool}${why ? ` (${why})` : ""}. It is being restarted; the call may or may not have taken effect.`,
+          `The MCP server "${this.name}" went away during the call to ${tool}${why ? ` (${why})` : ""}. ` +
+            `It is being restarted; the call may or may not have taken effect.`,
           { cause: err, recoverable: false },
         );
       }

@@ -26,7 +26,8 @@ export class ElicitationRouter {
 }
 
 export const NO_ELICITATION =
-  "the MCP client cannot ask its user (it does not support elicitation), so nobody could approve it; it needs an allow rule or a more permissive approval mode (--approval)";
+  "the MCP client cannot ask its user (it does not support elicitation), so nobody could " +
+  "approve it; it needs an allow rule or a more permissive approval mode (--approval)";
 
 /** The form a person fills in: approve or not, remember it, and an optional word for the model. */
 export const APPROVAL_SCHEMA = {

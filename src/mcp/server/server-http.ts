@@ -42,7 +42,8 @@ export function assertHttpOptions(options: HttpServeOptions): void {
   }
   if (!isLoopbackHost(host) && !options.token) {
     throw new Error(
-      `Refusing to serve MCP on ${host} without a bearer token: any machine that reaches it could run tackle's tools. Pass --token <secret>, or bind 127.0.0.1.`,
+      `Refusing to serve MCP on ${host} without a bearer token: any machine that ` +
+        `reaches it could run tackle's tools. Pass --token <secret>, or bind 127.0.0.1.`,
     );
   }
 }

@@ -21,7 +21,8 @@ export function anthropicApiError(status: number, retryAfter: string | null, bod
   if (status === 401) {
     return new ToolError(
       "PERMISSION_DENIED",
-      `The Anthropic Admin API rejected the key (HTTP 401${detail}). ANTHROPIC_ADMIN_API_KEY must be a valid Admin API key (sk-ant-admin...); ask the user to check it. Retrying will not help.`,
+      `The Anthropic Admin API rejected the key (HTTP 401${detail}). ANTHROPIC_ADMIN_API_KEY must be ` +
+        `a valid Admin API key (sk-ant-admin...); ask the user to check it. Retrying will not help.`,
     );
   }
   if (status === 403) {

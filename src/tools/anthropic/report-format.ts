@@ -70,12 +70,14 @@ function formatUsage(data: Row[]): string[] {
       };
       for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += row[k];
       lines.push(
-        `  ${groupLabel(r, USAGE_KEYS)}: input ${fmt(row.input)} · cache read ${fmt(row.cacheRead)} · cache write ${fmt(row.cacheWrite)} · output ${fmt(row.output)}${row.searches ? ` · web searches ${fmt(row.searches)}` : ""}`,
+        `  ${groupLabel(r, USAGE_KEYS)}: input ${fmt(row.input)} · cache read ${fmt(row.cacheRead)} · cache write ` +
+          `${fmt(row.cacheWrite)} · output ${fmt(row.output)}${row.searches ? ` · web searches ${fmt(row.searches)}` : ""}`,
       );
     }
   }
   lines.push(
-    `Total: input ${fmt(total.input)} · cache read ${fmt(total.cacheRead)} · cache write ${fmt(total.cacheWrite)} · output ${fmt(total.output)} tokens${total.searches ? ` · web searches ${fmt(total.searches)}` : ""}`,
+    `Total: input ${fmt(total.input)} · cache read ${fmt(total.cacheRead)} · cache write ${fmt(total.cacheWrite)} ` +
+      `· output ${fmt(total.output)} tokens${total.searches ? ` · web searches ${fmt(total.searches)}` : ""}`,
   );
   return lines;
 }
@@ -124,7 +126,8 @@ function formatClaudeCode(data: Row[]): string[] {
       cost += typeof est["amount_usd"] === "number" ? (est["amount_usd"] as number) : 0;
     }
     lines.push(
-      `${String(rec["date"] ?? "").slice(0, 10)} ${who}: ${parts.join(" · ")}${toolText ? ` · tools ${toolText}` : ""}${cost ? ` · est. cost ${usd(cost)}` : ""}`,
+      `${String(rec["date"] ?? "").slice(0, 10)} ${who}: ` +
+        `${parts.join(" · ")}${toolText ? ` · tools ${toolText}` : ""}${cost ? ` · est. cost ${usd(cost)}` : ""}`,
     );
   }
   return lines;
@@ -135,7 +138,8 @@ export function formatReport(args: UsageArgs, report: ReportPages, data: Row[]):
   const heading =
     args.action === "claude_code"
       ? `Claude Code usage for ${args.starting_at} (${data.length} record${data.length === 1 ? "" : "s"}):`
-      : `${args.action === "usage" ? "Messages usage" : "Cost"} from ${args.starting_at}${args.ending_at ? ` to ${args.ending_at}` : ""}, ${args.bucket_width ?? "1d"} buckets${
+      : `${args.action === "usage" ? "Messages usage" : "Cost"} from ` +
+        `${args.starting_at}${args.ending_at ? ` to ${args.ending_at}` : ""}, ${args.bucket_width ?? "1d"} buckets${
           args.group_by?.length ? `, grouped by ${args.group_by.join(", ")}` : ""
         } (${data.length} bucket${data.length === 1 ? "" : "s"}):`;
   const body = args.action === "usage" ? formatUsage(data) : args.action === "cost" ? formatCost(data) : formatClaudeCode(data);

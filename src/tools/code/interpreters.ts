@@ -26,7 +26,8 @@ export function resolveInterpreter(language: Language, configured?: string): Pro
 /** What to tell the model when the interpreter is missing. */
 export function missingInterpreterMessage(language: Language): string {
   return language === "python"
-    ? 'Python is not available: no python3 was found (install it, e.g. `sudo apt-get install python3`, or set sandbox.python in tackle.config.json). Use language "bash" meanwhile.'
+    ? "Python is not available: no python3 was found (install it, e.g. `sudo apt-get install " +
+        'python3`, or set sandbox.python in tackle.config.json). Use language "bash" meanwhile.'
     : "bash is not available on this system, so run_code cannot run bash code.";
 }
 

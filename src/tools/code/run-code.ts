@@ -181,7 +181,8 @@ function present(
   if (run.limit === "processes") notes.push(`Killed: the program started more than ${limits.processes} processes.`);
   if (removed.length) {
     notes.push(
-      `Removed ${removed.join(", ")} from the workspace root: sandboxed code may not create them (they could run code or change permissions outside the sandbox).`,
+      `Removed ${removed.join(", ")} from the workspace root: sandboxed code may not ` +
+        `create them (they could run code or change permissions outside the sandbox).`,
     );
   }
   const sections: string[] = [];

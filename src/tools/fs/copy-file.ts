@@ -110,7 +110,10 @@ export const copyFileTool = defineTool({
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.source, args.dest),
   preview: async (args, ctx) => {
     const { srcRel, destRel, srcStat, destStat } = await plan(args, ctx);
-    return `Copy ${srcRel}${srcStat.isDirectory() ? "/ (folder)" : ` (${formatBytes(srcStat.size)})`} → ${destRel}${destStat ? ` (replacing the existing ${destRel})` : ""}.`;
+    return (
+      `Copy ${srcRel}${srcStat.isDirectory() ? "/ (folder)" : ` (${formatBytes(srcStat.size)})`} ` +
+      `→ ${destRel}${destStat ? ` (replacing the existing ${destRel})` : ""}.`
+    );
   },
   execute,
 });

@@ -68,7 +68,8 @@ async function plan(args: Args, ctx: ToolContext) {
     if (inside.length && !args.recursive) {
       throw new ToolError(
         "INVALID_ARGS",
-        `"${t.rel}" is a folder with ${inside.length.toLocaleString("en-US")} entr${inside.length === 1 ? "y" : "ies"}; set recursive: true to delete it and everything in it.`,
+        `"${t.rel}" is a folder with ${inside.length.toLocaleString("en-US")} ` +
+          `entr${inside.length === 1 ? "y" : "ies"}; set recursive: true to delete it and everything in it.`,
       );
     }
     const guarded = inside.find((p) => isProtectedPath(p));

@@ -138,7 +138,11 @@ export function nearestCandidates(text: string, old: string): string {
   }
   if (loose.length) {
     const shownMatches = loose.map((i) => `${span(i, i + k - 1)}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
-    return `The text given as old was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace (indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact text from the file (read_file shows it) and try again. Nothing was changed.`;
+    return (
+      `The text given as old was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace ` +
+      `(indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact ` +
+      `text from the file (read_file shows it) and try again. Nothing was changed.`
+    );
   }
   // Anchor on the most distinctive line of old, then score whole windows around the best anchors.
   const anchorIndex = want.reduce((best, w, i) => (w.length > want[best]!.length ? i : best), 0);
@@ -165,7 +169,10 @@ export function nearestCandidates(text: string, old: string): string {
   // A second candidate only when it is nearly as good as the first; otherwise it is noise.
   const best = distinct.filter((s, i) => i === 0 || s.score >= Math.max(0.7, distinct[0]!.score - 0.15)).slice(0, 2);
   if (!best.length) {
-    return `The text given as old was not found in the file, and nothing similar was found either. Read the file with read_file and copy the exact text to replace. Nothing was changed.`;
+    return (
+      `The text given as old was not found in the file, and nothing similar was found either. ` +
+      `Read the file with read_file and copy the exact text to replace. Nothing was changed.`
+    );
   }
   const shownBest = best
     .map(
@@ -173,7 +180,10 @@ export function nearestCandidates(text: string, old: string): string {
         `${span(b.start, Math.min(lines.length, b.start + k) - 1)} (${Math.round(b.score * 100)}% similar):\n${showLines(lines, b.start, b.start + k - 1)}`,
     )
     .join("\n");
-  return `The text given as old was not found in the file. The most similar text is:\n${shownBest}\nIf this is what you meant, send its exact text as old. Nothing was changed.`;
+  return (
+    `The text given as old was not found in the file. The most similar text is:\n${shownBest}\nIf ` +
+    `this is what you meant, send its exact text as old. Nothing was changed.`
+  );
 }
 
 async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
@@ -228,13 +238,15 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     if (count !== args.expected_replacements) {
       throw new ToolError(
         "INVALID_ARGS",
-        `old matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements is ${args.expected_replacements}. Nothing was changed; adjust old or expected_replacements.`,
+        `old matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements ` +
+          `is ${args.expected_replacements}. Nothing was changed; adjust old or expected_replacements.`,
       );
     }
   } else if (!args.replace_all && count > 1) {
     throw new ToolError(
       "INVALID_ARGS",
-      `old matches ${count} places (${where}); add surrounding context so it matches exactly one, or set replace_all to replace every one. Nothing was changed.`,
+      `old matches ${count} places (${where}); add surrounding context so it matches ` +
+        `exactly one, or set replace_all to replace every one. Nothing was changed.`,
     );
   }
   // Replace by position, so "$" sequences in the new text stay literal.
@@ -284,7 +296,9 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   await atomicWriteFile(p.resolved.absolute, p.bytes);
   const n = p.replacements;
   const where = p.lines.length === 1 ? `line ${p.lines[0]}` : `lines ${p.lines.slice(0, 10).join(", ")}${p.lines.length > 10 ? ", …" : ""}`;
-  const content = `Edited "${p.rel}": replaced ${n} occurrence${n === 1 ? "" : "s"} (at ${where}). The result around the ${n === 1 ? "change" : "first change"}:\n${snippet(p)}`;
+  const content =
+    `Edited "${p.rel}": replaced ${n} occurrence${n === 1 ? "" : "s"} (at ${where}). ` +
+    `The result around the ${n === 1 ? "change" : "first change"}:\n${snippet(p)}`;
   return {
     content,
     displayContent: diffOf(p),

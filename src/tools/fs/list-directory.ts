@@ -86,12 +86,15 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       if (args.recursive && type === "directory") queue.push(name);
     }
   }
-  const header = `${rel === "." ? "The workspace root" : `"${rel}"`}${args.recursive ? " (recursive)" : ""}: ${entries.length.toLocaleString("en-US")}${truncated ? "+" : ""} entr${entries.length === 1 ? "y" : "ies"}`;
+  const header =
+    `${rel === "." ? "The workspace root" : `"${rel}"`}${args.recursive ? " (recursive)" : ""}: ` +
+    `${entries.length.toLocaleString("en-US")}${truncated ? "+" : ""} entr${entries.length === 1 ? "y" : "ies"}`;
   const body = entries.length ? entries.map(line).join("\n") : "(empty)";
   const notes: string[] = [];
   if (truncated) {
     notes.push(
-      `[Listing stopped at ${MAX_LIST_ENTRIES.toLocaleString("en-US")} entries. Narrow it: list a subfolder (path: "${rel === "." ? "" : `${rel}/`}<folder>")${args.recursive ? ", drop recursive" : ""}, or find files by pattern with glob.]`,
+      `[Listing stopped at ${MAX_LIST_ENTRIES.toLocaleString("en-US")} entries. Narrow it: list a subfolder (path: ` +
+        `"${rel === "." ? "" : `${rel}/`}<folder>")${args.recursive ? ", drop recursive" : ""}, or find files by pattern with glob.]`,
     );
   }
   if (skippedHidden && !args.includeHidden)

@@ -125,7 +125,8 @@ async function readBase64(file: string, meta: Meta): Promise<ToolExecutionResult
   if (meta.st.size > MAX_BASE64_BYTES) {
     throw new ToolError(
       "INVALID_ARGS",
-      `"${meta.rel}" is ${formatBytes(meta.st.size)}; base64 reads are limited to ${formatBytes(MAX_BASE64_BYTES)}. Read it as text with offset and limit, or process it with a shell command.`,
+      `"${meta.rel}" is ${formatBytes(meta.st.size)}; base64 reads are limited to ` +
+        `${formatBytes(MAX_BASE64_BYTES)}. Read it as text with offset and limit, or process it with a shell command.`,
     );
   }
   const data = (await readFile(file, { flag: READ_NOFOLLOW })).toString("base64");
@@ -312,7 +313,8 @@ function textResult(
     if (!fromEnd && total !== undefined && offset > total) {
       throw new ToolError(
         "INVALID_ARGS",
-        `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`,
+        `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} ` +
+          `lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`,
       );
     }
     if (!fromEnd) {
@@ -330,7 +332,8 @@ function textResult(
   if (fromEnd) {
     const n = lines.length || 100;
     const parts = [
-      `[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} file (-1 is the last line; the file is too large to number from the start).`,
+      `[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} ` +
+        `file (-1 is the last line; the file is too large to number from the start).`,
     ];
     if (window.hasMore) {
       nextOffset = last + 1;

@@ -49,7 +49,8 @@ export function calendarGetEventTool(api: CalendarApi) {
               `Attendees (${attendees.length}):`,
               ...attendees.map(
                 (a) =>
-                  `  - ${formatPerson({ email: a.email, displayName: a.name })}: ${a.responseStatus}${a.optional ? " (optional)" : ""}${a.organizer ? " (organizer)" : ""}`,
+                  `  - ${formatPerson({ email: a.email, displayName: a.name })}: ` +
+                  `${a.responseStatus}${a.optional ? " (optional)" : ""}${a.organizer ? " (organizer)" : ""}`,
               ),
             ]
           : []),

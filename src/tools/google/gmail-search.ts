@@ -77,7 +77,8 @@ export function gmailSearchTool(api: GmailApi) {
       const heading =
         messages.length === 0
           ? `No messages match "${args.query}".`
-          : `${messages.length} message${messages.length === 1 ? "" : "s"} matching "${args.query}"${parsed.data.resultSizeEstimate ? ` (about ${parsed.data.resultSizeEstimate} in all)` : ""}:`;
+          : `${messages.length} message${messages.length === 1 ? "" : "s"} matching ` +
+            `"${args.query}"${parsed.data.resultSizeEstimate ? ` (about ${parsed.data.resultSizeEstimate} in all)` : ""}:`;
       const lines = messages.map(
         (m, i) =>
           `${i + 1}. [${m.id}]${m.unread ? " (unread)" : ""} ${m.date}\n   From: ${m.from}\n   Subject: ${m.subject}${m.snippet ? `\n   ${m.snippet}` : ""}`,

@@ -84,7 +84,9 @@ export function gmailSendTool(api: GmailApi) {
         throw unexpectedResponse("Gmail", "the send response has no message id; check the Sent folder before sending again");
       const everyone = [...args.to, ...(args.cc ?? []), ...(args.bcc ?? [])];
       return {
-        content: `Sent "${args.subject}" to ${everyone.join(", ")} (message id ${parsed.data.id}${parsed.data.threadId ? `, thread ${parsed.data.threadId}` : ""}).`,
+        content:
+          `Sent "${args.subject}" to ${everyone.join(", ")} (message id ` +
+          `${parsed.data.id}${parsed.data.threadId ? `, thread ${parsed.data.threadId}` : ""}).`,
         structured: { id: parsed.data.id, threadId: parsed.data.threadId ?? null, to: args.to, cc: args.cc ?? [], bcc: args.bcc ?? [] },
       };
     },

@@ -122,7 +122,8 @@ export class GoogleAccount {
   #signedOut(): ToolError {
     return new ToolError(
       "PERMISSION_DENIED",
-      `Google no longer accepts the saved ${this.service} sign-in (HTTP 401), even after a refresh. The saved tokens were removed; call the tool again to sign in to Google again.`,
+      `Google no longer accepts the saved ${this.service} sign-in (HTTP 401), even after a ` +
+        `refresh. The saved tokens were removed; call the tool again to sign in to Google again.`,
     );
   }
 
@@ -187,7 +188,9 @@ export class GoogleAccount {
       const minutes = Math.max(1, Math.round((pending.flow.deadline - Date.now()) / 60_000));
       throw new ToolError(
         "PERMISSION_DENIED",
-        `${this.service} needs a Google sign-in, and no browser could be opened here. Ask the user to open this address in a browser on this machine within ${minutes} min and sign in, then call the tool again:\n${pending.flow.url}\n(The sign-in page answers only while this tackle process runs; if it has ended, sign in once from a terminal, e.g. \`tackle call ${this.#options.firstTool ?? "the tool"}\`.)`,
+        `${this.service} needs a Google sign-in, and no browser could be opened here. Ask the user to open this address in a browser on this ` +
+          `machine within ${minutes} min and sign in, then call the tool again:\n${pending.flow.url}\n(The sign-in page answers only while ` +
+          `this tackle process runs; if it has ended, sign in once from a terminal, e.g. \`tackle call ${this.#options.firstTool ?? "the tool"}\`.)`,
       );
     }
     await abortable(pending.ready, signal);

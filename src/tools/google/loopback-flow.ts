@@ -97,7 +97,8 @@ export async function startLoopbackFlow(
     fail(
       new ToolError(
         "PERMISSION_DENIED",
-        `The Google sign-in for ${options.service} was not completed within ${Math.round(options.waitMs / 1000)} s. Call the tool again to start a new sign-in.`,
+        `The Google sign-in for ${options.service} was not completed within ` +
+          `${Math.round(options.waitMs / 1000)} s. Call the tool again to start a new sign-in.`,
         { recoverable: false },
       ),
     );

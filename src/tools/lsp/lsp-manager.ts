@@ -20,7 +20,8 @@ export class LspManager {
       throw new ToolError(
         "UNAVAILABLE",
         known.length
-          ? `No language server handles "${ext || path.basename(file)}" files (configured for ${known.join(", ")}). Add one under "lsp.servers" in tackle.config.json.`
+          ? `No language server handles "${ext || path.basename(file)}" files (configured ` +
+              `for ${known.join(", ")}). Add one under "lsp.servers" in tackle.config.json.`
           : `No language server is installed or configured. Install typescript-language-server or add one under "lsp.servers" in tackle.config.json.`,
         { recoverable: false },
       );

@@ -132,7 +132,8 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       if (shown.length === 0) {
         const hint =
           !pattern.includes("/") && !pattern.includes("**")
-            ? ` The pattern is matched against whole paths relative to ${where}, so "${pattern}" only finds files directly in it; use "**/${pattern}" to look in every folder.`
+            ? ` The pattern is matched against whole paths relative to ${where}, so "${pattern}" ` +
+              `only finds files directly in it; use "**/${pattern}" to look in every folder.`
             : "";
         return { content: `No files match "${args.pattern}" in ${where}.${hint}`, structured, metadata: { total: 0 } };
       }

@@ -94,7 +94,9 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
             throw new ToolError("UNAVAILABLE", (err as Error).message, { recoverable: false });
           }
           return {
-            content: `Started ${job.id} (pid ${job.pid}): ${job.command}\nRead its output with {"action":"read","id":"${job.id}"}; stop it with {"action":"stop","id":"${job.id}"}.`,
+            content:
+              `Started ${job.id} (pid ${job.pid}): ${job.command}\nRead its output with ` +
+              `{"action":"read","id":"${job.id}"}; stop it with {"action":"stop","id":"${job.id}"}.`,
             structured: describeJob(job),
           };
         }
@@ -120,8 +122,9 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
           const wasRunning = job.running || jobs.lingering(job);
           await jobs.stop(job.id);
           const { text } = job.output.readNew(READ_LIMIT);
+          const what = wasRunning ? `Stopped ${job.id} and every process it started.` : `${job.id} had already ended (${state(job)}).`;
           return {
-            content: `${wasRunning ? `Stopped ${job.id} and every process it started.` : `${job.id} had already ended (${state(job)}).`}${text ? `\nLast output:\n${text}` : ""}`,
+            content: `${what}${text ? `\nLast output:\n${text}` : ""}`,
             structured: describeJob(job),
           };
         }

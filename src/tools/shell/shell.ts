@@ -80,14 +80,18 @@ export function formatResult(
   const lines = [body.endsWith("\n") ? body.slice(0, -1) : body];
   if (r.ended === "timeout") {
     return {
-      content: `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`,
+      content:
+        `The command timed out after ${seconds(timeoutMs)}; it and every process it started were stopped. Output ` +
+        `before it stopped:\n${lines[0]}\n[Raise \`timeout\`, or use shell_background for long-running commands.]`,
       errorCode: "TIMEOUT",
     };
   }
   if (r.ended === "inactive") {
     const why = r.promptLike
-      ? `it printed nothing for ${seconds(settings.promptTimeoutMs)} after what looks like a prompt, so it seems to be waiting for input it cannot get (stdin is closed). Use non-interactive flags (-y, --yes, --no-input, --non-interactive) or provide the answer another way`
-      : `it printed nothing for ${seconds(settings.inactivityTimeoutMs)}; if it was waiting for input, use non-interactive flags; for long silent work use shell_background`;
+      ? `it printed nothing for ${seconds(settings.promptTimeoutMs)} after what looks like a prompt, so it seems to be waiting for input it ` +
+        `cannot get (stdin is closed). Use non-interactive flags (-y, --yes, --no-input, --non-interactive) or provide the answer another way`
+      : `it printed nothing for ${seconds(settings.inactivityTimeoutMs)}; if it was waiting ` +
+        `for input, use non-interactive flags; for long silent work use shell_background`;
     return { content: `The command was stopped because ${why}. Output before it stopped:\n${lines[0]}`, errorCode: "TIMEOUT" };
   }
   if (r.ended === "aborted")

@@ -195,7 +195,9 @@ function render(
     const total = body.length;
     body = body.slice(0, maxChars);
     cut = true;
-    body += `\n\n[Content truncated: showing the first ${maxChars.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} characters. Call again with a larger maxChars to see more.]`;
+    body +=
+      `\n\n[Content truncated: showing the first ${maxChars.toLocaleString("en-US")} of ` +
+      `${total.toLocaleString("en-US")} characters. Call again with a larger maxChars to see more.]`;
   } else if (res.truncated) {
     body += `\n\n[Content truncated: the page is larger than ${DEFAULT_MAX_BYTES / 1024 / 1024} MB and only the first part was downloaded.]`;
   }
@@ -282,7 +284,8 @@ export function createWebFetchTool(config: WebConfig) {
           if (config.requireApprovalOutsideAllowlist && host !== hostOf(args.url) && !onAllowlist(config, host)) {
             throw new ToolError(
               "PERMISSION_DENIED",
-              `${args.url} redirected to ${next.href.slice(0, 200)}, a domain outside web.autoApproveDomains; it was not followed. Call web_fetch with that URL to ask for approval.`,
+              `${args.url} redirected to ${next.href.slice(0, 200)}, a domain outside ` +
+                `web.autoApproveDomains; it was not followed. Call web_fetch with that URL to ask for approval.`,
               { recoverable: false },
             );
           }

@@ -147,7 +147,12 @@ describe("tackle mcp on stdio: lifetime", () => {
         }),
       );
       proc.stdin!.write(
-        `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } } })}\n`,
+        `${JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } },
+        })}\n`,
       );
       await answered;
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

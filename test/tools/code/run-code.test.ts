@@ -378,7 +378,9 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     writeFileSync(path.join(fakeHome, ".ssh", "id_rsa"), "SECRET-KEY-MATERIAL");
     const r = await call({
       language: "bash",
-      code: `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir() === os.tmpdir() ? "/root" : os.homedir()}'; ls /work; ls /sys/class; ls /var/log; ls /run/user; echo end`,
+      code:
+        `cat '${fakeHome}/.ssh/id_rsa'; ls -a '${fakeHome}'; ls -a '${os.homedir() === os.tmpdir() ? "/root" : os.homedir()}'; ` +
+        `ls /work; ls /sys/class; ls /var/log; ls /run/user; echo end`,
     });
     expect(r.s.stdout).not.toContain("SECRET-KEY-MATERIAL");
     expect(r.s.stdout).toBe("end\n");
@@ -565,7 +567,9 @@ sandboxed("run_code escape attempts (each must fail)", () => {
   it("has no capabilities and cannot make new namespaces", async () => {
     const r = await call({
       language: "bash",
-      code: "grep CapEff /proc/self/status; unshare -U true && echo UNSHARED || echo NO-USERNS; mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED || echo NO-MOUNT",
+      code:
+        "grep CapEff /proc/self/status; unshare -U true && echo UNSHARED || echo " +
+        "NO-USERNS; mount -t tmpfs none /tmp 2>/dev/null && echo MOUNTED || echo NO-MOUNT",
     });
     expect(r.s.stdout).toContain("CapEff:\t0000000000000000");
     expect(r.s.stdout).toContain("NO-USERNS");

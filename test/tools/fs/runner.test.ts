@@ -82,27 +82,31 @@ describe("every parameter through the runner", () => {
     expect(many.content).toContain("old matches 3 places");
   });
 
-  it("append_file, delete_file (recursive), move_file (overwrite), copy_file (overwrite, recursive), create_directory, list_directory (recursive, includeHidden)", async () => {
-    writeFileSync(at("log.txt"), "1\n");
-    expect((await runner.run({ name: "append_file", args: { path: "log.txt", content: "2\n" } })).status).toBe("success");
-    expect((await runner.run({ name: "create_directory", args: { path: "d/e" } })).structured).toEqual({ path: "d/e", created: true });
-    writeFileSync(at("d", "e", ".hidden"), "h");
-    const listed = await runner.run({ name: "list_directory", args: { path: "d", recursive: true, includeHidden: true } });
-    expect((listed.structured as { entries: Array<{ name: string }> }).entries.map((e) => e.name)).toEqual(["e", "e/.hidden"]);
-    expect((await runner.run({ name: "copy_file", args: { source: "d", dest: "d2", recursive: true } })).status).toBe("success");
-    expect((await runner.run({ name: "copy_file", args: { source: "log.txt", dest: "d2/e/.hidden", overwrite: true } })).status).toBe(
-      "success",
-    );
-    expect(readFileSync(at("d2", "e", ".hidden"), "utf8")).toBe("1\n2\n");
-    expect((await runner.run({ name: "move_file", args: { from: "log.txt", to: "d2/e/.hidden", overwrite: true } })).structured).toEqual({
-      from: "log.txt",
-      to: "d2/e/.hidden",
-    });
-    const del = await runner.run({ name: "delete_file", args: { path: "d2", recursive: true } });
-    expect(del.structured).toEqual({ deleted: ["d2", "d2/e/.hidden", "d2/e"] });
-    expect(existsSync(at("d2"))).toBe(false);
-    expect(del.metadata?.changedPaths).toEqual([{ path: "d2", operation: "deleted" }]);
-  });
+  it(
+    "append_file, delete_file (recursive), move_file (overwrite), copy_file (overwrite, " +
+      "recursive), create_directory, list_directory (recursive, includeHidden)",
+    async () => {
+      writeFileSync(at("log.txt"), "1\n");
+      expect((await runner.run({ name: "append_file", args: { path: "log.txt", content: "2\n" } })).status).toBe("success");
+      expect((await runner.run({ name: "create_directory", args: { path: "d/e" } })).structured).toEqual({ path: "d/e", created: true });
+      writeFileSync(at("d", "e", ".hidden"), "h");
+      const listed = await runner.run({ name: "list_directory", args: { path: "d", recursive: true, includeHidden: true } });
+      expect((listed.structured as { entries: Array<{ name: string }> }).entries.map((e) => e.name)).toEqual(["e", "e/.hidden"]);
+      expect((await runner.run({ name: "copy_file", args: { source: "d", dest: "d2", recursive: true } })).status).toBe("success");
+      expect((await runner.run({ name: "copy_file", args: { source: "log.txt", dest: "d2/e/.hidden", overwrite: true } })).status).toBe(
+        "success",
+      );
+      expect(readFileSync(at("d2", "e", ".hidden"), "utf8")).toBe("1\n2\n");
+      expect((await runner.run({ name: "move_file", args: { from: "log.txt", to: "d2/e/.hidden", overwrite: true } })).structured).toEqual({
+        from: "log.txt",
+        to: "d2/e/.hidden",
+      });
+      const del = await runner.run({ name: "delete_file", args: { path: "d2", recursive: true } });
+      expect(del.structured).toEqual({ deleted: ["d2", "d2/e/.hidden", "d2/e"] });
+      expect(existsSync(at("d2"))).toBe(false);
+      expect(del.metadata?.changedPaths).toEqual([{ path: "d2", operation: "deleted" }]);
+    },
+  );
 
   it("runs independent writes in parallel and same-path writes in order", async () => {
     mkdirSync(at("p"));

@@ -250,7 +250,9 @@ describe("parseJobCards", () => {
   });
 
   it("takes the id from the link when the card has no URN", () => {
-    const html = `<li><div class="base-card"><a class="base-card__full-link" href="https://www.linkedin.com/jobs/view/dev-at-co-4000000001?x=1"></a><h3 class="base-search-card__title">Dev</h3></div></li>`;
+    const html =
+      `<li><div class="base-card"><a class="base-card__full-link" ` +
+      `href="https://www.linkedin.com/jobs/view/dev-at-co-4000000001?x=1"></a><h3 class="base-search-card__title">Dev</h3></div></li>`;
     expect(parseJobCards(html, "https://www.linkedin.com").jobs[0]?.id).toBe("4000000001");
   });
 

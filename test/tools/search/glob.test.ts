@@ -66,7 +66,8 @@ describe.each(BACKENDS)("glob (%s backend)", (backend) => {
     sb.write({ "src/a.ts": "" });
     const r = await glob({ pattern: "*.ts" });
     expect(r.content).toBe(
-      'No files match "*.ts" in .. The pattern is matched against whole paths relative to ., so "*.ts" only finds files directly in it; use "**/*.ts" to look in every folder.',
+      'No files match "*.ts" in .. The pattern is matched against whole paths relative to ' +
+        '., so "*.ts" only finds files directly in it; use "**/*.ts" to look in every folder.',
     );
     expect((await glob({ pattern: "**/*.py" })).content).toBe('No files match "**/*.py" in ..');
   });

@@ -82,8 +82,15 @@ const SYSTEM_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/us
  * Variables that change which programs run or what they load. Setting them (even for one
  * command) is never judged as harmless.
  */
-const SENSITIVE_VARIABLES =
-  /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|CDPATH|GLOBIGNORE|BASH_FUNC_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PERL5OPT|PERL5LIB|RUBYOPT|GIT_[A-Z_]+|PAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|MANPAGER|HOME)$/;
+const SENSITIVE_VARIABLES = new RegExp(
+  `^(${[
+    ["PATH", "LD_[A-Z_]+", "DYLD_[A-Z_]+", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "CDPATH"],
+    ["GLOBIGNORE", "BASH_FUNC_.*", "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "GIT_[A-Z_]+"],
+    ["PAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "MANPAGER", "HOME"],
+  ]
+    .flat()
+    .join("|")})$`,
+);
 
 const MAX_DEPTH = 12;
 

@@ -44,9 +44,22 @@ const noPaths: Spec = { noPaths: true };
 
 const FIND_UNSAFE = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"]);
 
+/** `git branch` options that only list branches. */
+const BRANCH_LISTING = new RegExp(
+  `^(${[
+    ["-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--verbose", "--show-current", "--contains", "--no-contains"],
+    ["--merged", "--no-merged", "--sort=.*", "--format=.*", "--color(=.*)?", "--no-color", "--points-at", "--column", "--no-column"],
+  ]
+    .flat()
+    .join("|")})$`,
+);
+
 /** A sed script that only prints or substitutes, never `w` (write), `e` (execute) or `r`/`R` (read). */
-const SED_COMMAND =
-  /^\s*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:\s*,\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?\s*!?\s*)?(?:[pdqQ=nNgGhHxlz]|s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImM0-9]*|y(.)(?:(?!\2)[^\\]|\\.)*\2(?:(?!\2)[^\\]|\\.)*\2)?\s*$/;
+const SED_ADDRESS = String.raw`(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)`;
+const SED_RANGE = String.raw`(?:${SED_ADDRESS}(?:\s*,\s*${SED_ADDRESS})?\s*!?\s*)?`;
+const SED_SUBSTITUTE = String.raw`s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gpiImM0-9]*`;
+const SED_TRANSLITERATE = String.raw`y(.)(?:(?!\2)[^\\]|\\.)*\2(?:(?!\2)[^\\]|\\.)*\2`;
+const SED_COMMAND = new RegExp(String.raw`^\s*${SED_RANGE}(?:[pdqQ=nNgGhHxlz]|${SED_SUBSTITUTE}|${SED_TRANSLITERATE})?\s*$`);
 
 function sedScriptSafe(script: string): boolean {
   return script.split(/[;\n]/).every((part) => SED_COMMAND.test(part));
@@ -218,11 +231,7 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
   version: () => undefined,
   grep: (o) => (optionStartsWith(o, ["-O", "--open-files-in-pager"]) ? "git grep -O runs a pager" : undefined),
   branch: (o, operands) => {
-    const listing = o.every((x) =>
-      /^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--contains|--no-contains|--merged|--no-merged|--sort=.*|--format=.*|--color(=.*)?|--no-color|--points-at|--column|--no-column)$/.test(
-        x,
-      ),
-    );
+    const listing = o.every((x) => BRANCH_LISTING.test(x));
     if (!listing) return "git branch with these options changes branches";
     if (
       operands.length > 0 &&
