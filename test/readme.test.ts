@@ -11,12 +11,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
 const blocks = (lang: string) => [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
 
-/** `npx tackle ...` lines of the README, split into words (they use single quotes only). */
+/** `npx tackle ...` lines of the README, split into words as a shell would (they use single quotes only). */
 const commands = blocks("sh")
   .flatMap((b) => b.split("\n"))
   .map((l) => l.replace(/\s+#.*$/, "").trim())
   .filter((l) => l.startsWith("npx tackle "))
-  .map((l) => [...l.slice("npx tackle ".length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!));
+  .map((l) => [...l.slice("npx tackle ".length).matchAll(/(?:[^\s']+|'[^']*')+/g)].map((m) => m[0].replace(/'([^']*)'/g, "$1")));
 
 let ws: ReturnType<typeof tempDir>;
 beforeAll(() => {
