@@ -1,0 +1,40 @@
+import { z } from "zod";
+import type { ApprovalResponse } from "../runtime/approver.js";
+import { parse } from "./http-json.js";
+
+const AnswerBody = z.object({
+  approved: z.boolean(),
+  message: z.string().max(10_000).optional(),
+  always: z.boolean().optional(),
+  modifiedArgs: z.record(z.string(), z.unknown()).optional(),
+});
+const ApproveBody = AnswerBody.omit({ approved: true });
+const RejectBody = z.object({ message: z.string().max(10_000).optional() });
+
+/**
+ * A person's answer from a request body: `POST /api/approvals/:id/approve` (optionally with a
+ * message, "always" and edited arguments), `/reject` (optionally with a message), or the
+ * approval itself with `{ approved, ... }`.
+ */
+export function approvalAnswer(kind: "approve" | "reject" | undefined, raw: unknown): ApprovalResponse {
+  if (kind === "approve") {
+    const b = parse(ApproveBody, raw);
+    return {
+      approved: true,
+      ...(b.message !== undefined ? { message: b.message } : {}),
+      ...(b.always ? { always: true } : {}),
+      ...(b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
+    };
+  }
+  if (kind === "reject") {
+    const b = parse(RejectBody, raw);
+    return { approved: false, ...(b.message !== undefined ? { message: b.message } : {}) };
+  }
+  const b = parse(AnswerBody, raw);
+  return {
+    approved: b.approved,
+    ...(b.message !== undefined ? { message: b.message } : {}),
+    ...(b.approved && b.always ? { always: true } : {}),
+    ...(b.approved && b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
+  };
+}
