@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from "jsonc-parser";
+import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, type Edit, type FormattingOptions } from "jsonc-parser";
 import { CONFIG_FILES, type LoadedConfig } from "../config/config.js";
 import { parseRule } from "../runtime/rules.js";
 
@@ -52,6 +52,23 @@ export function addRule(file: string, list: RuleList, rule: string): boolean {
   return true;
 }
 
+/**
+ * The edit that removes one array element with its separating comma. Written here because
+ * jsonc-parser's `modify` cuts the last element one character short (3.3: `["a", "b"]` → `["a""]`).
+ */
+function removal(text: string, list: RuleList, index: number): Edit {
+  const array = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, ["permissions", list])!;
+  const items = array.children!;
+  const item = items[index]!;
+  const end = item.offset + item.length;
+  const next = items[index + 1];
+  if (next) return { offset: item.offset, length: next.offset - item.offset, content: "" };
+  const previous = items[index - 1];
+  if (!previous) return { offset: item.offset, length: end - item.offset, content: "" };
+  const comma = text.indexOf(",", previous.offset + previous.length);
+  return { offset: comma, length: end - comma, content: "" };
+}
+
 /** Removes a rule from every list that has it (or only from `list`); returns the lists it left. */
 export function removeRule(file: string, rule: string, list?: RuleList): RuleList[] {
   const removed: RuleList[] = [];
@@ -60,7 +77,7 @@ export function removeRule(file: string, rule: string, list?: RuleList): RuleLis
       const index = rawList(file, name).indexOf(rule);
       if (index < 0) break;
       const text = read(file);
-      writeFileSync(file, applyEdits(text, modify(text, ["permissions", name, index], undefined, { formattingOptions: FORMAT })));
+      writeFileSync(file, applyEdits(text, [removal(text, name, index)]));
       if (!removed.includes(name)) removed.push(name);
     }
   }

@@ -53,6 +53,16 @@ describe("config-rules", () => {
     expect(removeRule(file, "shell")).toEqual(["allow", "ask"]);
     expect(readRules(file)).toEqual({ allow: ["read_file"], ask: [], deny: [] });
     expect(readFileSync(file, "utf8")).toContain("// keep me");
-    expect(JSON.stringify(loadConfig({ workspace: ws.dir, warn: () => undefined }).config.permissions?.allow)).toBe('[1,"read_file"]');
+    expect(readFileSync(file, "utf8")).toContain('"allow": [1, "read_file"]');
+  });
+
+  it("removes the last of several rules (where jsonc-parser's own edit cuts one character short)", () => {
+    const file = path.join(ws.dir, "tackle.config.json");
+    writeFileSync(file, '{\n  "permissions": {\n    "allow": [\n      "a",\n      "b"\n      // c\n    ]\n  }\n}\n');
+    expect(removeRule(file, "b")).toEqual(["allow"]);
+    expect(readRules(file).allow).toEqual(["a"]);
+    expect(readFileSync(file, "utf8")).toContain("// c");
+    expect(removeRule(file, "a")).toEqual(["allow"]);
+    expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual([]);
   });
 });
