@@ -152,3 +152,14 @@ export function boundarySandbox(prefix: string): BoundarySandbox {
   };
   return { base, ws, evil, outside, workspace, ctx: { workspace }, write, cleanup: () => rmSync(base, { recursive: true, force: true }) };
 }
+
+/** The ToolError a promise rejects with (fails when it resolves or rejects with something else). */
+export async function failure(p: Promise<unknown>): Promise<ToolError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ToolError) return err;
+    throw err;
+  }
+  throw new Error("expected a ToolError");
+}

@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync, chmodSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editFileTool, nearestCandidates } from "../../../src/tools/fs/edit-file.js";
-import { ToolError } from "../../../src/core/errors.js";
 import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
+import { failure } from "../../support/tools.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -13,16 +13,6 @@ afterEach(() => sb.cleanup());
 
 const edit = (args: Record<string, unknown>) => editFileTool.execute(args as never, sb.ctx);
 const at = (...p: string[]) => path.join(sb.ws, ...p);
-
-async function failure(p: Promise<unknown>): Promise<ToolError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ToolError) return err;
-    throw err;
-  }
-  throw new Error("expected a ToolError");
-}
 
 const CODE = `function greet(name) {\n  const message = "hi " + name;\n  return message;\n}\n\nfunction part(x) {\n  return x;\n}\n`;
 

@@ -4,8 +4,8 @@ import JSZip from "jszip";
 import iconv from "iconv-lite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileTool, DEFAULT_READ_LINES, MAX_LINE_CHARS } from "../../../src/tools/fs/read-file.js";
-import { ToolError } from "../../../src/core/errors.js";
 import { makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
+import { failure } from "../../support/tools.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -15,16 +15,6 @@ afterEach(() => sb.cleanup());
 
 const read = (args: Record<string, unknown>) => readFileTool.execute(args as never, sb.ctx);
 const lines = (n: number, prefix = "line") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join("\n") + "\n";
-
-async function failure(p: Promise<unknown>): Promise<ToolError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ToolError) return err;
-    throw err;
-  }
-  throw new Error("expected a ToolError");
-}
 
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +

@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileTool } from "../../../src/tools/fs/write-file.js";
 import { appendFileTool } from "../../../src/tools/fs/append-file.js";
-import { ToolError } from "../../../src/core/errors.js";
 import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
+import { failure } from "../../support/tools.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -15,16 +15,6 @@ afterEach(() => sb.cleanup());
 const write = (args: Record<string, unknown>) => writeFileTool.execute(args as never, sb.ctx);
 const append = (args: Record<string, unknown>) => appendFileTool.execute(args as never, sb.ctx);
 const at = (...p: string[]) => path.join(sb.ws, ...p);
-
-async function failure(p: Promise<unknown>): Promise<ToolError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ToolError) return err;
-    throw err;
-  }
-  throw new Error("expected a ToolError");
-}
 
 describe("write_file", () => {
   it("creates a file, says the bytes written, and returns { path, size }", async () => {

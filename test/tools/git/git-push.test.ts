@@ -7,6 +7,7 @@ import { ToolRunner } from "../../../src/runtime/runner.js";
 import type { ApprovalRequest } from "../../../src/runtime/approver.js";
 import { gitPush } from "../../../src/tools/git/git-push.js";
 import { tempDir } from "../../support/tools.js";
+import { useRepo } from "./helpers.js";
 
 let base: ReturnType<typeof tempDir>;
 let repo: string;
@@ -88,5 +89,22 @@ describe("git_push preview", () => {
   it("says so when the remote is not configured, and never lets a name pass as an option", async () => {
     expect(await previewOf({ remote: "upstream" })).toContain("remote: upstream (no such remote configured)");
     expect(await previewOf({ remote: "--upload-pack=touch /tmp/x" })).toMatch(/Could not work out what would be pushed: Remote/);
+  });
+});
+
+describe("git_push through the runner", () => {
+  const t = useRepo();
+
+  it("git_push pushes to a remote and always asks", async () => {
+    const remote = path.join(t.base, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", remote]);
+    t.git("remote", "add", "origin", remote);
+    const out = await t.runner.run({ name: "git_push", args: {} });
+    expect(out.status).toBe("success");
+    expect(execFileSync("git", ["--git-dir", remote, "log", "--pretty=%s", "main"], { encoding: "utf8" }).trim()).toBe("first");
+    const safe = new ToolRunner({ registry: t.runner.registry, workspace: t.repo, rules: { allow: ["git_push"] } });
+    // destructive: an allow rule approves it explicitly, the mode alone never does
+    expect((await safe.run({ name: "git_push", args: {} })).approvedBy).toBe("config");
+    await safe.close();
   });
 });

@@ -1,6 +1,5 @@
 import { ToolRegistry } from "../../../src/core/registry.js";
 import { boundarySandbox, type BoundarySandbox } from "../../support/tools.js";
-import { ToolError } from "../../../src/core/errors.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import { createGlobTool, createGrepTool } from "../../../src/tools/search/index.js";
 import type { SearchBackend } from "../../../src/tools/search/backend.js";
@@ -28,13 +27,4 @@ export function makeRunner(ws: string, backend: SearchBackend, options: Partial<
   return new ToolRunner({ registry: searchRegistry(backend), workspace: ws, cache: false, ...options });
 }
 
-/** The ToolError a promise rejects with. */
-export async function failure(p: Promise<unknown>): Promise<ToolError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ToolError) return err;
-    throw err;
-  }
-  throw new Error("expected a ToolError");
-}
+export { failure } from "../../support/tools.js";

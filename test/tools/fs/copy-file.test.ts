@@ -1,0 +1,53 @@
+import { mkdirSync, readFileSync, writeFileSync, statSync, chmodSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { copyFileTool } from "../../../src/tools/fs/copy-file.js";
+import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
+import { failure } from "../../support/tools.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = makeSandbox();
+});
+afterEach(() => sb.cleanup());
+
+const at = (...p: string[]) => path.join(sb.ws, ...p);
+const copy = (args: Record<string, unknown>) => copyFileTool.execute(args as never, sb.ctx);
+
+describe("copy_file", () => {
+  it("copies a file (source, dest), keeping its mode", async () => {
+    writeFileSync(at("a.sh"), "echo hi");
+    chmodSync(at("a.sh"), 0o755);
+    const r = await copy({ source: "a.sh", dest: "bin/b.sh" });
+    expect(readFileSync(at("bin", "b.sh"), "utf8")).toBe("echo hi");
+    expect(statSync(at("bin", "b.sh")).mode & 0o777).toBe(0o755);
+    expect(r.structured).toMatchObject({ source: "a.sh", dest: "bin/b.sh", size: 7 });
+    expect(r.changedPaths).toEqual([{ path: "bin/b.sh", operation: "created" }]);
+  });
+
+  it("needs overwrite to replace and recursive for folders", async () => {
+    writeFileSync(at("a.txt"), "a");
+    writeFileSync(at("b.txt"), "b");
+    expect((await failure(copy({ source: "a.txt", dest: "b.txt" }))).message).toContain("overwrite: true");
+    await copy({ source: "a.txt", dest: "b.txt", overwrite: true });
+    expect(readFileSync(at("b.txt"), "utf8")).toBe("a");
+    mkdirSync(at("d", "e"), { recursive: true });
+    writeFileSync(at("d", "e", "f.txt"), "f");
+    expect((await failure(copy({ source: "d", dest: "d2" }))).message).toContain("recursive: true");
+    await copy({ source: "d", dest: "d2", recursive: true });
+    expect(readFileSync(at("d2", "e", "f.txt"), "utf8")).toBe("f");
+    expect((await failure(copy({ source: "d", dest: "d/inside", recursive: true }))).message).toContain("into itself");
+    expect((await failure(copy({ source: "missing", dest: "x" }))).code).toBe("FILE_NOT_FOUND");
+  });
+
+  it("requires approval (spec 002)", async () => {
+    writeFileSync(at("a.txt"), "a");
+    const approver = approveAll();
+    const runner = makeRunner(sb.ws, { approval: "safe", approver });
+    const out = await runner.run({ name: "copy_file", args: { source: "a.txt", dest: "b.txt" } });
+    expect(out.status).toBe("success");
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]!.preview).toContain("a.txt");
+    await runner.close();
+  });
+});

@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { moveFileTool } from "../../../src/tools/fs/move-file.js";
+import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
+import { failure } from "../../support/tools.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = makeSandbox();
+});
+afterEach(() => sb.cleanup());
+
+const at = (...p: string[]) => path.join(sb.ws, ...p);
+const move = (args: Record<string, unknown>) => moveFileTool.execute(args as never, sb.ctx);
+
+describe("move_file", () => {
+  it("renames a file and returns { from, to }", async () => {
+    writeFileSync(at("a.txt"), "a");
+    const r = await move({ from: "a.txt", to: "dir/b.txt" });
+    expect(readFileSync(at("dir", "b.txt"), "utf8")).toBe("a");
+    expect(existsSync(at("a.txt"))).toBe(false);
+    expect(r.structured).toEqual({ from: "a.txt", to: "dir/b.txt" });
+    expect(r.changedPaths).toEqual([
+      { path: "a.txt", operation: "moved" },
+      { path: "dir/b.txt", operation: "created" },
+    ]);
+  });
+
+  it("refuses to overwrite unless overwrite is true", async () => {
+    writeFileSync(at("a.txt"), "a");
+    writeFileSync(at("b.txt"), "b");
+    const err = await failure(move({ from: "a.txt", to: "b.txt" }));
+    expect(err.message).toContain("overwrite: true");
+    expect(readFileSync(at("b.txt"), "utf8")).toBe("b");
+    const r = await move({ from: "a.txt", to: "b.txt", overwrite: true });
+    expect(readFileSync(at("b.txt"), "utf8")).toBe("a");
+    expect(r.content).toContain("replaced");
+  });
+
+  it("moves folders and symlinks (the link itself), never a folder into itself", async () => {
+    mkdirSync(at("src", "inner"), { recursive: true });
+    writeFileSync(at("src", "inner", "f"), "f");
+    await move({ from: "src", to: "lib" });
+    expect(readFileSync(at("lib", "inner", "f"), "utf8")).toBe("f");
+    expect((await failure(move({ from: "lib", to: "lib/inner/again" }))).message).toContain("into itself");
+    writeFileSync(at("t.txt"), "t");
+    symlinkSync("t.txt", at("l.txt"));
+    await move({ from: "l.txt", to: "m.txt" });
+    expect(readlinkSync(at("m.txt"))).toBe("t.txt");
+    expect(existsSync(at("t.txt"))).toBe(true);
+  });
+
+  it("refuses a folder as the destination to replace, and the same path", async () => {
+    writeFileSync(at("a.txt"), "a");
+    mkdirSync(at("d"));
+    expect((await failure(move({ from: "a.txt", to: "d", overwrite: true }))).message).toContain("folder");
+    expect((await failure(move({ from: "a.txt", to: "./a.txt" }))).message).toContain("same path");
+    expect((await failure(move({ from: "nope", to: "x" }))).code).toBe("FILE_NOT_FOUND");
+  });
+
+  it("asks only when overwriting (spec 003)", async () => {
+    writeFileSync(at("a.txt"), "a");
+    writeFileSync(at("b.txt"), "b");
+    const approver = approveAll();
+    const runner = makeRunner(sb.ws, { approval: "safe", approver });
+    const plain = await runner.run({ name: "move_file", args: { from: "a.txt", to: "c.txt" } });
+    expect(plain.approvedBy).toBe("auto");
+    expect(approver.requests).toHaveLength(0);
+    const over = await runner.run({ name: "move_file", args: { from: "c.txt", to: "b.txt", overwrite: true } });
+    expect(over.status).toBe("success");
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]!.preview).toContain("replacing the existing b.txt");
+    await runner.close();
+  });
+});
