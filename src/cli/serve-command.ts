@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
@@ -10,9 +10,22 @@ import { portArg, serveUntilClosed } from "./server-lifecycle.js";
 
 interface ServeFlags extends SessionFlags {
   port: number;
+  approvalTimeout?: number;
   host?: string;
   token?: string;
   verbose?: boolean;
+}
+
+const UNIT_MS: Record<string, number> = { "": 1000, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration in milliseconds from `90`, `90s`, `10m` or `1h`. */
+function durationArg(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([smh]?)$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : NaN;
+  if (!(ms >= 1000 && ms <= 7 * 24 * 3_600_000)) {
+    throw new InvalidArgumentError(`Give a duration from 1s to 7 days, such as 90s, 10m or 1h, not "${value}".`);
+  }
+  return Math.round(ms);
 }
 
 /**
@@ -29,6 +42,11 @@ export function serveCommand(): Command {
     .addOption(configOption())
     .addOption(toolsetOption())
     .addOption(approvalOption())
+    .option(
+      "--approval-timeout <duration>",
+      "reject an unanswered approval after this long: seconds, or 90s, 10m, 1h (default 10m)",
+      durationArg,
+    )
     .option("--verbose", "log diagnostics to stderr")
     .action(async (flags: ServeFlags) => {
       let handle: ServeHandle;
@@ -38,6 +56,7 @@ export function serveCommand(): Command {
           port: flags.port,
           ...(flags.host ? { host: flags.host } : {}),
           ...(flags.token ? { token: flags.token } : {}),
+          ...(flags.approvalTimeout !== undefined ? { approvalTimeoutMs: flags.approvalTimeout } : {}),
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
           ...(flags.config ? { configFile: flags.config } : {}),
           ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),

@@ -7,7 +7,12 @@ import { DASHBOARD_HTML } from "./dashboard.js";
 import { withSpecNames } from "./spec-names.js";
 import { allow, HttpError, json, parse, readJson } from "./http-json.js";
 import { approvalAnswer } from "./approval-answer.js";
-import type { ApprovalRequest } from "../runtime/approver.js";
+import type { WaitingApproval } from "./http-approver.js";
+import type { CallHistory } from "./call-history.js";
+import { historyRoutes } from "./history-routes.js";
+import { alwaysRules } from "./always-rules.js";
+import type { Handler, Route } from "./route.js";
+import { parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -34,20 +39,14 @@ const CallBody = z
     id: body.id ?? tool_call_id,
   }))
   .refine((body) => body.name !== undefined, { message: "name (or tool) is required: the tool to call", path: ["name"] });
+const CheckBody = z.object({ args: z.unknown() });
+
 export interface ApiContext {
   session: Session;
   approvals: HttpApprover;
   events: EventHub;
+  history: CallHistory;
   maxBodyBytes?: number;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, params: string[]) => Promise<void> | void;
-
-interface Route {
-  /** The path, or a pattern whose groups become `params`. */
-  path: string | RegExp;
-  methods: string[];
-  handle: Handler;
 }
 
 /** Routes the JSON API and the dashboard page. */
@@ -63,7 +62,7 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
         allow(method, route.methods);
         return await route.handle(req, res, url, params as string[]);
       }
-      throw new HttpError(404, `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics).`);
+      throw new HttpError(404, `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics, history, state).`);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (res.headersSent) return void res.destroy();
@@ -74,7 +73,7 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
 }
 
 function apiRoutes(context: ApiContext): Route[] {
-  const { session, approvals, events } = context;
+  const { session, approvals, events, history } = context;
   const maxBody = context.maxBodyBytes ?? MAX_BODY_BYTES;
   const page: Handler = (req, res) => {
     res.writeHead(200, {
@@ -92,36 +91,51 @@ function apiRoutes(context: ApiContext): Route[] {
   return [
     { path: "/", methods: ["GET", "HEAD"], handle: page },
     { path: "/index.html", methods: ["GET", "HEAD"], handle: page },
-    {
-      path: "/api/tools",
-      methods: ["GET"],
-      handle: (_req, res) =>
-        json(
-          res,
-          200,
-          session.registry.list().map((t) => ({
-            name: t.name,
-            description: t.description,
-            inputSchema: t.inputSchema,
-            ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-            effect: t.effect,
-          })),
-        ),
-    },
+    { path: "/api/tools", methods: ["GET"], handle: (_req, res) => json(res, 200, toolsView(session)) },
     { path: "/api/metrics", methods: ["GET"], handle: (_req, res) => json(res, 200, session.runner.metrics.all()) },
+    // Recent durations per tool, for the dashboard's charts.
+    { path: "/api/metrics/recent", methods: ["GET"], handle: (_req, res) => json(res, 200, history.series()) },
+    {
+      path: "/api/state",
+      methods: ["GET"],
+      handle: (_req, res) => {
+        const active = history.active();
+        json(res, 200, {
+          state: active.some((a) => a.status === "running") ? "tool_execution" : "idle",
+          active,
+          waiting: approvals.waiting().length,
+        });
+      },
+    },
     { path: "/api/events", methods: ["GET"], handle: (_req, res) => void events.add(res) },
-    { path: "/api/approvals", methods: ["GET"], handle: (_req, res) => json(res, 200, approvals.pending().map(pendingView)) },
+    {
+      path: "/api/approvals",
+      methods: ["GET"],
+      handle: async (_req, res) =>
+        json(res, 200, await Promise.all(approvals.waiting().map((w) => pendingView(w, session, approvals.timeoutMs)))),
+    },
     { path: "/api/calls", methods: ["POST"], handle: callRoute(session, maxBody) },
+    ...historyRoutes(history),
+    {
+      // Checks edited arguments against the tool's schema before they are sent as the answer.
+      path: /^\/api\/approvals\/([^/]+)\/check$/,
+      methods: ["POST"],
+      handle: async (req, res, _url, [rawId]) => {
+        const id = decodeId(rawId!);
+        const waiting = approvals.waiting().find((w) => w.request.toolCallId === id);
+        if (!waiting) throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
+        const { args } = parse(CheckBody, await readJson(req, maxBody));
+        const tool = session.registry.get(waiting.request.tool);
+        if (!tool) throw new HttpError(404, `The tool ${waiting.request.tool} is no longer available.`);
+        const checked = tool.validate(args);
+        json(res, 200, checked.valid ? { valid: true } : { valid: false, error: checked.error });
+      },
+    },
     {
       path: /^\/api\/approvals\/([^/]+)(?:\/(approve|reject))?$/,
       methods: ["POST"],
       handle: async (req, res, _url, [rawId, kind]) => {
-        let id: string;
-        try {
-          id = decodeURIComponent(rawId!);
-        } catch {
-          throw new HttpError(400, "The approval id is not valid URL encoding.");
-        }
+        const id = decodeId(rawId!);
         const response = approvalAnswer(kind as "approve" | "reject" | undefined, await readJson(req, maxBody, kind !== undefined));
         if (!approvals.answer(id, response))
           throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
@@ -131,8 +145,37 @@ function apiRoutes(context: ApiContext): Route[] {
   ];
 }
 
-/** A waiting approval as the API shows it (with spec 002's names beside tackle's). */
-function pendingView(r: ApprovalRequest) {
+function decodeId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, "The approval id is not valid URL encoding.");
+  }
+}
+
+/** Each tool with its description, parameters, effect and the configured rules that name it. */
+function toolsView(session: Session) {
+  const rules = parseRules(session.loaded.config.permissions);
+  const granted = session.runner.sessionAllows(SERVE_SCOPE);
+  return session.registry.list().map((t) => {
+    const names = session.registry.namesOf(t.name);
+    const naming = (list: readonly Rule[]) => list.filter((r) => ruleNamesTool(r, names)).map((r) => r.source);
+    return {
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+      effect: t.effect,
+      rules: { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: naming(granted) },
+    };
+  });
+}
+
+/**
+ * A waiting approval as the API shows it (with spec 002's names beside tackle's), with its clock
+ * and the rules "always" would remember.
+ */
+async function pendingView({ request: r, askedAt, expiresAt }: WaitingApproval, session: Session, timeoutMs: number) {
   return withSpecNames({
     toolCallId: r.toolCallId,
     tool: r.tool,
@@ -143,6 +186,10 @@ function pendingView(r: ApprovalRequest) {
     ...(r.preview !== undefined ? { preview: r.preview } : {}),
     ...(r.description !== undefined ? { description: r.description } : {}),
     ...(r.context !== undefined ? { context: r.context } : {}),
+    askedAt: new Date(askedAt).toISOString(),
+    expiresAt: new Date(expiresAt).toISOString(),
+    timeoutMs,
+    alwaysRules: await alwaysRules(session.runner, r.tool, r.args),
   });
 }
 

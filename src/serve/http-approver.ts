@@ -22,7 +22,17 @@ export interface HttpApproverOptions {
 
 interface Pending {
   request: ApprovalRequest;
+  /** When the request arrived and when it will be rejected unanswered (epoch ms). */
+  askedAt: number;
+  expiresAt: number;
   settle: (response: ApprovalResponse) => void;
+}
+
+/** A waiting request with its clock, so a page can show how long is left. */
+export interface WaitingApproval {
+  request: ApprovalRequest;
+  askedAt: number;
+  expiresAt: number;
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
@@ -49,6 +59,16 @@ export class HttpApprover {
   /** Requests waiting for a person, oldest first. */
   pending(): ApprovalRequest[] {
     return [...this.#pending.values()].map((p) => p.request);
+  }
+
+  /** Requests waiting for a person with when they arrived and when they expire, oldest first. */
+  waiting(): WaitingApproval[] {
+    return [...this.#pending.values()].map(({ request, askedAt, expiresAt }) => ({ request, askedAt, expiresAt }));
+  }
+
+  /** How long an unanswered request waits before it is rejected. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
   }
 
   has(toolCallId: string): boolean {
@@ -96,7 +116,8 @@ export class HttpApprover {
         });
         resolve(response);
       };
-      const entry: Pending = { request, settle: finish };
+      const askedAt = Date.now();
+      const entry: Pending = { request, askedAt, expiresAt: askedAt + this.#timeoutMs, settle: finish };
       const minutes = this.#timeoutMs / 60_000;
       const timer = setTimeout(
         () =>

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { openSession, type Session, type SessionOptions } from "../session.js";
 import { createLogger, type Logger } from "../core/logger.js";
@@ -6,6 +7,7 @@ import { HttpApprover } from "./http-approver.js";
 import { withSpecNames } from "./spec-names.js";
 import { EventHub } from "./event-hub.js";
 import { apiHandler } from "./api.js";
+import { CallHistory } from "./call-history.js";
 import { assertServeOptions, requestGuard } from "./request-guard.js";
 
 export interface ServeOptions extends Omit<SessionOptions, "runner" | "logger"> {
@@ -30,6 +32,8 @@ export interface ServeHandle {
   approvals: HttpApprover;
   /** The open event streams. */
   events: EventHub;
+  /** Every call this server knows: earlier runs' from the audit log, and its own. */
+  history: CallHistory;
   /** Stops the server, rejects pending approvals and closes the session. */
   close(): Promise<void>;
   /** Resolves once closed. */
@@ -50,9 +54,14 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const logger = options.logger ?? createLogger("warn");
 
   const events = new EventHub();
+  // Made once the session says where the audit log is; approval events before then cannot happen.
+  let history: CallHistory | undefined;
   const approvals = new HttpApprover({
     ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
-    onEvent: (e) => events.send(e.type, withSpecNames(e)),
+    onEvent: (e) => {
+      history?.observe(e);
+      events.send(e.type, withSpecNames(e));
+    },
   });
   const { maxBodyBytes } = options;
   const session = await openSession({
@@ -66,11 +75,17 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     mcpWaitMs: 0,
     runner: { approver: approvals.approver },
   });
-  const unsubscribe = session.runner.on("*", (e) => events.send(e.type, withSpecNames(e)));
+  const logFile = session.loaded.config.log;
+  const calls = new CallHistory(logFile ? { logPath: path.resolve(session.loaded.workspace, logFile) } : {});
+  history = calls;
+  const unsubscribe = session.runner.on("*", (e) => {
+    calls.observe(e);
+    events.send(e.type, withSpecNames(e));
+  });
 
   let boundPort = port;
   const guard = requestGuard({ host, port: () => boundPort, ...(options.token ? { token: options.token } : {}) });
-  const handle = apiHandler({ session, approvals, events, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const handle = apiHandler({ session, approvals, events, history: calls, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   const server = createServer((req, res) => {
     let url: URL;
     try {
@@ -136,5 +151,5 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       resolveClosed();
     })());
 
-  return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, approvals, events, close, closed };
+  return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, approvals, events, history: calls, close, closed };
 }

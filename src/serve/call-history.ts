@@ -1,0 +1,366 @@
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { z } from "zod";
+import type { ToolEvent } from "../runtime/events.js";
+import type { ApprovalEvent } from "./http-approver.js";
+
+/** Where a call stands: an outcome, or still running / waiting for a person. */
+export type HistoryStatus = "success" | "error" | "rejected" | "cancelled" | "running" | "waiting";
+
+/** One call as the history lists it. */
+export interface HistorySummary {
+  /** Unique within this server (a toolCallId may repeat across runs). */
+  seq: number;
+  toolCallId: string;
+  tool: string;
+  status: HistoryStatus;
+  approvedBy?: string;
+  durationMs?: number;
+  /** When the call started (this server's calls) or was logged (earlier runs). */
+  timestamp: string;
+  /** "log": an earlier run, read from the audit log; "live": a call made through this server. */
+  source: "log" | "live";
+}
+
+/** One call opened: its arguments, result, error and (for this server's calls) its events. */
+export interface HistoryDetail extends HistorySummary {
+  args?: unknown;
+  result?: string;
+  error?: string;
+  errorCode?: string;
+  events: Array<{ at: string; type: string; data: unknown }>;
+  /** Set when the detail is no longer kept (an old call of this server). */
+  note?: string;
+}
+
+export interface HistoryQuery {
+  tool?: string;
+  status?: string;
+  /** Case-insensitive text in the tool, id, status, approver, arguments or error. */
+  text?: string;
+  /** Only calls older than this seq (the `next` of the previous page). */
+  before?: number;
+  limit?: number;
+}
+
+export interface HistoryPage {
+  items: HistorySummary[];
+  /** Pass as `before` for the next page; absent on the last. */
+  next?: number;
+}
+
+interface Entry extends HistorySummary {
+  /** Lower-case text the text filter searches: bounded so a long log stays small in memory. */
+  search: string;
+  /** Where an earlier run's line sits in the audit log. */
+  offset?: number;
+  length?: number;
+  live?: LiveDetail;
+}
+
+interface LiveDetail {
+  args?: unknown;
+  result?: string;
+  error?: string;
+  errorCode?: string;
+  events: Array<{ at: string; type: string; data: unknown }>;
+}
+
+/** The audit log's line, as far as the history needs it (src/runtime/audit-log.ts writes it). */
+const AuditLine = z.object({
+  timestamp: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  params: z.unknown().optional(),
+  status: z.enum(["success", "error", "rejected", "cancelled"]),
+  result: z.string().optional(),
+  error: z.string().optional(),
+  errorCode: z.string().optional(),
+  executionTimeMs: z.number(),
+  approvedBy: z.string().optional(),
+});
+
+const SEARCH_CHARS = 300;
+const MAX_LIMIT = 200;
+const DEFAULT_LIMIT = 50;
+/** This server's calls keep their full detail while they are among the most recent. */
+const LIVE_DETAILS = 2_000;
+const EVENTS_PER_CALL = 200;
+const EVENT_TEXT_CHARS = 2_000;
+const RESULT_CHARS = 20_000;
+/** Recent durations per tool, for the metrics charts. */
+const SERIES_LENGTH = 40;
+
+/**
+ * Every call this server knows, newest first: earlier runs' calls indexed from the audit log (one
+ * pass at start-up; a line is re-read from the file only when opened) and this server's calls as
+ * their events arrive. Pages are cut by seq, so a page costs the scan to its last item, not the
+ * whole log.
+ */
+export class CallHistory {
+  readonly #entries: Entry[] = [];
+  readonly #running = new Map<string, Entry>();
+  readonly #tools = new Set<string>();
+  readonly #series = new Map<string, number[]>();
+  readonly #logPath: string | undefined;
+  #liveWithDetail: Entry[] = [];
+  #seq = 0;
+  /** Resolves once the audit log has been indexed. */
+  readonly ready: Promise<void>;
+
+  constructor(options: { logPath?: string } = {}) {
+    this.#logPath = options.logPath;
+    this.ready = this.#logPath ? this.#indexLog(this.#logPath) : Promise.resolve();
+  }
+
+  /** How many calls are indexed. */
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Tool names seen, for the filter. */
+  tools(): string[] {
+    return [...this.#tools].sort();
+  }
+
+  /** Recent durations (ms) per tool, oldest first. */
+  series(): Record<string, number[]> {
+    return Object.fromEntries(this.#series);
+  }
+
+  /** Calls running or waiting for a person now. */
+  active(): HistorySummary[] {
+    return [...this.#running.values()].map(summary);
+  }
+
+  page(query: HistoryQuery = {}): HistoryPage {
+    const limit = Math.min(Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+    const text = query.text?.trim().toLowerCase() || undefined;
+    const items: HistorySummary[] = [];
+    // Entries are in seq order, so `before` is found by binary search rather than a scan.
+    let i = query.before === undefined ? this.#entries.length - 1 : this.#indexBefore(query.before);
+    for (; i >= 0; i--) {
+      const e = this.#entries[i]!;
+      if (query.tool && e.tool !== query.tool) continue;
+      if (query.status && e.status !== query.status) continue;
+      if (text && !e.search.includes(text)) continue;
+      if (items.length === limit) return { items, next: items[items.length - 1]!.seq };
+      items.push(summary(e));
+    }
+    return { items };
+  }
+
+  /** One call in full, or undefined when there is no such seq. */
+  async detail(seq: number): Promise<HistoryDetail | undefined> {
+    const i = this.#indexBefore(seq + 1);
+    const e = this.#entries[i];
+    if (!e || e.seq !== seq) return undefined;
+    if (e.source === "live") {
+      if (!e.live) return { ...summary(e), events: [], note: "Older calls keep only their summary." };
+      return { ...summary(e), ...e.live, events: [...e.live.events] };
+    }
+    const line = await this.#readLine(e);
+    if (!line) return { ...summary(e), events: [], note: "The audit log no longer holds this line." };
+    return {
+      ...summary(e),
+      args: line.params,
+      ...(line.result !== undefined ? { result: line.result } : {}),
+      ...(line.error !== undefined ? { error: line.error } : {}),
+      ...(line.errorCode !== undefined ? { errorCode: line.errorCode } : {}),
+      events: [],
+    };
+  }
+
+  /** Follows the runner's and the approval queue's events. */
+  observe(event: ToolEvent | ApprovalEvent): void {
+    if (event.type === "agent.state") return;
+    const at = new Date().toISOString();
+    let entry = this.#running.get(event.toolCallId);
+    if (!entry) {
+      // A call refused before it started (unknown tool, invalid arguments) has only its result.
+      if (event.type !== "tool.call" && event.type !== "tool.result") return;
+      entry = this.#add({
+        toolCallId: event.toolCallId,
+        tool: event.tool,
+        status: "running",
+        timestamp: at,
+        source: "live",
+        search: "",
+        live: { events: [] },
+      });
+      this.#running.set(event.toolCallId, entry);
+    }
+    const live = entry.live;
+    if (live && live.events.length < EVENTS_PER_CALL) live.events.push({ at, type: event.type, data: eventData(event) });
+    switch (event.type) {
+      case "tool.call":
+        if (live) live.args = event.args;
+        entry.search = searchText(entry.tool, entry.toolCallId, event.args, undefined);
+        break;
+      case "approval.requested":
+        entry.status = "waiting";
+        break;
+      case "approval.resolved":
+      case "tool.approval":
+        if (entry.status === "waiting") entry.status = "running";
+        break;
+      case "tool.result": {
+        const o = event.outcome;
+        entry.status = o.status;
+        entry.durationMs = o.executionTimeMs;
+        if (o.approvedBy) entry.approvedBy = o.approvedBy;
+        if (live) {
+          if (o.status === "success") live.result = o.content.slice(0, RESULT_CHARS);
+          if (o.error) {
+            live.error = o.error.message;
+            live.errorCode = o.error.code;
+          }
+          if (o.status === "rejected" && o.content && !o.error) live.error = o.content;
+        }
+        entry.search = `${searchText(entry.tool, entry.toolCallId, live?.args, live?.error)} ${o.status} ${o.approvedBy ?? ""}`;
+        this.#running.delete(event.toolCallId);
+        const list = this.#series.get(entry.tool) ?? [];
+        list.push(o.executionTimeMs);
+        if (list.length > SERIES_LENGTH) list.shift();
+        this.#series.set(entry.tool, list);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  #add(fields: Omit<Entry, "seq">): Entry {
+    const entry: Entry = { seq: ++this.#seq, ...fields };
+    this.#entries.push(entry);
+    this.#tools.add(entry.tool);
+    if (entry.live) {
+      this.#liveWithDetail.push(entry);
+      if (this.#liveWithDetail.length > LIVE_DETAILS * 1.5) {
+        // Dropped in batches: shifting one at a time would cost a copy per call.
+        const drop = this.#liveWithDetail.length - LIVE_DETAILS;
+        for (const old of this.#liveWithDetail.slice(0, drop)) if (!this.#running.has(old.toolCallId)) delete old.live;
+        this.#liveWithDetail = this.#liveWithDetail.slice(drop);
+      }
+    }
+    return entry;
+  }
+
+  /** The index of the last entry whose seq is below `seq`, or -1. */
+  #indexBefore(seq: number): number {
+    let lo = 0;
+    let hi = this.#entries.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#entries[mid]!.seq < seq) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  async #indexLog(file: string): Promise<void> {
+    let size: number;
+    try {
+      size = (await stat(file)).size;
+    } catch {
+      return; // no log yet: nothing earlier to show
+    }
+    // Only what was there at start-up: later lines are this server's calls, already followed live.
+    const stream = createReadStream(file, { start: 0, end: Math.max(0, size - 1), highWaterMark: 1 << 20 });
+    let rest: Buffer = Buffer.alloc(0);
+    let base = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let start = 0;
+      for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
+        this.#indexLine(buf, start, nl, base + start);
+        start = nl + 1;
+      }
+      rest = buf.subarray(start);
+      base += start;
+    }
+    // A last line without its newline may be half written; it is skipped rather than misread.
+  }
+
+  #indexLine(buf: Buffer, start: number, end: number, offset: number): void {
+    if (end <= start) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(buf.toString("utf8", start, end));
+    } catch {
+      return;
+    }
+    const parsed = AuditLine.safeParse(raw);
+    if (!parsed.success) return;
+    const line = parsed.data;
+    this.#add({
+      toolCallId: line.toolCallId,
+      tool: line.toolName,
+      status: line.status,
+      ...(line.approvedBy !== undefined ? { approvedBy: line.approvedBy } : {}),
+      durationMs: line.executionTimeMs,
+      timestamp: line.timestamp,
+      source: "log",
+      search: `${searchText(line.toolName, line.toolCallId, line.params, line.error)} ${line.status} ${line.approvedBy ?? ""}`,
+      offset,
+      length: end - start,
+    });
+  }
+
+  async #readLine(e: Entry): Promise<z.infer<typeof AuditLine> | undefined> {
+    if (!this.#logPath || e.offset === undefined || e.length === undefined) return undefined;
+    const handle = await open(this.#logPath, "r").catch(() => undefined);
+    if (!handle) return undefined;
+    try {
+      const buf = Buffer.alloc(e.length);
+      const { bytesRead } = await handle.read(buf, 0, e.length, e.offset);
+      const parsed = AuditLine.safeParse(JSON.parse(buf.toString("utf8", 0, bytesRead)));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function summary(e: Entry): HistorySummary {
+  return {
+    seq: e.seq,
+    toolCallId: e.toolCallId,
+    tool: e.tool,
+    status: e.status,
+    ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
+    ...(e.durationMs !== undefined ? { durationMs: e.durationMs } : {}),
+    timestamp: e.timestamp,
+    source: e.source,
+  };
+}
+
+function searchText(tool: string, id: string, args: unknown, error: string | undefined): string {
+  let argsText = "";
+  try {
+    argsText = typeof args === "string" ? args : (JSON.stringify(args) ?? "");
+  } catch {
+    // arguments that cannot be shown are not searched
+  }
+  return `${tool} ${id} ${argsText.slice(0, SEARCH_CHARS)} ${(error ?? "").slice(0, 200)}`.toLowerCase();
+}
+
+/** An event's data as kept with its call: long output cut, the call's own fields left out. */
+function eventData(event: ToolEvent | ApprovalEvent): unknown {
+  const { type: _type, toolCallId: _id, tool: _tool, ...rest } = event as unknown as Record<string, unknown>;
+  if (typeof rest.chunk === "string" && rest.chunk.length > EVENT_TEXT_CHARS) rest.chunk = `${rest.chunk.slice(0, EVENT_TEXT_CHARS)}…`;
+  if (event.type === "tool.result") {
+    const o = event.outcome;
+    return { status: o.status, executionTimeMs: o.executionTimeMs, ...(o.approvedBy ? { approvedBy: o.approvedBy } : {}) };
+  }
+  if (event.type === "approval.requested") {
+    const { preview: _p, args: _a, ...short } = rest;
+    return short;
+  }
+  return rest;
+}
