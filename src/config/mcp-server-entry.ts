@@ -21,6 +21,22 @@ const EntryShape = z.looseObject({
   callTimeoutMs: z.number().int().positive().optional(),
   /** Trust the server's tool annotations (readOnlyHint...) to decide approval. Default false. */
   trusted: z.boolean().optional(),
+  /**
+   * Limits for a stdio server's process (spec 002): CPU seconds, memory in bytes, open files.
+   * Defaults: 3600 s, 1 GiB, 1024 files; `false` sets none.
+   */
+  limits: z
+    .union([
+      z.literal(false),
+      z
+        .object({
+          cpuSeconds: z.number().int().positive().optional(),
+          memoryBytes: z.number().int().positive().optional(),
+          openFiles: z.number().int().positive().optional(),
+        })
+        .strict(),
+    ])
+    .optional(),
   disabled: z.boolean().optional(),
 });
 

@@ -13,6 +13,7 @@ import { seccompProgram } from "./seccomp.js";
 import { isExecutableFile, limitedArgv, nprocHolds, SANDBOX_OVERHEAD_TASKS, sandboxLimits } from "./limits.js";
 import { prepareSystem, systemArgs } from "./rootfs.js";
 import type { SandboxLimits, SandboxSettings } from "./config.js";
+import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
 
 /*
@@ -156,23 +157,13 @@ export function sandboxUnavailableError(status: Extract<SandboxStatus, { availab
   );
 }
 
-function findExecutable(name: string): string | undefined {
-  if (name.includes("/")) return isExecutableFile(name) ? path.resolve(name) : undefined;
-  const dirs = [...(process.env.PATH ?? "").split(":").filter(Boolean), "/usr/bin", "/usr/local/bin", "/bin"];
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
 async function probeSandbox(name: string): Promise<SandboxStatus> {
   try {
     await prepareSystem();
   } catch (err) {
     return { available: false, reason: `the sandbox's /etc could not be prepared in ${os.tmpdir()}: ${(err as Error).message}` };
   }
-  const bwrap = findExecutable(name);
+  const bwrap = findExecutable(name, { dirs: [...(process.env.PATH ?? "").split(":"), "/usr/bin", "/usr/local/bin", "/bin"] });
   if (!bwrap) {
     return {
       available: false,

@@ -1,15 +1,29 @@
 import path from "node:path";
 import { formatIssues, describeIssues } from "../../core/schema.js";
 import { McpServerEntrySchema } from "../../config/mcp-server-entry.js";
+import type { ProcessLimits } from "../../process/rlimits.js";
 
 /** Default time limit for connecting to one server (spawn or HTTP, plus initialize and tools/list). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * Limits for every stdio server's process unless its entry says otherwise. Spec 002 asks for
+ * 3600 s of CPU, 1 GB and 100 open files; 100 files is too few for a Node server to load its
+ * modules (server-filesystem fails to start with EMFILE), so the default allows 1024.
+ */
+export const DEFAULT_SERVER_LIMITS: Required<ProcessLimits> = { cpuSeconds: 3600, memoryBytes: 1024 ** 3, openFiles: 1024 };
 /** Default time a call may go without an answer or a progress notification. */
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
 
 /** A server entry checked and resolved: one transport, absolute cwd, variables expanded. */
 export type ResolvedServer =
-  | (CommonResolved & { transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string })
+  | (CommonResolved & {
+      transport: "stdio";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd: string;
+      limits: ProcessLimits;
+    })
   | (CommonResolved & { transport: "http" | "sse"; url: URL; headers: Record<string, string> });
 
 interface CommonResolved {
@@ -67,6 +81,7 @@ export function resolveServer(name: string, raw: unknown, options: ResolveOption
       args: (entry.args ?? []).map(x),
       env: Object.fromEntries(Object.entries(entry.env ?? {}).map(([k, v]) => [k, x(v)])),
       cwd: entry.cwd ? path.resolve(options.baseDir, x(entry.cwd)) : options.baseDir,
+      limits: entry.limits === false ? {} : { ...DEFAULT_SERVER_LIMITS, ...entry.limits },
     };
   } else if (kind === "http" || kind === "streamable-http" || kind === "sse") {
     if (!entry.url) throw new Error(`MCP server "${name}" uses the ${kind} transport but has no "url".`);

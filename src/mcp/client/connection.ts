@@ -266,7 +266,7 @@ export class McpConnection implements McpToolTarget {
   async #open(generation: number, signal: AbortSignal, onTransport: (t: Transport) => void): Promise<Live> {
     const cfg = this.config;
     if (cfg.transport === "stdio") {
-      const transport = new StdioProcessTransport({ command: cfg.command, args: cfg.args, env: cfg.env, cwd: cfg.cwd });
+      const transport = new StdioProcessTransport({ command: cfg.command, args: cfg.args, env: cfg.env, cwd: cfg.cwd, limits: cfg.limits });
       onTransport(transport);
       return this.#handshake(transport, generation, signal).catch((err: unknown) => {
         throw new Error(withStderr(`MCP server "${this.name}" failed to start: ${describe(err)}`, transport), { cause: err });

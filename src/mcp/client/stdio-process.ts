@@ -6,6 +6,8 @@ import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } fro
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { descendantsOf, killProcessTree } from "../../process/process-tree.js";
 import { BoundedTail } from "./bounded-tail.js";
+import { withProcessLimits, type ProcessLimits } from "../../process/rlimits.js";
+import { findExecutable } from "../../process/find-executable.js";
 import { trackProcess } from "./process-cleanup.js";
 
 export interface StdioProcessOptions {
@@ -20,6 +22,8 @@ export interface StdioProcessOptions {
   maxMessageBytes?: number;
   /** Time the server gets to exit after its stdin closes, then after SIGTERM. Default 1 s each. */
   graceMs?: number;
+  /** CPU, memory and open-file limits for the process (none by default). */
+  limits?: ProcessLimits;
 }
 
 /** How the process ended, once it has. */
@@ -83,9 +87,16 @@ export class StdioProcessTransport implements Transport {
   async start(): Promise<void> {
     if (this.#child) throw new Error("StdioProcessTransport already started.");
     const { command, args = [], env = {}, cwd } = this.#options;
-    const child = spawn(command, args, {
+    const childEnv = { ...getDefaultEnvironment(), ...env };
+    // Under limits the process is started by prlimit: a missing program must still read as one.
+    const limits = this.#options.limits ?? {};
+    if (Object.keys(limits).length > 0 && !findExecutable(command, { ...(cwd ? { cwd } : {}), dirs: (childEnv.PATH ?? "").split(":") })) {
+      throw new Error(`Cannot start ${command}: command not found (${command})`);
+    }
+    const [file, ...argv] = withProcessLimits([command, ...args], limits);
+    const child = spawn(file!, argv, {
       cwd,
-      env: { ...getDefaultEnvironment(), ...env },
+      env: childEnv,
       stdio: ["pipe", "pipe", "pipe"],
       // Its own process group, so the whole tree can be signalled at once.
       detached: true,

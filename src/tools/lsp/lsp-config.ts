@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
+import { findExecutable } from "../../process/find-executable.js";
 import { z } from "zod";
 
 /** One language server: how to start it and which files it speaks for. */
@@ -37,15 +37,6 @@ export function languageIdFor(server: LspServerConfig, file: string): string {
   return server.languageIds?.[ext] ?? LANGUAGE_IDS[ext] ?? ext.slice(1);
 }
 
-function findExecutable(name: string, workspace: string): string | undefined {
-  const local = path.join(workspace, "node_modules", ".bin", name);
-  if (existsSync(local)) return local;
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
-  }
-  return undefined;
-}
-
 /**
  * The servers to use: those configured under `lsp.servers`, plus the TypeScript and Python
  * servers when they are installed (in the workspace's node_modules or on PATH) and not configured.
@@ -54,11 +45,13 @@ export function resolveServers(raw: unknown, workspace: string): Record<string, 
   const parsed = LspConfigSchema.parse(raw ?? undefined);
   const servers: Record<string, LspServerConfig> = { ...parsed.servers };
   const covered = new Set(Object.values(servers).flatMap((s) => s.extensions));
-  const ts = findExecutable("typescript-language-server", workspace);
+  // The workspace's own node_modules/.bin first, as npx would.
+  const where = { dirs: [path.join(workspace, "node_modules", ".bin"), ...(process.env.PATH ?? "").split(path.delimiter)] };
+  const ts = findExecutable("typescript-language-server", where);
   if (ts && !covered.has(".ts")) {
     servers.typescript = { command: ts, args: ["--stdio"], extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"] };
   }
-  const py = findExecutable("pyright-langserver", workspace) ?? findExecutable("pylsp", workspace);
+  const py = findExecutable("pyright-langserver", where) ?? findExecutable("pylsp", where);
   if (py && !covered.has(".py")) {
     servers.python = { command: py, args: py.endsWith("pylsp") ? [] : ["--stdio"], extensions: [".py"] };
   }

@@ -1,0 +1,20 @@
+import path from "node:path";
+import { isExecutableFile } from "../sandbox/limits.js";
+
+/**
+ * Where `name` would be run from, as execvp finds it: a name with a slash is taken as it is
+ * (relative to `cwd`), any other is looked up in `dirs` (default the directories of PATH).
+ */
+export function findExecutable(name: string, options: { cwd?: string; dirs?: readonly string[] } = {}): string | undefined {
+  if (name.includes("/")) {
+    const full = path.resolve(options.cwd ?? process.cwd(), name);
+    return isExecutableFile(full) ? full : undefined;
+  }
+  const dirs = options.dirs ?? (process.env.PATH ?? "").split(path.delimiter);
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
