@@ -62,7 +62,10 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
         allow(method, route.methods);
         return await route.handle(req, res, url, params as string[]);
       }
-      throw new HttpError(404, `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics, history, state).`);
+      throw new HttpError(
+        404,
+        `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics, history, state).`,
+      );
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (res.headersSent) return void res.destroy();
@@ -91,7 +94,23 @@ function apiRoutes(context: ApiContext): Route[] {
   return [
     { path: "/", methods: ["GET", "HEAD"], handle: page },
     { path: "/index.html", methods: ["GET", "HEAD"], handle: page },
-    { path: "/api/tools", methods: ["GET"], handle: (_req, res) => json(res, 200, toolsView(session)) },
+    {
+      path: "/api/tools",
+      methods: ["GET"],
+      handle: (_req, res) =>
+        json(
+          res,
+          200,
+          session.registry.list().map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+            effect: t.effect,
+          })),
+        ),
+    },
+    { path: "/api/rules", methods: ["GET"], handle: (_req, res) => json(res, 200, rulesByTool(session)) },
     { path: "/api/metrics", methods: ["GET"], handle: (_req, res) => json(res, 200, session.runner.metrics.all()) },
     // Recent durations per tool, for the dashboard's charts.
     { path: "/api/metrics/recent", methods: ["GET"], handle: (_req, res) => json(res, 200, history.series()) },
@@ -153,22 +172,23 @@ function decodeId(raw: string): string {
   }
 }
 
-/** Each tool with its description, parameters, effect and the configured rules that name it. */
-function toolsView(session: Session) {
+/**
+ * `GET /api/rules`: per tool, the configured rules that name it and what "always" granted in this
+ * server's session (the approval mode decides the rest).
+ */
+function rulesByTool(session: Session) {
   const rules = parseRules(session.loaded.config.permissions);
   const granted = session.runner.sessionAllows(SERVE_SCOPE);
-  return session.registry.list().map((t) => {
-    const names = session.registry.namesOf(t.name);
-    const naming = (list: readonly Rule[]) => list.filter((r) => ruleNamesTool(r, names)).map((r) => r.source);
-    return {
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-      effect: t.effect,
-      rules: { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: naming(granted) },
-    };
-  });
+  return {
+    approval: session.runner.approval,
+    tools: Object.fromEntries(
+      session.registry.list().map((t) => {
+        const names = session.registry.namesOf(t.name);
+        const naming = (list: readonly Rule[]) => list.filter((r) => ruleNamesTool(r, names)).map((r) => r.source);
+        return [t.name, { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: naming(granted) }];
+      }),
+    ),
+  };
 }
 
 /**
@@ -189,6 +209,8 @@ async function pendingView({ request: r, askedAt, expiresAt }: WaitingApproval, 
     askedAt: new Date(askedAt).toISOString(),
     expiresAt: new Date(expiresAt).toISOString(),
     timeoutMs,
+    // What is left, by the server's clock: the page counts down from it by its own.
+    remainingMs: Math.max(0, expiresAt - Date.now()),
     alwaysRules: await alwaysRules(session.runner, r.tool, r.args),
   });
 }

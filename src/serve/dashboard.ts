@@ -1,8 +1,9 @@
 /**
- * The dashboard page served at `/`: tools, live events and the approval queue. Self-contained
- * (no external scripts, styles or fonts: it must work offline), and every piece of text from the
- * server goes in through textContent, never as HTML. Embedded as a string so the build need not
- * copy it.
+ * The dashboard page served at `/`: the approval queue, the history of calls, metrics, tools and
+ * live events. Self-contained (no external scripts, styles or fonts: it must work offline and the
+ * Content-Security-Policy allows nothing else), and every piece of text from the server goes in
+ * through textContent, never as HTML. Embedded as a string so the build need not copy it; the
+ * script avoids backticks and `${` so it can live inside this template literal.
  */
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
@@ -11,27 +12,85 @@ export const DASHBOARD_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tackle</title>
 <style>
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 1em 2em; color: #222; }
-  h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.5em; }
-  pre { background: #f4f4f4; padding: .5em; overflow: auto; max-height: 20em; white-space: pre-wrap; }
-  .approval { border: 1px solid #c90; border-radius: 4px; padding: .5em 1em; margin: .5em 0; }
-  .muted { color: #777; }
-  #events { font-family: monospace; font-size: 12px; max-height: 30em; overflow: auto; }
+  :root { --ok: #1a7f37; --err: #cf222e; --rej: #bc4c00; --muted: #6e7781; --line: #d0d7de; --bg2: #f6f8fa; }
+  body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1f2328; }
+  header { display: flex; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: #fff; z-index: 1; }
+  header h1 { font-size: 1.15em; margin: 0; }
+  main { padding: .5em 1.5em 2em; max-width: 1200px; }
+  h2 { font-size: 1.05em; margin: 1.2em 0 .5em; }
+  pre { background: var(--bg2); padding: .5em; overflow: auto; max-height: 22em; white-space: pre-wrap; margin: .3em 0; font-size: 12px; }
+  .muted { color: var(--muted); }
+  .pill { border-radius: 1em; padding: 0 .6em; font-size: 12px; border: 1px solid var(--line); }
+  .pill.busy { background: #fff8c5; } .pill.live { background: #dafbe1; } .pill.down { background: #ffebe9; }
+  nav button { border: 0; background: none; padding: .4em .8em; cursor: pointer; font: inherit; border-bottom: 2px solid transparent; }
+  nav button[aria-selected="true"] { border-bottom-color: #0969da; font-weight: 600; }
+  .approval { border: 1px solid #d4a72c; border-radius: 6px; padding: .5em 1em; margin: .6em 0; background: #fffdf5; }
+  .approval:focus-within, .approval:focus { outline: 2px solid #0969da; }
+  .approval .head { display: flex; gap: .6em; align-items: baseline; flex-wrap: wrap; }
+  .countdown { margin-left: auto; font-variant-numeric: tabular-nums; }
+  .countdown.low { color: var(--err); font-weight: 600; }
+  .actions { display: flex; gap: .5em; align-items: center; flex-wrap: wrap; margin: .5em 0; }
+  .actions input { flex: 1; min-width: 14em; }
+  textarea.edit { width: 100%; min-height: 10em; font: 12px monospace; box-sizing: border-box; }
+  .invalid { color: var(--err); } .valid { color: var(--ok); }
+  button { font: inherit; padding: .15em .7em; cursor: pointer; }
+  kbd { border: 1px solid var(--line); border-radius: 3px; padding: 0 .3em; font-size: 11px; background: var(--bg2); }
+  table.diff { border-collapse: collapse; font: 12px/1.4 monospace; width: 100%; background: var(--bg2); }
+  table.diff td { padding: 0 .5em; white-space: pre-wrap; word-break: break-all; }
+  table.diff td.n { color: var(--muted); text-align: right; user-select: none; width: 3em; }
+  tr.add { background: #dafbe1; } tr.del { background: #ffebe9; } tr.hunk { background: #ddf4ff; color: #0550ae; } tr.file td { font-weight: 600; }
+  table.list { border-collapse: collapse; width: 100%; }
+  table.list th { text-align: left; font-weight: 600; border-bottom: 1px solid var(--line); padding: 3px 8px; }
+  table.list td { padding: 3px 8px; border-bottom: 1px solid #eaeef2; vertical-align: top; }
+  table.list tr.call { cursor: pointer; } table.list tr.call:hover, table.list tr.call.open { background: #f0f6ff; }
+  .s-success { color: var(--ok); } .s-error { color: var(--err); } .s-rejected { color: var(--rej); } .s-cancelled, .s-running, .s-waiting { color: var(--muted); }
+  .filters { display: flex; gap: .5em; flex-wrap: wrap; margin: .5em 0; }
+  #detail { border: 1px solid var(--line); border-radius: 6px; padding: .5em 1em; margin: .6em 0; }
+  #events { font: 12px monospace; max-height: 30em; overflow: auto; }
   #events div { border-bottom: 1px solid #eee; padding: 2px 0; }
-  table { border-collapse: collapse; } td { padding: 2px 8px; vertical-align: top; }
-  button { margin-right: .5em; }
-  #status { float: right; }
+  .tool { border-bottom: 1px solid var(--line); padding: .4em 0; }
+  .tool .desc { white-space: pre-wrap; margin: .2em 0; }
+  svg { vertical-align: middle; }
 </style>
 </head>
 <body>
-<span id="status" class="muted">connecting…</span>
-<h1>tackle</h1>
-<h2>Waiting for approval</h2>
+<header>
+  <h1>tackle</h1>
+  <span id="agent" class="pill">idle</span>
+  <span id="active" class="muted"></span>
+  <span id="status" class="pill" style="margin-left:auto">connecting…</span>
+</header>
+<main>
+<h2>Waiting for approval <span id="waiting-count" class="muted"></span></h2>
+<p class="muted">Keys on the focused request: <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>e</kbd> edit the arguments.</p>
 <div id="approvals"><p class="muted">Nothing is waiting.</p></div>
-<h2>Events</h2>
-<div id="events"></div>
-<h2>Tools</h2>
-<table id="tools"></table>
+<nav role="tablist">
+  <button role="tab" data-tab="history" aria-selected="true">History</button>
+  <button role="tab" data-tab="metrics" aria-selected="false">Metrics</button>
+  <button role="tab" data-tab="tools" aria-selected="false">Tools</button>
+  <button role="tab" data-tab="events" aria-selected="false">Events</button>
+</nav>
+<section id="tab-history">
+  <div class="filters">
+    <select id="f-tool" aria-label="tool"><option value="">every tool</option></select>
+    <select id="f-status" aria-label="status">
+      <option value="">every status</option><option>success</option><option>error</option><option>rejected</option>
+      <option>cancelled</option><option>running</option><option>waiting</option>
+    </select>
+    <input id="f-text" type="search" placeholder="search arguments, ids, errors" size="32" aria-label="search">
+  </div>
+  <table class="list" id="history"><thead><tr><th>time</th><th>tool</th><th>status</th><th>approver</th><th>duration</th></tr></thead><tbody></tbody></table>
+  <p><button id="more" hidden>Older calls</button> <span id="history-empty" class="muted" hidden>No calls match.</span></p>
+  <div id="detail" hidden></div>
+</section>
+<section id="tab-metrics" hidden>
+  <table class="list" id="metrics"><thead><tr><th>tool</th><th>calls</th><th>errors</th><th>rejections</th><th>p50</th><th>p95</th><th>outcomes</th><th>recent durations</th></tr></thead><tbody></tbody></table>
+  <p id="metrics-empty" class="muted">No calls yet.</p>
+</section>
+<section id="tab-tools" hidden><div id="tools"></div></section>
+<section id="tab-events" hidden><div id="events"></div></section>
+</main>
+<svg id="svg-ns" hidden></svg>
 <script>
 "use strict";
 // The token may arrive once in the address; it stays in memory and leaves the address bar.
@@ -39,10 +98,11 @@ const params = new URLSearchParams(location.search);
 const token = params.get("token");
 if (token) history.replaceState(null, "", location.pathname);
 const headers = token ? { Authorization: "Bearer " + token } : {};
+const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = String(text);
+  if (text !== undefined && text !== null) e.textContent = String(text);
   if (cls) e.className = cls;
   return e;
 }
@@ -55,58 +115,334 @@ async function api(path, body) {
   return data;
 }
 
-async function loadTools() {
-  const table = document.getElementById("tools");
-  table.replaceChildren();
-  for (const t of await api("/api/tools")) {
-    const row = el("tr");
-    row.append(el("td", t.name), el("td", t.effect, "muted"), el("td", (t.description || "").split("\\n")[0]));
-    table.append(row);
-  }
+/** Runs fn at most once per delay, after the last request: bursts of events refresh once. */
+function later(fn, delay) {
+  let timer;
+  return () => { clearTimeout(timer); timer = setTimeout(() => fn().catch(() => {}), delay); };
 }
 
-async function answer(id, body) {
+const ms = (v) => v === undefined ? "" : v < 1000 ? Math.round(v) + " ms" : (v / 1000).toFixed(1) + " s";
+
+// ---- tabs
+for (const b of document.querySelectorAll("nav button")) {
+  b.onclick = () => {
+    for (const o of document.querySelectorAll("nav button")) {
+      o.setAttribute("aria-selected", String(o === b));
+      $("tab-" + o.dataset.tab).hidden = o !== b;
+    }
+    if (b.dataset.tab === "metrics") loadMetrics().catch(() => {});
+  };
+}
+
+// ---- diffs: unified diff lines with old and new line numbers
+function looksLikeDiff(text) { return /^(--- |\\+\\+\\+ |@@ )/m.test(text); }
+function diffTable(text) {
+  const table = el("table", undefined, "diff");
+  let a = 0, b = 0;
+  const lines = text.split("\\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) {
+    const row = el("tr");
+    let left = "", right = "";
+    const hunk = /^@@ -(\\d+)(?:,\\d+)? \\+(\\d+)/.exec(line);
+    if (hunk) { a = Number(hunk[1]); b = Number(hunk[2]); row.className = "hunk"; }
+    else if (line.startsWith("+++") || line.startsWith("---")) row.className = "file";
+    else if (line.startsWith("+")) { row.className = "add"; right = b++; }
+    else if (line.startsWith("-")) { row.className = "del"; left = a++; }
+    else if (a > 0 || b > 0) { left = a++; right = b++; }
+    row.append(el("td", left, "n"), el("td", right, "n"), el("td", line));
+    table.append(row);
+  }
+  return table;
+}
+
+// ---- approvals
+const deadlines = new Map();
+let approvalIds = "";
+
+function countdown() {
+  for (const span of document.querySelectorAll(".countdown")) {
+    const left = Math.max(0, deadlines.get(span.dataset.id) - performance.now());
+    const s = Math.ceil(left / 1000);
+    span.textContent = (s >= 60 ? Math.floor(s / 60) + " min " + (s % 60) + " s" : s + " s") + " left";
+    span.classList.toggle("low", s < 30);
+  }
+}
+setInterval(countdown, 1000);
+
+async function answer(id, body, card) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
   try {
     await api("/api/approvals/" + encodeURIComponent(id), body);
   } catch (err) {
-    alert("Could not answer: " + err.message);
+    card.querySelector(".problem").textContent = "Could not answer: " + err.message;
+    for (const b of card.querySelectorAll("button")) b.disabled = false;
   }
-  loadApprovals();
+  loadApprovals().catch(() => {});
+}
+
+/** Parses and checks edited arguments with the tool's own schema; the parsed object, or undefined. */
+async function checkEdit(a, card) {
+  const note = card.querySelector(".edit-note");
+  let args;
+  try { args = JSON.parse(card.querySelector("textarea").value); }
+  catch (err) { note.className = "edit-note invalid"; note.textContent = "Not JSON: " + err.message; return undefined; }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    note.className = "edit-note invalid"; note.textContent = "The arguments must be a JSON object."; return undefined;
+  }
+  try {
+    const r = await api("/api/approvals/" + encodeURIComponent(a.toolCallId) + "/check", { args });
+    if (!r.valid) { note.className = "edit-note invalid"; note.textContent = "Invalid: " + r.error; return undefined; }
+  } catch (err) { note.className = "edit-note invalid"; note.textContent = err.message; return undefined; }
+  note.className = "edit-note valid"; note.textContent = "Valid.";
+  return args;
+}
+
+function approvalCard(a) {
+  const card = el("div", undefined, "approval");
+  card.tabIndex = 0;
+  card.dataset.id = a.toolCallId;
+  const head = el("div", undefined, "head");
+  const cd = el("span", "", "countdown");
+  cd.dataset.id = a.toolCallId;
+  deadlines.set(a.toolCallId, performance.now() + a.remainingMs);
+  head.append(el("strong", a.tool), el("span", a.effect, "pill"), el("span", a.reason), cd);
+  card.append(head);
+  if (a.context) card.append(el("p", "Agent: " + a.context, "muted"));
+  card.append(el("pre", JSON.stringify(a.args, null, 2), "args"));
+  if (a.preview) card.append(looksLikeDiff(a.preview) ? diffTable(a.preview) : el("pre", a.preview));
+
+  const message = el("input");
+  message.placeholder = "message for the model (sent with Reject)";
+  message.className = "message";
+  message.onkeydown = (e) => { if (e.key === "Enter") { e.preventDefault(); reject.click(); } };
+  const approve = el("button", "Approve", "approve");
+  approve.onclick = () => answer(a.toolCallId, { approved: true }, card);
+  const reject = el("button", "Reject", "reject");
+  reject.onclick = () => answer(a.toolCallId, message.value ? { approved: false, message: message.value } : { approved: false }, card);
+  const rules = a.alwaysRules && a.alwaysRules.length ? a.alwaysRules.join(", ") : a.tool;
+  const always = el("button", "Always allow " + rules, "always");
+  always.title = "Approve, and for this server's session allow every call matching: " + rules;
+  always.onclick = () => answer(a.toolCallId, { approved: true, always: true }, card);
+  const edit = el("button", "Edit", "edit");
+  const actions = el("div", undefined, "actions");
+  actions.append(approve, reject, message, always, edit);
+  card.append(actions);
+
+  const editor = el("div", undefined, "editor");
+  editor.hidden = true;
+  const area = el("textarea", JSON.stringify(a.args, null, 2), "edit");
+  area.setAttribute("aria-label", "arguments as JSON");
+  const note = el("span", "", "edit-note");
+  const sendEdited = el("button", "Approve edited", "approve-edited");
+  sendEdited.onclick = async () => {
+    const args = await checkEdit(a, card);
+    if (args) answer(a.toolCallId, { approved: true, modifiedArgs: args }, card);
+  };
+  const check = el("button", "Check", "check");
+  check.onclick = () => checkEdit(a, card);
+  const row = el("div", undefined, "actions");
+  row.append(sendEdited, check, note);
+  editor.append(area, row);
+  card.append(editor, el("p", "", "problem invalid"));
+  edit.onclick = () => { editor.hidden = !editor.hidden; if (!editor.hidden) area.focus(); };
+
+  card.addEventListener("keydown", (e) => {
+    // Keys typed into a field are text, not commands.
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "a") { e.preventDefault(); approve.click(); }
+    else if (e.key === "r") { e.preventDefault(); if (message.value) reject.click(); else message.focus(); }
+    else if (e.key === "e") { e.preventDefault(); edit.click(); }
+  });
+  return card;
 }
 
 async function loadApprovals() {
-  const box = document.getElementById("approvals");
   const list = await api("/api/approvals");
+  const ids = list.map((a) => a.toolCallId).join("\\n");
+  $("waiting-count").textContent = list.length ? "(" + list.length + ")" : "";
+  // Unchanged queue: keep the cards, so a half-typed message or edit survives other events.
+  if (ids === approvalIds) return;
+  approvalIds = ids;
+  const box = $("approvals");
+  const focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".approval") : null;
+  const keep = new Map([...box.querySelectorAll(".approval")].map((c) => [c.dataset.id, c]));
   box.replaceChildren();
   if (list.length === 0) box.append(el("p", "Nothing is waiting.", "muted"));
-  for (const a of list) {
-    const div = el("div", undefined, "approval");
-    const title = el("p");
-    title.append(el("strong", a.tool), el("span", " (" + a.effect + ") — " + a.reason));
-    div.append(title, el("pre", JSON.stringify(a.args, null, 2)));
-    if (a.preview) div.append(el("pre", a.preview));
-    const message = el("input");
-    message.placeholder = "message for the model (with Reject)";
-    message.size = 40;
-    const approve = el("button", "Approve");
-    approve.onclick = () => answer(a.toolCallId, { approved: true });
-    const reject = el("button", "Reject");
-    reject.onclick = () => answer(a.toolCallId, message.value ? { approved: false, message: message.value } : { approved: false });
-    const always = el("button", "Always");
-    always.onclick = () => answer(a.toolCallId, { approved: true, always: true });
-    const actions = el("p");
-    actions.append(approve, reject, always, message);
-    div.append(actions);
+  for (const a of list) box.append(keep.get(a.toolCallId) || approvalCard(a));
+  if (!focused || !box.contains(focused)) { const first = box.querySelector(".approval"); if (first) first.focus(); }
+  countdown();
+}
+
+// ---- history
+let historyNext;
+const statusCell = (s) => el("td", s, "s-" + s);
+
+function historyQuery(before) {
+  const q = new URLSearchParams();
+  if ($("f-tool").value) q.set("tool", $("f-tool").value);
+  if ($("f-status").value) q.set("status", $("f-status").value);
+  if ($("f-text").value.trim()) q.set("q", $("f-text").value.trim());
+  if (before) q.set("before", String(before));
+  return "/api/history?" + q;
+}
+
+async function loadHistory(more) {
+  const page = await api(historyQuery(more ? historyNext : undefined));
+  const body = $("history").tBodies[0];
+  if (!more) body.replaceChildren();
+  for (const c of page.items) {
+    const row = el("tr", undefined, "call");
+    row.dataset.seq = c.seq;
+    row.append(el("td", new Date(c.timestamp).toLocaleString(), "muted"), el("td", c.tool), statusCell(c.status),
+      el("td", c.approvedBy || ""), el("td", ms(c.durationMs)));
+    row.onclick = () => openCall(c.seq, row);
+    body.append(row);
+  }
+  historyNext = page.next;
+  $("more").hidden = !page.next;
+  $("history-empty").hidden = body.childElementCount > 0;
+  const select = $("f-tool");
+  const known = new Set([...select.options].map((o) => o.value));
+  for (const t of page.tools) if (!known.has(t)) select.append(el("option", t));
+}
+
+async function openCall(seq, row) {
+  for (const r of document.querySelectorAll("tr.call.open")) r.classList.remove("open");
+  row.classList.add("open");
+  const c = await api("/api/history/" + seq);
+  const box = $("detail");
+  box.replaceChildren();
+  const title = el("h2");
+  title.append(el("span", c.tool + " "), el("span", c.status, "s-" + c.status), el("span", " " + c.toolCallId + (c.source === "log" ? " (earlier run)" : ""), "muted"));
+  box.append(title);
+  if (c.note) box.append(el("p", c.note, "muted"));
+  if (c.args !== undefined) box.append(el("h3", "Arguments"), el("pre", JSON.stringify(c.args, null, 2), "detail-args"));
+  if (c.result !== undefined) box.append(el("h3", "Result"), el("pre", c.result, "detail-result"));
+  if (c.error !== undefined) box.append(el("h3", "Error" + (c.errorCode ? " (" + c.errorCode + ")" : "")), el("pre", c.error, "detail-error"));
+  if (c.events.length) {
+    box.append(el("h3", "Events"));
+    const t = el("table", undefined, "list");
+    for (const e of c.events) {
+      const r = el("tr");
+      r.append(el("td", new Date(e.at).toLocaleTimeString(), "muted"), el("td", e.type), el("td", JSON.stringify(e.data).slice(0, 300)));
+      t.append(r);
+    }
+    box.append(t);
+  }
+  box.hidden = false;
+}
+
+$("more").onclick = () => loadHistory(true).catch(() => {});
+const refilter = later(() => loadHistory(false), 250);
+$("f-tool").onchange = refilter;
+$("f-status").onchange = refilter;
+$("f-text").oninput = refilter;
+
+// ---- metrics: counts, percentiles, an outcome bar and a sparkline of recent durations
+// The SVG namespace, taken from an inline element: the page holds no addresses, not even that one.
+const SVG = $("svg-ns").namespaceURI;
+function svg(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs) e.setAttribute(k, String(attrs[k]));
+  return e;
+}
+function outcomeBar(m) {
+  const w = 120, h = 12, s = svg("svg", { width: w, height: h, role: "img" });
+  const parts = [[m.successes, "#1a7f37"], [m.errors, "#cf222e"], [m.rejections, "#bc4c00"], [m.cancellations, "#8c959f"]];
+  let x = 0;
+  for (const [n, colour] of parts) {
+    if (!n) continue;
+    const width = (n / m.calls) * w;
+    s.append(svg("rect", { x, y: 0, width, height: h, fill: colour }));
+    x += width;
+  }
+  s.append(svg("title", {}));
+  s.lastChild.textContent = m.successes + " ok, " + m.errors + " errors, " + m.rejections + " rejected, " + m.cancellations + " cancelled";
+  return s;
+}
+function sparkline(values) {
+  const w = 140, h = 24, s = svg("svg", { width: w, height: h, role: "img", class: "spark" });
+  if (!values || values.length === 0) return s;
+  const max = Math.max(...values, 1);
+  const step = values.length > 1 ? w / (values.length - 1) : 0;
+  const points = values.map((v, i) => (i * step).toFixed(1) + "," + (h - 2 - (v / max) * (h - 4)).toFixed(1)).join(" ");
+  s.append(svg("polyline", { points, fill: "none", stroke: "#0969da", "stroke-width": 1.5 }));
+  s.append(svg("title", {}));
+  s.lastChild.textContent = "last " + values.length + " durations, up to " + ms(max);
+  return s;
+}
+async function loadMetrics() {
+  const [metrics, recent] = await Promise.all([api("/api/metrics"), api("/api/metrics/recent")]);
+  const body = $("metrics").tBodies[0];
+  body.replaceChildren();
+  for (const m of metrics.sort((x, y) => y.calls - x.calls)) {
+    const row = el("tr");
+    row.dataset.tool = m.tool;
+    const bar = el("td"), spark = el("td");
+    bar.append(outcomeBar(m));
+    spark.append(sparkline(recent[m.tool]));
+    row.append(el("td", m.tool), el("td", m.calls, "calls"), el("td", m.errors, "errors"), el("td", m.rejections, "rejections"),
+      el("td", ms(m.p50Ms)), el("td", ms(m.p95Ms)), bar, spark);
+    body.append(row);
+  }
+  $("metrics-empty").hidden = metrics.length > 0;
+}
+
+// ---- agent state and active calls
+async function loadState() {
+  const s = await api("/api/state");
+  const agent = $("agent");
+  agent.textContent = s.state === "tool_execution" ? "running tools" : "idle";
+  agent.className = "pill" + (s.state === "tool_execution" ? " busy" : "");
+  $("active").textContent = s.active.length ? s.active.map((a) => a.tool + " (" + a.status + ")").join(", ") : "";
+}
+
+// ---- tools: description, parameters, effect and the rules naming each
+async function loadTools() {
+  const box = $("tools");
+  box.replaceChildren();
+  const [tools, rulesOf] = await Promise.all([api("/api/tools"), api("/api/rules")]);
+  for (const t of tools) {
+    const div = el("div", undefined, "tool");
+    const head = el("div");
+    head.append(el("strong", t.name + " "), el("span", t.effect, "pill"));
+    div.append(head, el("div", t.description || "", "desc"));
+    const props = (t.inputSchema && t.inputSchema.properties) || {};
+    const required = new Set((t.inputSchema && t.inputSchema.required) || []);
+    const names = Object.keys(props);
+    if (names.length) {
+      const table = el("table", undefined, "list");
+      for (const n of names) {
+        const p = props[n] || {};
+        const r = el("tr");
+        r.append(el("td", n + (required.has(n) ? "" : "?")), el("td", p.type || (p.enum ? p.enum.join(" | ") : ""), "muted"), el("td", p.description || ""));
+        table.append(r);
+      }
+      div.append(table);
+    }
+    const rules = rulesOf.tools[t.name] || {};
+    const said = [["allow", rules.allow], ["ask", rules.ask], ["deny", rules.deny], ["always (this session)", rules.always]]
+      .filter(([, list]) => list && list.length).map(([k, list]) => k + ": " + list.join(", "));
+    div.append(el("p", said.length ? "Rules: " + said.join("; ") : "No rules name this tool; the approval mode (" + rulesOf.approval + ") decides.", "muted rules"));
     box.append(div);
   }
 }
 
+// ---- live events
+const refreshHistory = later(async () => { if (!historyNext || $("history").tBodies[0].childElementCount <= 50) await loadHistory(false); }, 200);
+const refreshMetrics = later(loadMetrics, 200);
+const refreshState = later(loadState, 100);
+const refreshApprovals = later(loadApprovals, 50);
+const refreshTools = later(loadTools, 300);
+
 function connect() {
-  const status = document.getElementById("status");
+  const status = $("status");
   const source = new EventSource("/api/events" + (token ? "?token=" + encodeURIComponent(token) : ""));
-  source.onopen = () => { status.textContent = "live"; };
-  source.onerror = () => { status.textContent = "disconnected (retrying)"; };
-  const log = document.getElementById("events");
+  source.onopen = () => { status.textContent = "live"; status.className = "pill live"; refreshApprovals(); refreshState(); };
+  source.onerror = () => { status.textContent = "disconnected (retrying)"; status.className = "pill down"; };
+  const log = $("events");
   const types = [
     "tool.call", "tool.approval", "tool.progress", "tool.output", "tool.result",
     "file.changed", "agent.state", "approval.requested", "approval.resolved",
@@ -124,13 +460,20 @@ function connect() {
       line.append(el("span", new Date().toLocaleTimeString() + " ", "muted"), el("strong", type), el("span", " " + summary));
       log.prepend(line);
       while (log.childElementCount > 500) log.lastElementChild.remove();
-      if (type.startsWith("approval.")) loadApprovals().catch(() => {});
+      if (type.startsWith("approval.")) refreshApprovals();
+      if (type === "tool.call" || type === "tool.result" || type.startsWith("approval.")) { refreshHistory(); refreshState(); }
+      if (type === "agent.state") refreshState();
+      if (type === "tool.result") refreshMetrics();
+      if (type === "approval.resolved" && data.always) refreshTools();
     });
   }
 }
 
-loadTools().catch((err) => document.getElementById("tools").append(el("tr", "Could not load tools: " + err.message)));
+loadTools().catch((err) => $("tools").append(el("p", "Could not load tools: " + err.message, "invalid")));
 loadApprovals().catch(() => {});
+loadHistory(false).catch((err) => $("history-empty").textContent = "Could not load the history: " + err.message);
+loadMetrics().catch(() => {});
+loadState().catch(() => {});
 connect();
 </script>
 </body>
