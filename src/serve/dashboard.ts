@@ -406,6 +406,7 @@ async function loadTools() {
   const [tools, rulesOf] = await Promise.all([api("/api/tools"), api("/api/rules")]);
   for (const t of tools) {
     const div = el("div", undefined, "tool");
+    div.dataset.tool = t.name;
     const head = el("div");
     head.append(el("strong", t.name + " "), el("span", t.effect, "pill"));
     div.append(head, el("div", t.description || "", "desc"));

@@ -1,0 +1,227 @@
+// The dashboard in a real browser: Debian's Chromium (installed by .ci/run) driven by
+// playwright-core. Every wait is on a selector or a response, never a fixed sleep, so a busy
+// machine only makes it slower.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startServe, type ServeHandle, type ServeOptions } from "../../src/serve/server.js";
+import { tempDir } from "../support/tools.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// A temporary file by default, so a run leaves the tree clean; the committed copy in
+// test/serve/__screenshots__ was written with DASHBOARD_SCREENSHOT pointing there.
+const SCREENSHOT = process.env.DASHBOARD_SCREENSHOT ?? path.join(os.tmpdir(), "tackle-dashboard.png");
+const TOKEN = "s3cret-token";
+
+let browser: Browser;
+let ws: ReturnType<typeof tempDir>;
+const handles: ServeHandle[] = [];
+const pages: Page[] = [];
+/** Calls started from the test; each settles before its server closes. */
+const calls: Array<Promise<unknown>> = [];
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-background-networking", "--disable-dev-shm-usage", "--disable-gpu"],
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(() => {
+  ws = tempDir();
+  writeFileSync(path.join(ws.dir, "a.txt"), "alpha\nbeta\ngamma\n");
+  // An earlier run's audit log, so the history starts with calls this server never made.
+  const earlier = Array.from({ length: 120 }, (_, i) =>
+    JSON.stringify({
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      toolCallId: `old-${i}`,
+      toolName: i % 3 === 0 ? "shell" : "read_file",
+      params: i % 3 === 0 ? { command: `echo old${i}` } : { path: `notes/${i}.md` },
+      status: i % 10 === 0 ? "error" : "success",
+      ...(i % 10 === 0 ? { error: `failed number ${i}`, errorCode: "EXECUTION_FAILED" } : { result: `result ${i}` }),
+      executionTimeMs: 5 + i,
+      approvedBy: "auto",
+    }),
+  );
+  writeFileSync(path.join(ws.dir, "audit.jsonl"), `${earlier.join("\n")}\n`);
+  writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ log: "audit.jsonl", permissions: { allow: ["read_file"] } }));
+});
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((p) => p.close()));
+  await Promise.all(handles.splice(0).map((h) => h.close()));
+  await Promise.allSettled(calls.splice(0));
+  ws.cleanup();
+});
+
+async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
+  const handle = await startServe({ port: 0, workspace: ws.dir, mcp: false, ...options });
+  handles.push(handle);
+  return handle;
+}
+
+/** Opens the dashboard, failing the test on any request that leaves the server. */
+async function open(h: ServeHandle, query = ""): Promise<{ page: Page; outside: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  pages.push(page);
+  const outside: string[] = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(h.url)) outside.push(r.url());
+  });
+  await page.goto(h.url + query);
+  await page.locator("#status", { hasText: "live" }).waitFor();
+  return { page, outside };
+}
+
+interface Outcome {
+  status: string;
+  content: string;
+  userMessage?: string;
+}
+
+/** Starts a call through the API as an agent would; resolves to its outcome. */
+function call(h: ServeHandle, id: string, name: string, args: unknown, headers: Record<string, string> = {}): Promise<Outcome> {
+  const p = fetch(h.url + "api/calls", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ name, id, args }),
+  }).then((r) => r.json() as Promise<Outcome>);
+  calls.push(p);
+  return p;
+}
+
+const card = (page: Page, id: string) => page.locator(`.approval[data-id="${id}"]`);
+
+describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
+  it("approves with the a key, then shows the call in the history and the metrics", async () => {
+    const h = await serve({ approvalTimeoutMs: 300_000 });
+    const { page, outside } = await open(h);
+    const done = call(h, "w1", "write_file", { path: "a.txt", content: "alpha\nBETA\ngamma\n" });
+    const c = card(page, "w1");
+    await c.waitFor();
+    // A coloured diff with line numbers, the rule "always" would remember, and the time left.
+    await expect(c.locator("table.diff tr.add").first().textContent()).resolves.toContain("+BETA");
+    await expect(c.locator("table.diff tr.del td.n").first().textContent()).resolves.toBe("2");
+    await expect(c.locator("button.always").textContent()).resolves.toContain("write_file");
+    await c.locator(".countdown", { hasText: /min .* left/ }).waitFor();
+
+    // The metrics before, to see them change.
+    await page.click('nav button[data-tab="metrics"]');
+    await page.locator("#metrics-empty").waitFor({ state: "visible" });
+
+    await c.focus();
+    await page.keyboard.press("a");
+    expect((await done).status).toBe("success");
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
+    await page.locator("#approvals", { hasText: "Nothing is waiting." }).waitFor();
+
+    await page.locator('#metrics tr[data-tool="write_file"] td.calls', { hasText: "1" }).waitFor();
+    await page.locator('#metrics tr[data-tool="write_file"] svg.spark polyline').waitFor({ state: "attached" });
+
+    await page.click('nav button[data-tab="history"]');
+    const row = page.locator("#history tr.call").first();
+    await row.locator("td", { hasText: "write_file" }).waitFor();
+    await expect(row.locator("td.s-success").count()).resolves.toBe(1);
+    await row.click();
+    await page.locator("#detail .detail-args", { hasText: "BETA" }).waitFor();
+    await page.locator("#detail td", { hasText: "tool.approval" }).first().waitFor();
+    expect(outside).toEqual([]);
+  });
+
+  it("rejects with a message for the model", async () => {
+    const h = await serve();
+    const { page } = await open(h);
+    const done = call(h, "w2", "write_file", { path: "a.txt", content: "nope\n" });
+    const c = card(page, "w2");
+    await c.waitFor();
+    await c.locator("input.message").fill("wrong file, edit b.txt");
+    await c.locator("button.reject").click();
+    const outcome = await done;
+    expect(outcome.status).toBe("rejected");
+    expect(outcome.userMessage).toBe("wrong file, edit b.txt");
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nbeta\ngamma\n");
+    await page.locator("#history tr.call td.s-rejected").first().waitFor();
+  });
+
+  it("edits the arguments, refuses what does not validate, and runs the edited call", async () => {
+    const h = await serve();
+    const { page } = await open(h);
+    const done = call(h, "w3", "write_file", { path: "a.txt", content: "first\n" });
+    const c = card(page, "w3");
+    await c.waitFor();
+    await c.focus();
+    await page.keyboard.press("e");
+    const area = c.locator("textarea.edit");
+    await area.waitFor();
+    await area.fill("{ not json");
+    await c.locator("button.approve-edited").click();
+    await c.locator(".edit-note.invalid", { hasText: "Not JSON" }).waitFor();
+    await area.fill(JSON.stringify({ content: "no path" }));
+    await c.locator("button.check").click();
+    await c.locator(".edit-note.invalid", { hasText: "Invalid" }).waitFor();
+    await area.fill(JSON.stringify({ path: "a.txt", content: "edited by a person\n" }));
+    await c.locator("button.approve-edited").click();
+    expect((await done).status).toBe("success");
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("edited by a person\n");
+  });
+
+  it("fills the history from the audit log and this server's calls, filters it and pages it", async () => {
+    const h = await serve();
+    const { page } = await open(h);
+    await page.locator("#history tr.call").nth(49).waitFor();
+    // Newest first: the last line of the earlier run (seq 120) heads the list.
+    await expect(page.locator("#history tr.call").first().getAttribute("data-seq")).resolves.toBe("120");
+
+    // A call of this server (read_file is allowed by a rule) joins at the top.
+    expect((await call(h, "live-1", "read_file", { path: "a.txt" })).status).toBe("success");
+    await page.locator('#history tr.call[data-seq="121"] td.s-success').waitFor();
+    await expect(page.locator("#history tr.call").first().getAttribute("data-seq")).resolves.toBe("121");
+    await page.click("#more");
+    await page.locator("#history tr.call").nth(99).waitFor();
+
+    await page.selectOption("#f-tool", "shell");
+    await page.locator("#history tr.call").first().locator("td", { hasText: "shell" }).waitFor();
+    await expect(page.locator("#history tr.call td", { hasText: "read_file" }).count()).resolves.toBe(0);
+    await page.selectOption("#f-status", "error");
+    // Among shell calls (every third) the errors are every tenth: 0, 30, 60, 90.
+    await page.waitForFunction(() => document.querySelectorAll("#history tr.call").length === 4);
+    await page.selectOption("#f-tool", "");
+    await page.selectOption("#f-status", "");
+    await page.fill("#f-text", "notes/7.md");
+    await page.waitForFunction(() => document.querySelectorAll("#history tr.call").length === 1);
+    await page.locator("#history tr.call").first().click();
+    await page.locator("#detail .detail-result", { hasText: "result 7" }).waitFor();
+    await page.locator("#detail", { hasText: "earlier run" }).waitFor();
+  });
+
+  it("shows tools with their parameters and rules, works with a token, and writes a screenshot", async () => {
+    const h = await serve({ token: TOKEN });
+    const denied = await fetch(h.url + "api/history");
+    expect(denied.status).toBe(401);
+    const { page, outside } = await open(h, `?token=${TOKEN}`);
+    expect(page.url()).not.toContain(TOKEN);
+    await page.click('nav button[data-tab="tools"]');
+    const read = page.locator('.tool[data-tool="read_file"]');
+    await read.locator(".rules", { hasText: "allow: read_file" }).waitFor();
+    await read.locator("td", { hasText: "path" }).first().waitFor();
+
+    const auth = { Authorization: `Bearer ${TOKEN}` };
+    const done = call(h, "w5", "write_file", { path: "a.txt", content: "alpha\nbeta\ngamma\ndelta\n" }, auth);
+    await call(h, "r5", "read_file", { path: "a.txt" }, auth);
+    await card(page, "w5").waitFor();
+    await page.click('nav button[data-tab="history"]');
+    await page.locator("#history tr.call td.s-waiting").first().waitFor();
+    await page.locator("#agent").waitFor();
+    mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    await card(page, "w5").locator("button.approve").click();
+    expect((await done).status).toBe("success");
+    expect(outside).toEqual([]);
+  });
+});
