@@ -95,6 +95,9 @@ function call(h: ServeHandle, id: string, name: string, args: unknown, headers: 
   return p;
 }
 
+/** Waits until the history lists exactly `n` calls (the page's own DOM, evaluated in the browser). */
+const rows = (page: Page, n: number) => page.waitForFunction(`document.querySelectorAll("#history tr.call").length === ${n}`);
+
 const card = (page: Page, id: string) => page.locator(`.approval[data-id="${id}"]`);
 
 describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
@@ -189,11 +192,11 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await expect(page.locator("#history tr.call td", { hasText: "read_file" }).count()).resolves.toBe(0);
     await page.selectOption("#f-status", "error");
     // Among shell calls (every third) the errors are every tenth: 0, 30, 60, 90.
-    await page.waitForFunction(() => document.querySelectorAll("#history tr.call").length === 4);
+    await rows(page, 4);
     await page.selectOption("#f-tool", "");
     await page.selectOption("#f-status", "");
     await page.fill("#f-text", "notes/7.md");
-    await page.waitForFunction(() => document.querySelectorAll("#history tr.call").length === 1);
+    await rows(page, 1);
     await page.locator("#history tr.call").first().click();
     await page.locator("#detail .detail-result", { hasText: "result 7" }).waitFor();
     await page.locator("#detail", { hasText: "earlier run" }).waitFor();

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../cli/run-cli.js";
 import { tempDir } from "../support/tools.js";
@@ -58,5 +60,35 @@ describe("tackle serve (the built command)", () => {
     const bad = await runCli(["serve", "--port", "http", "--workspace", ws.dir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--port/);
+  });
+
+  it("rejects unanswered approvals after --approval-timeout, and shows the time left", async () => {
+    // Overwriting a file asks a person; creating one would not.
+    writeFileSync(path.join(ws.dir, "x.txt"), "old");
+    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir, "--approval-timeout", "5s"]);
+    const outcome = fetch(`${url}/api/calls`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "write_file", id: "t1", args: { path: "x.txt", content: "x" } }),
+    }).then((r) => r.json() as Promise<{ status: string; content: string }>);
+    let waiting: Array<{ toolCallId: string; timeoutMs: number; remainingMs: number }> = [];
+    let settled = false;
+    void outcome.finally(() => (settled = true));
+    while (waiting.length === 0 && !settled) {
+      waiting = (await (await fetch(`${url}/api/approvals`)).json()) as typeof waiting;
+    }
+    expect(waiting[0]).toMatchObject({ toolCallId: "t1", timeoutMs: 5000 });
+    expect(waiting[0]!.remainingMs).toBeLessThanOrEqual(5000);
+    const result = await outcome;
+    expect(result.status).toBe("rejected");
+    expect(result.content).toContain("5 seconds");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("refuses an --approval-timeout that is not a duration", async () => {
+    const r = await runCli(["serve", "--port", "0", "--workspace", ws.dir, "--approval-timeout", "soon"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--approval-timeout|duration/);
   });
 });
