@@ -52,6 +52,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Called before each redirect is followed; throw to refuse it. */
   onRedirect?: (next: URL, from: URL) => void;
+  /** Told how much of the final body has arrived (decoded bytes), and its size when the server said. */
+  onBody?: (received: number, total: number | undefined) => void;
 }
 
 export interface HttpResponse {
@@ -197,7 +199,12 @@ function decoded(body: Readable, encoding: string | undefined): Readable {
 }
 
 /** Reads a body up to `max` bytes, then stops reading (and stops the download). */
-async function readCapped(body: Readable, encoding: string | undefined, max: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readCapped(
+  body: Readable,
+  encoding: string | undefined,
+  max: number,
+  onChunk?: (received: number) => void,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const stream = decoded(body, encoding);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -213,6 +220,7 @@ async function readCapped(body: Readable, encoding: string | undefined, max: num
       }
       chunks.push(buf);
       size += buf.length;
+      onChunk?.(size);
     }
   } finally {
     if (truncated) {
@@ -327,7 +335,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       }
       let read;
       try {
-        read = await readCapped(res.body, resHeaders["content-encoding"], maxBytes);
+        // Content-Length counts the encoded bytes: a total only when the body is not compressed.
+        const declared = resHeaders["content-encoding"] ? undefined : Number(resHeaders["content-length"]) || undefined;
+        read = await readCapped(res.body, resHeaders["content-encoding"], maxBytes, req.onBody && ((n) => req.onBody!(n, declared)));
       } catch (err) {
         if (req.signal?.aborted) throw req.signal.reason;
         throw networkError(err, url, timeoutMs, timedOut);

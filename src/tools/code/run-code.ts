@@ -9,6 +9,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import { runSandboxed, sandboxAvailable, sandboxUnavailableError, type SandboxRunResult } from "../../sandbox/sandbox.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxSettings } from "../../sandbox/config.js";
 import { TOOL } from "../names.js";
+import { reportRunning } from "../progress.js";
 import { missingInterpreterMessage, resolveInterpreter, type Language } from "./interpreters.js";
 
 /** How run_code is set up: the validated `sandbox` section of the configuration, and overrides for tests. */
@@ -108,6 +109,7 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
       const env: Record<string, string> =
         language === "python" ? { PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: root, ...args.env } : { ...args.env };
       let run: SandboxRunResult;
+      const progress = reportRunning(ctx);
       try {
         run = await runSandboxed([interpreter.path, inSandbox, ...args.args], {
           workspace: root,
@@ -120,12 +122,17 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
           ...bwrap,
           timeoutMs: Math.ceil(args.timeout * 1000),
           signal: ctx.signal,
-          onOutput: (chunk) => ctx.onOutput(chunk),
+          onOutput: (chunk) => {
+            progress.printed(chunk.length);
+            ctx.onOutput(chunk);
+          },
           maxOutputBytes,
         });
       } catch (err) {
         if (err instanceof ToolError) throw err;
         throw new ToolError("EXECUTION_ERROR", `The sandbox could not start: ${(err as Error).message}`);
+      } finally {
+        progress.stop();
       }
       if (run.cancelled) throw new ToolError("CANCELLED", "run_code was cancelled; the program and every process it started were killed.");
       const removed = await removeAppeared(root, absentBefore);

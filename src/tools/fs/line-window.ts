@@ -56,6 +56,8 @@ export interface LineWindowOptions {
   /** Keep scanning after the window to count every line (cheap on small files). */
   countTotal?: boolean;
   signal?: AbortSignal;
+  /** Told how far into the file reading has got (bytes), after each chunk: a skip through a huge file takes a while. */
+  onRead?: (position: number) => void;
 }
 
 /** One line of a window. */
@@ -133,6 +135,7 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
       const bytesRead = await handle.read(buffer, chunkBytes, position);
       if (bytesRead === 0) break;
       position += bytesRead;
+      options.onRead?.(position);
       const chunk = buffer.subarray(0, bytesRead);
       let pos = 0;
       if (full) {

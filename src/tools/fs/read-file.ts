@@ -13,6 +13,7 @@ import { readLineWindow, readTailLines, type WindowLine } from "./line-window.js
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
+import { reportProgress } from "../progress.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 /** Lines returned when no limit is given. */
@@ -245,42 +246,58 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 
-  const common = {
-    maxLineChars: MAX_LINE_CHARS,
-    maxChars: MAX_READ_CHARS,
-    encoding: kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const),
-    startByte: kind.bomLength ?? 0,
-    signal: ctx.signal,
-  };
-  const note = kind.encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
-  if (offset < 0) {
-    const from = -offset;
-    const count = Math.min(limit, from);
-    // Small files are counted so lines keep their ordinary numbers.
-    if (st.size <= COUNT_TOTAL_BELOW) {
-      const counted = await readLineWindow(resolved.absolute, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
-      const total = counted.totalLines ?? 0;
-      const start = Math.max(1, total - from + 1);
-      const window = await readLineWindow(resolved.absolute, {
-        ...common,
-        offset: start,
-        limit: Math.min(count, total - start + 1 || 1),
-        countTotal: true,
-      });
-      return textResult(meta, window, start, "text", note);
-    }
-    const tail = await readTailLines(resolved.absolute, count, from - count, common);
-    return textResult(
-      meta,
-      { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize },
-      offset,
-      "text",
-      note,
-      true,
-    );
+  const fileSize = st.size;
+  let readSoFar = 0;
+  const stopProgress = reportProgress(ctx, () => ({
+    progress: readSoFar,
+    total: fileSize,
+    message: `read ${readSoFar.toLocaleString("en-US")} of ${fileSize.toLocaleString("en-US")} bytes`,
+  }));
+  try {
+    return await readWindow();
+  } finally {
+    stopProgress();
   }
-  const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: st.size <= COUNT_TOTAL_BELOW });
-  return textResult(meta, window, offset, "text", note);
+
+  async function readWindow(): Promise<ToolExecutionResult> {
+    const common = {
+      maxLineChars: MAX_LINE_CHARS,
+      maxChars: MAX_READ_CHARS,
+      encoding: kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const),
+      startByte: kind.bomLength ?? 0,
+      signal: ctx.signal,
+      onRead: (position: number) => void (readSoFar = position),
+    };
+    const note = kind.encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
+    if (offset < 0) {
+      const from = -offset;
+      const count = Math.min(limit, from);
+      // Small files are counted so lines keep their ordinary numbers.
+      if (fileSize <= COUNT_TOTAL_BELOW) {
+        const counted = await readLineWindow(resolved.absolute, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
+        const total = counted.totalLines ?? 0;
+        const start = Math.max(1, total - from + 1);
+        const window = await readLineWindow(resolved.absolute, {
+          ...common,
+          offset: start,
+          limit: Math.min(count, total - start + 1 || 1),
+          countTotal: true,
+        });
+        return textResult(meta, window, start, "text", note);
+      }
+      const tail = await readTailLines(resolved.absolute, count, from - count, common);
+      return textResult(
+        meta,
+        { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize },
+        offset,
+        "text",
+        note,
+        true,
+      );
+    }
+    const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: fileSize <= COUNT_TOTAL_BELOW });
+    return textResult(meta, window, offset, "text", note);
+  }
 }
 
 interface WindowLike {

@@ -11,6 +11,7 @@ import { TOOL } from "../names.js";
 import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend } from "./backend.js";
 import { listFiles } from "./file-list.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
+import { reportElapsed } from "../progress.js";
 import { yielder } from "./yielder.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
@@ -117,7 +118,8 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       }
       const walkRoot = await narrowedRoot(root, pattern);
       const backend = globBackend(options.backend);
-      const files = await listFiles(walkRoot, backend, ctx.signal);
+      const stopProgress = reportElapsed(ctx, "listing files");
+      const files = await listFiles(walkRoot, backend, ctx.signal).finally(stopProgress);
       const cut = root.relative === "." ? 0 : root.relative.length + 1;
       const matched = files.filter((f) => isMatch(cut ? f.slice(cut) : f));
       const withTimes = await modifiedTimes(root.root, matched, ctx.signal);

@@ -12,6 +12,7 @@ import { grepOffThread } from "./grep-offthread.js";
 import { grepRipgrep, RipgrepRejectedPattern } from "./grep-ripgrep.js";
 import { displayLine, HitCollector } from "./hits.js";
 import { compilePattern } from "./regex.js";
+import { reportElapsed } from "../progress.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 
 export const DEFAULT_GREP_RESULTS = 200;
@@ -75,41 +76,50 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       const keep = (rel: string) => (!skipSensitive || !isSensitive(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
 
       let hits = new HitCollector(args.maxResults);
-      let engine: "ripgrep" | "builtin" = "builtin";
-      if (backend.kind === "ripgrep" && !pattern.jsOnly) {
-        engine = "ripgrep";
-        try {
-          await grepRipgrep({
-            rg: backend.rg,
-            cwd: root.root,
-            target: root.relative,
-            pattern: args.pattern,
-            caseInsensitive: args.caseInsensitive,
-            // Secret files are dropped below, by the same test the built-in engine applies before
-            // reading (excluding them with --iglob cost every search ~10%).
-            extraArgs: filter?.rgArgs ?? [],
-            signal: ctx.signal,
-            // One file's hits at a time: the file is judged once, not per line.
-            onHits: (fileHits) => {
-              if (keep(fileHits[0]!.path)) for (const h of fileHits) hits.add(h);
-            },
-          });
-        } catch (err) {
-          if (!(err instanceof RipgrepRejectedPattern)) throw err;
-          // Valid JavaScript the Rust engine refuses (a construct it lacks): same search, built-in engine.
-          ctx.log.debug("ripgrep refused the pattern; using the built-in engine", { pattern: args.pattern, reason: err.message });
-          hits = new HitCollector(args.maxResults);
-          engine = "builtin";
+      const stopProgress = reportElapsed(ctx, "searching", () => `${hits.total.toLocaleString("en-US")} matches so far`);
+      try {
+        return await search();
+      } finally {
+        stopProgress();
+      }
+
+      async function search(): Promise<ToolExecutionResult> {
+        let engine: "ripgrep" | "builtin" = "builtin";
+        if (backend.kind === "ripgrep" && !pattern.jsOnly) {
+          engine = "ripgrep";
+          try {
+            await grepRipgrep({
+              rg: backend.rg,
+              cwd: root.root,
+              target: root.relative,
+              pattern: args.pattern,
+              caseInsensitive: args.caseInsensitive,
+              // Secret files are dropped below, by the same test the built-in engine applies before
+              // reading (excluding them with --iglob cost every search ~10%).
+              extraArgs: filter?.rgArgs ?? [],
+              signal: ctx.signal,
+              // One file's hits at a time: the file is judged once, not per line.
+              onHits: (fileHits) => {
+                if (keep(fileHits[0]!.path)) for (const h of fileHits) hits.add(h);
+              },
+            });
+          } catch (err) {
+            if (!(err instanceof RipgrepRejectedPattern)) throw err;
+            // Valid JavaScript the Rust engine refuses (a construct it lacks): same search, built-in engine.
+            ctx.log.debug("ripgrep refused the pattern; using the built-in engine", { pattern: args.pattern, reason: err.message });
+            hits = new HitCollector(args.maxResults);
+            engine = "builtin";
+          }
         }
+        if (engine === "builtin") {
+          const files = (root.isFile ? [root.relative] : await listFiles(root, { kind: "builtin" }, ctx.signal)).filter(keep);
+          const input = { cwd: root.root, files, pattern: args.pattern, caseInsensitive: args.caseInsensitive, limit: args.maxResults };
+          const done = options.inProcess ? undefined : await grepOffThread(input, ctx.signal);
+          if (done) hits = HitCollector.from(args.maxResults, done);
+          else await grepBuiltin(root.root, files, pattern, ctx.signal, (h) => hits.add(h));
+        }
+        return formatGrep(args, root, hits, engine);
       }
-      if (engine === "builtin") {
-        const files = (root.isFile ? [root.relative] : await listFiles(root, { kind: "builtin" }, ctx.signal)).filter(keep);
-        const input = { cwd: root.root, files, pattern: args.pattern, caseInsensitive: args.caseInsensitive, limit: args.maxResults };
-        const done = options.inProcess ? undefined : await grepOffThread(input, ctx.signal);
-        if (done) hits = HitCollector.from(args.maxResults, done);
-        else await grepBuiltin(root.root, files, pattern, ctx.signal, (h) => hits.add(h));
-      }
-      return formatGrep(args, root, hits, engine);
     },
   });
 }

@@ -11,6 +11,7 @@ import { readOnlyLaunch } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
+import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
 
 /** How a command is started: plain bash, or wrapped (the sandbox). */
@@ -150,6 +151,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       // A plain command (`git status`) is exec'd as bash would exec it, without paying for bash.
       const direct = launch ? undefined : directArgv(args.command);
       const spillDir = readableSpillDir(ctx);
+      const progress = reportRunning(ctx);
       const result = await runCommand({
         command: args.command,
         cwd,
@@ -159,13 +161,16 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         promptInactivityMs: settings.promptTimeoutMs,
         killGraceMs: settings.killGraceMs,
         signal: ctx.signal,
-        onOutput: (chunk) => ctx.onOutput(chunk),
+        onOutput: (chunk) => {
+          progress.printed(chunk.length);
+          ctx.onOutput(chunk);
+        },
         limits: { headChars: settings.headChars, tailChars: settings.tailChars },
         outputName: `${options.name}-${ctx.toolCallId}`,
         ...(spillDir ? { spillDir } : {}),
         ...(launch ? { argv: () => launch } : {}),
         ...(direct ? { argv: () => ({ file: direct[0]!, args: direct.slice(1) }), direct: true } : {}),
-      });
+      }).finally(progress.stop);
       const { content, errorCode } = formatResult(result, timeoutMs, settings);
       const structured = {
         stdout: result.stdout,

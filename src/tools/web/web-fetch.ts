@@ -27,6 +27,8 @@ import {
 export const DEFAULT_MAX_CHARS = 50_000;
 /** How much of an error page (a 404's body) the model sees. */
 const ERROR_BODY_CHARS = 2_000;
+/** How much more of a body must arrive before progress is reported again. */
+const PROGRESS_STEP_BYTES = 256 * 1024;
 
 const WebFetchInput = z
   .object({
@@ -248,6 +250,7 @@ export function createWebFetchTool(config: WebConfig) {
       return [`POST ${args.url}`, ...redactHeaders(args.headers), "", body].join("\n");
     },
     execute: async (args, ctx): Promise<ToolExecutionResult> => {
+      let reported = 0;
       const retryable = args.method === "GET";
       const res = await httpRequest({
         url: args.url,
@@ -270,6 +273,16 @@ export function createWebFetchTool(config: WebConfig) {
         maxRedirects: DEFAULT_MAX_REDIRECTS,
         allowPrivateNetwork: config.allowPrivateNetwork,
         signal: ctx.signal,
+        onBody: (received, total) => {
+          // A page arrives in one piece or two; only a download worth watching reports progress.
+          if (received - reported < PROGRESS_STEP_BYTES && received !== total) return;
+          reported = received;
+          ctx.onProgress({
+            progress: received,
+            ...(total !== undefined ? { total } : {}),
+            message: `downloaded ${received.toLocaleString("en-US")}${total !== undefined ? ` of ${total.toLocaleString("en-US")}` : ""} bytes`,
+          });
+        },
         onRedirect: (next) => {
           // In spec 003's strict mode, approval covered the URL asked for, not wherever it leads.
           const host = next.hostname.replace(/^\[|\]$/g, "");
