@@ -90,32 +90,63 @@ const EVENT_TEXT_CHARS = 2_000;
 const RESULT_CHARS = 20_000;
 /** Recent durations per tool, for the metrics charts. */
 const SERIES_LENGTH = 40;
+/** Log lines read and parsed per step of the backward pass. */
+const BATCH_LINES = 2_000;
 
 /**
- * Every call this server knows, newest first: earlier runs' calls indexed from the audit log (one
- * pass at start-up; a line is re-read from the file only when opened) and this server's calls as
- * their events arrive. Pages are cut by seq, so a page costs the scan to its last item, not the
- * whole log.
+ * Every call this server knows, newest first: earlier runs' calls indexed from the audit log and
+ * this server's calls as their events arrive. An entry's seq is its place in the list (a log
+ * line's number, then this server's calls), so a page starts by index and costs only the scan to
+ * its last item. The log is indexed in two passes: line starts first (a byte scan), then the lines
+ * parsed from the newest back, so the first page is served while older lines are still being read.
+ * A line is re-read from the file only when the call is opened.
  */
 export class CallHistory {
-  readonly #entries: Entry[] = [];
+  /** Index = seq - 1; null for a log line that is not a call (or not yet read). */
+  readonly #entries: Array<Entry | null> = [];
   readonly #running = new Map<string, Entry>();
   readonly #tools = new Set<string>();
   readonly #series = new Map<string, number[]>();
   readonly #logPath: string | undefined;
+  /** Log lines below this index are not read yet. */
+  #readFrom = 0;
+  #indexed = false;
+  #progress: Array<() => void> = [];
+  /** Events that arrive before the log's lines are counted, replayed after. */
+  #early: Array<ToolEvent | ApprovalEvent> | undefined = [];
   #liveWithDetail: Entry[] = [];
-  #seq = 0;
-  /** Resolves once the audit log has been indexed. */
+  #size = 0;
+  /** Resolves once the log's lines are counted: from then on seqs are fixed. */
+  readonly counted: Promise<void>;
+  /** Resolves once the whole audit log has been indexed. */
   readonly ready: Promise<void>;
 
   constructor(options: { logPath?: string } = {}) {
     this.#logPath = options.logPath;
-    this.ready = this.#logPath ? this.#indexLog(this.#logPath) : Promise.resolve();
+    const starts = this.#logPath ? lineStarts(this.#logPath) : Promise.resolve([0]);
+    // Without a log there is nothing to count: calls are followed from the start.
+    if (!this.#logPath) this.#early = undefined;
+    this.counted = starts.then((s) => {
+      if (!this.#early) return;
+      this.#entries.length = s.length - 1;
+      this.#entries.fill(null);
+      this.#readFrom = s.length - 1;
+      const early = this.#early ?? [];
+      this.#early = undefined;
+      for (const e of early) this.observe(e);
+    });
+    this.ready = starts
+      .then((s) => this.counted.then(() => this.#indexBackwards(s)))
+      .finally(() => {
+        this.#indexed = true;
+        this.#readFrom = 0;
+        this.#wake();
+      });
   }
 
   /** How many calls are indexed. */
   get size(): number {
-    return this.#entries.length;
+    return this.#size;
   }
 
   /** Tool names seen, for the filter. */
@@ -133,14 +164,17 @@ export class CallHistory {
     return [...this.#running.values()].map(summary);
   }
 
-  page(query: HistoryQuery = {}): HistoryPage {
+  /** A page of calls, newest first; waits only for the part of the log it has to look at. */
+  async page(query: HistoryQuery = {}): Promise<HistoryPage> {
+    await this.counted;
     const limit = Math.min(Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
     const text = query.text?.trim().toLowerCase() || undefined;
     const items: HistorySummary[] = [];
-    // Entries are in seq order, so `before` is found by binary search rather than a scan.
-    let i = query.before === undefined ? this.#entries.length - 1 : this.#indexBefore(query.before);
+    let i = Math.min(this.#entries.length, query.before === undefined ? Infinity : Math.max(0, query.before - 1)) - 1;
     for (; i >= 0; i--) {
-      const e = this.#entries[i]!;
+      while (i < this.#readFrom && !this.#indexed) await this.#nextProgress();
+      const e = this.#entries[i];
+      if (!e) continue;
       if (query.tool && e.tool !== query.tool) continue;
       if (query.status && e.status !== query.status) continue;
       if (text && !e.search.includes(text)) continue;
@@ -152,9 +186,11 @@ export class CallHistory {
 
   /** One call in full, or undefined when there is no such seq. */
   async detail(seq: number): Promise<HistoryDetail | undefined> {
-    const i = this.#indexBefore(seq + 1);
-    const e = this.#entries[i];
-    if (!e || e.seq !== seq) return undefined;
+    await this.counted;
+    if (!Number.isInteger(seq) || seq < 1) return undefined;
+    while (seq - 1 < this.#readFrom && !this.#indexed) await this.#nextProgress();
+    const e = this.#entries[seq - 1];
+    if (!e) return undefined;
     if (e.source === "live") {
       if (!e.live) return { ...summary(e), events: [], note: "Older calls keep only their summary." };
       return { ...summary(e), ...e.live, events: [...e.live.events] };
@@ -174,6 +210,7 @@ export class CallHistory {
   /** Follows the runner's and the approval queue's events. */
   observe(event: ToolEvent | ApprovalEvent): void {
     if (event.type === "agent.state") return;
+    if (this.#early) return void this.#early.push(event);
     const at = new Date().toISOString();
     let entry = this.#running.get(event.toolCallId);
     if (!entry) {
@@ -231,8 +268,9 @@ export class CallHistory {
   }
 
   #add(fields: Omit<Entry, "seq">): Entry {
-    const entry: Entry = { seq: ++this.#seq, ...fields };
+    const entry: Entry = { seq: this.#entries.length + 1, ...fields };
     this.#entries.push(entry);
+    this.#size++;
     this.#tools.add(entry.tool);
     if (entry.live) {
       this.#liveWithDetail.push(entry);
@@ -246,46 +284,36 @@ export class CallHistory {
     return entry;
   }
 
-  /** The index of the last entry whose seq is below `seq`, or -1. */
-  #indexBefore(seq: number): number {
-    let lo = 0;
-    let hi = this.#entries.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.#entries[mid]!.seq < seq) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found;
+  #nextProgress(): Promise<void> {
+    return new Promise((resolve) => this.#progress.push(resolve));
   }
 
-  async #indexLog(file: string): Promise<void> {
-    let size: number;
+  #wake(): void {
+    const waiting = this.#progress;
+    this.#progress = [];
+    for (const w of waiting) w();
+  }
+
+  /** Reads the log's lines from the newest back, a batch at a time, waking pages waiting on them. */
+  async #indexBackwards(starts: number[]): Promise<void> {
+    if (!this.#logPath || starts.length < 2) return;
+    const handle = await open(this.#logPath, "r");
     try {
-      size = (await stat(file)).size;
-    } catch {
-      return; // no log yet: nothing earlier to show
-    }
-    // Only what was there at start-up: later lines are this server's calls, already followed live.
-    const stream = createReadStream(file, { start: 0, end: Math.max(0, size - 1), highWaterMark: 1 << 20 });
-    let rest: Buffer = Buffer.alloc(0);
-    let base = 0;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-      let start = 0;
-      for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-        this.#indexLine(buf, start, nl, base + start);
-        start = nl + 1;
+      for (let hi = starts.length - 1; hi > 0;) {
+        const lo = Math.max(0, hi - BATCH_LINES);
+        const from = starts[lo]!;
+        const buf = Buffer.alloc(starts[hi]! - from);
+        await handle.read(buf, 0, buf.length, from);
+        for (let i = hi - 1; i >= lo; i--) this.#indexLine(buf, starts[i]! - from, starts[i + 1]! - 1 - from, i, from);
+        this.#readFrom = hi = lo;
+        this.#wake();
       }
-      rest = buf.subarray(start);
-      base += start;
+    } finally {
+      await handle.close();
     }
-    // A last line without its newline may be half written; it is skipped rather than misread.
   }
 
-  #indexLine(buf: Buffer, start: number, end: number, offset: number): void {
+  #indexLine(buf: Buffer, start: number, end: number, index: number, bufOffset: number): void {
     if (end <= start) return;
     let raw: unknown;
     try {
@@ -296,7 +324,8 @@ export class CallHistory {
     const parsed = AuditLine.safeParse(raw);
     if (!parsed.success) return;
     const line = parsed.data;
-    this.#add({
+    this.#entries[index] = {
+      seq: index + 1,
       toolCallId: line.toolCallId,
       tool: line.toolName,
       status: line.status,
@@ -305,9 +334,11 @@ export class CallHistory {
       timestamp: line.timestamp,
       source: "log",
       search: `${searchText(line.toolName, line.toolCallId, line.params, line.error)} ${line.status} ${line.approvedBy ?? ""}`,
-      offset,
+      offset: bufOffset + start,
       length: end - start,
-    });
+    };
+    this.#size++;
+    this.#tools.add(line.toolName);
   }
 
   async #readLine(e: Entry): Promise<z.infer<typeof AuditLine> | undefined> {
@@ -363,4 +394,27 @@ function eventData(event: ToolEvent | ApprovalEvent): unknown {
     return short;
   }
   return rest;
+}
+
+/**
+ * Where each complete line of the log starts, plus where the next would: only what was there at
+ * start-up (later lines are this server's calls, already followed live). A last line without its
+ * newline may be half written; it is left out rather than misread.
+ */
+async function lineStarts(file: string): Promise<number[]> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch {
+    return [0]; // no log yet: nothing earlier to show
+  }
+  const starts = [0];
+  if (size === 0) return starts;
+  let base = 0;
+  const stream = createReadStream(file, { start: 0, end: size - 1, highWaterMark: 1 << 20 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, nl + 1)) starts.push(base + nl + 1);
+    base += chunk.length;
+  }
+  return starts;
 }

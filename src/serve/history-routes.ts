@@ -22,8 +22,8 @@ export function historyRoutes(history: CallHistory): Route[] {
       methods: ["GET"],
       handle: async (_req, res, url) => {
         const p = parse(HistoryParams, Object.fromEntries(url.searchParams));
-        await history.ready;
-        const page = history.page({
+        // Not history.ready: a page waits only for the part of the log it reads.
+        const page = await history.page({
           ...(p.tool !== undefined ? { tool: p.tool } : {}),
           ...(p.status !== undefined ? { status: p.status } : {}),
           ...(p.q !== undefined ? { text: p.q } : {}),
@@ -37,7 +37,6 @@ export function historyRoutes(history: CallHistory): Route[] {
       path: /^\/api\/history\/(\d+)$/,
       methods: ["GET"],
       handle: async (_req, res, _url, [seq]) => {
-        await history.ready;
         const detail = await history.detail(Number(seq));
         if (!detail) throw new HttpError(404, `No call ${seq} in the history.`);
         json(res, 200, detail);

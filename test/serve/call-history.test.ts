@@ -35,11 +35,11 @@ describe("CallHistory", () => {
     const h = new CallHistory({ logPath: file });
     await h.ready;
     expect(h.size).toBe(25);
-    const first = h.page({ limit: 10 });
+    const first = await h.page({ limit: 10 });
     expect(first.items.map((c) => c.toolCallId)).toEqual(["c24", "c23", "c22", "c21", "c20", "c19", "c18", "c17", "c16", "c15"]);
-    const second = h.page({ limit: 10, before: first.next! });
+    const second = await h.page({ limit: 10, before: first.next! });
     expect(second.items[0]!.toolCallId).toBe("c14");
-    const last = h.page({ limit: 10, before: h.page({ limit: 10, before: first.next! }).next! });
+    const last = await h.page({ limit: 10, before: second.next! });
     expect(last.items).toHaveLength(5);
     expect(last.next).toBeUndefined();
   });
@@ -49,10 +49,10 @@ describe("CallHistory", () => {
     writeFileSync(file, Array.from({ length: 20 }, (_, i) => line(i)).join("\n") + "\n");
     const h = new CallHistory({ logPath: file });
     await h.ready;
-    expect(h.page({ tool: "shell", status: "error" }).items.map((c) => c.toolCallId)).toEqual(["c15", "c5"]);
-    expect(h.page({ text: "F7.TXT" }).items.map((c) => c.toolCallId)).toEqual(["c7"]);
-    expect(h.page({ text: "boom 10" }).items.map((c) => c.toolCallId)).toEqual(["c10"]);
-    const seq = h.page({ text: "f10.txt" }).items[0]!.seq;
+    expect((await h.page({ tool: "shell", status: "error" })).items.map((c) => c.toolCallId)).toEqual(["c15", "c5"]);
+    expect((await h.page({ text: "F7.TXT" })).items.map((c) => c.toolCallId)).toEqual(["c7"]);
+    expect((await h.page({ text: "boom 10" })).items.map((c) => c.toolCallId)).toEqual(["c10"]);
+    const seq = (await h.page({ text: "f10.txt" })).items[0]!.seq;
     await expect(h.detail(seq)).resolves.toMatchObject({
       args: { path: "f10.txt" },
       error: "boom 10",
@@ -68,13 +68,13 @@ describe("CallHistory", () => {
     const h = new CallHistory({ logPath: file });
     await h.ready;
     appendFileSync(file, `\n${line(4)}\n`);
-    expect(h.page().items.map((c) => c.toolCallId)).toEqual(["c2", "c1"]);
+    expect((await h.page()).items.map((c) => c.toolCallId)).toEqual(["c2", "c1"]);
   });
 
   it("starts empty when the log does not exist yet", async () => {
     const h = new CallHistory({ logPath: path.join(ws.dir, "none.jsonl") });
     await h.ready;
-    expect(h.page().items).toEqual([]);
+    expect((await h.page()).items).toEqual([]);
   });
 
   it("follows this server's calls: waiting, running, then their outcome, events and durations", async () => {
@@ -82,7 +82,7 @@ describe("CallHistory", () => {
     h.observe({ type: "tool.call", toolCallId: "w", tool: "write_file", args: { path: "a" }, requiresApproval: true });
     h.observe({ type: "approval.requested", toolCallId: "w", tool: "write_file", args: { path: "a" }, effect: "write", reason: "r" });
     expect(h.active()).toMatchObject([{ toolCallId: "w", status: "waiting" }]);
-    expect(h.page({ status: "waiting" }).items).toHaveLength(1);
+    expect((await h.page({ status: "waiting" })).items).toHaveLength(1);
     h.observe({ type: "approval.resolved", toolCallId: "w", tool: "write_file", approved: true });
     expect(h.active()[0]!.status).toBe("running");
     h.observe({ type: "tool.output", toolCallId: "w", tool: "write_file", chunk: "x".repeat(5000) });
@@ -95,11 +95,11 @@ describe("CallHistory", () => {
     // Refused before it started: only a result arrives.
     h.observe({ type: "tool.result", toolCallId: "u", tool: "nope", outcome: outcome("u", "nope", "error", 0) });
     expect(h.active()).toEqual([]);
-    expect(h.page().items.map((c) => [c.toolCallId, c.status, c.approvedBy])).toEqual([
+    expect((await h.page()).items.map((c) => [c.toolCallId, c.status, c.approvedBy])).toEqual([
       ["u", "error", undefined],
       ["w", "success", "user"],
     ]);
-    const detail = await h.detail(h.page({ tool: "write_file" }).items[0]!.seq);
+    const detail = await h.detail((await h.page({ tool: "write_file" })).items[0]!.seq);
     expect(detail).toMatchObject({ args: { path: "a" }, result: "done", source: "live", durationMs: 12 });
     expect(detail!.events.map((e) => e.type)).toEqual([
       "tool.call",
@@ -111,5 +111,19 @@ describe("CallHistory", () => {
     expect(String((detail!.events[3]!.data as { chunk: string }).chunk).length).toBeLessThan(2100);
     expect(h.series()).toEqual({ write_file: [12], nope: [0] });
     expect(h.tools()).toEqual(["nope", "write_file"]);
+  });
+
+  it("serves the newest page while older lines are still read, and files calls made meanwhile after the log", async () => {
+    const file = path.join(ws.dir, "audit.jsonl");
+    writeFileSync(file, Array.from({ length: 10_000 }, (_, i) => line(i)).join("\n") + "\n");
+    const h = new CallHistory({ logPath: file });
+    // Arrives before the log's lines are counted: kept, then numbered after them.
+    h.observe({ type: "tool.call", toolCallId: "live", tool: "grep", args: {}, requiresApproval: false });
+    const first = await h.page({ limit: 3 });
+    expect(first.items.map((c) => c.toolCallId)).toEqual(["live", "c9999", "c9998"]);
+    expect(first.items[0]!.seq).toBe(10_001);
+    expect((await h.page({ text: "f3.txt" })).items.map((c) => c.toolCallId)).toEqual(["c3"]);
+    await h.ready;
+    expect(h.size).toBe(10_001);
   });
 });

@@ -95,8 +95,15 @@ function call(h: ServeHandle, id: string, name: string, args: unknown, headers: 
   return p;
 }
 
-/** Waits until the history lists exactly `n` calls (the page's own DOM, evaluated in the browser). */
-const rows = (page: Page, n: number) => page.waitForFunction(`document.querySelectorAll("#history tr.call").length === ${n}`);
+/** Waits until the history lists exactly `n` calls (the table is rebuilt in one task, never seen half done). */
+async function rows(page: Page, n: number): Promise<void> {
+  await page.locator("#history tr.call").nth(n).waitFor({ state: "detached" });
+  await page
+    .locator("#history tr.call")
+    .nth(n - 1)
+    .waitFor({ state: "attached" });
+  await page.locator("#history tr.call").nth(n).waitFor({ state: "detached" });
+}
 
 const card = (page: Page, id: string) => page.locator(`.approval[data-id="${id}"]`);
 
