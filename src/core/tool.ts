@@ -52,6 +52,11 @@ export interface ToolContext {
    */
   memo: CallMemo;
   /**
+   * The most characters of content the runner passes on to the model for this call; a tool that
+   * can size its answer (web_fetch's maxChars) keeps within it and says so truthfully.
+   */
+  outputLimit?: number;
+  /**
    * Why a deny rule refuses `subject` (a path, command or domain met while running, such as a
    * redirect's host), or undefined. Tools check what they reach beyond their arguments with it.
    */

@@ -257,6 +257,7 @@ export class ToolRunner {
       workspace: this.workspace,
       log: this.#logger,
       memo: p.memo,
+      outputLimit: p.tool.maxOutputChars ?? this.#maxOutput,
       denied: (subject) => {
         const kind = p.tool.scope?.kind;
         const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;

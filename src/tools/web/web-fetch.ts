@@ -27,6 +27,8 @@ import {
 export const DEFAULT_MAX_CHARS = 50_000;
 /** How much of an error page (a 404's body) the model sees. */
 const ERROR_BODY_CHARS = 2_000;
+/** Room kept beside the page text for the header and the notice, within the runner's cap. */
+const HEADROOM_CHARS = 1_000;
 /** How much more of a body must arrive before progress is reported again. */
 const PROGRESS_STEP_BYTES = 256 * 1024;
 
@@ -175,6 +177,7 @@ function render(
   res: HttpResponse,
   extracted: Extracted,
   maxChars: number,
+  outputLimit?: number,
 ): { content: string; body: string; cut: boolean } {
   const lines = [`URL: ${res.url}`];
   if (res.finalUrl !== res.url)
@@ -182,9 +185,12 @@ function render(
   lines.push(`Status: ${statusLine(res.status)}`);
   lines.push(`Content-Type: ${extracted.contentType || "(none)"}`);
   if (extracted.title) lines.push(`Title: ${extracted.title}`);
+  // Content-Length on the wire counts compressed bytes when the body was compressed: say both.
   const declared = Number(res.headers["content-length"]);
-  let length =
-    Number.isFinite(declared) && res.headers["content-length"] !== undefined ? formatBytes(declared) : formatBytes(res.body.length);
+  const compressed = res.headers["content-encoding"] && Number.isFinite(declared) && res.headers["content-length"] !== undefined;
+  let length = compressed
+    ? `${formatBytes(res.body.length)} (${formatBytes(declared)} ${res.headers["content-encoding"]}-compressed on the wire)`
+    : formatBytes(res.body.length);
   if (res.truncated) {
     length = `${formatBytes(res.body.length)} read; the download stopped at the ${DEFAULT_MAX_BYTES / 1024 / 1024} MB limit, so the page is incomplete`;
   }
@@ -193,13 +199,18 @@ function render(
   if (extracted.note) lines.push(`Note: ${extracted.note}`);
   let body = extracted.text;
   let cut = false;
-  if (body.length > maxChars) {
+  // What the runner passes on is capped too: within that cap, the notice can say what was shown.
+  const room = outputLimit !== undefined ? Math.max(1_000, outputLimit - lines.join("\n").length - HEADROOM_CHARS) : Infinity;
+  const shown = Math.min(maxChars, room);
+  if (body.length > shown) {
     const total = body.length;
-    body = body.slice(0, maxChars);
+    body = body.slice(0, shown);
     cut = true;
-    body +=
-      `\n\n[Content truncated: showing the first ${maxChars.toLocaleString("en-US")} of ` +
-      `${total.toLocaleString("en-US")} characters. Call again with a larger maxChars to see more.]`;
+    const next =
+      shown < maxChars
+        ? `${shown.toLocaleString("en-US")} characters is the most this session passes on (its maxOutputChars), so a larger maxChars will not show more.`
+        : "Call again with a larger maxChars to see more.";
+    body += `\n\n[Content truncated: showing the first ${shown.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} characters. ${next}]`;
   } else if (res.truncated) {
     body += `\n\n[Content truncated: the page is larger than ${DEFAULT_MAX_BYTES / 1024 / 1024} MB and only the first part was downloaded.]`;
   }
@@ -316,7 +327,7 @@ export function createWebFetchTool(config: WebConfig) {
           retryable,
         );
       }
-      const rendered = render(args, res, extracted, args.maxChars);
+      const rendered = render(args, res, extracted, args.maxChars, ctx.outputLimit);
       const structured = {
         status: res.status,
         headers: res.headers,

@@ -135,6 +135,35 @@ describe("web_fetch: content", () => {
     expect(outcome.content).toContain("--- Content ---\ncompressed text");
   });
 
+  it("reports the size of the page, and the compressed size apart", async () => {
+    const text = "compressible ".repeat(2_000);
+    const packed = zlib.gzipSync(text);
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip", "content-length": String(packed.length) });
+      res.end(packed);
+    });
+    const { outcome } = await fetchWith({ url: server.url });
+    expect(outcome.content).toContain(`Content-Length: ${text.length.toLocaleString("en-US")} bytes (`);
+    expect(outcome.content).toContain(`${packed.length.toLocaleString("en-US")} bytes gzip-compressed on the wire)`);
+  });
+
+  it("a maxChars above what the session passes on says truthfully what was shown", async () => {
+    const page = "word ".repeat(60_000);
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(page);
+    });
+    const { outcome } = await fetchWith({ url: server.url, maxChars: 250_000 }, {}, { maxOutputChars: 100_000 });
+    expect(outcome.status).toBe("success");
+    const shown = /showing the first ([\d,]+) of 300,000 characters/.exec(outcome.content);
+    expect(shown).not.toBeNull();
+    expect(Number(shown![1]!.replace(/,/g, ""))).toBeLessThanOrEqual(100_000);
+    expect(outcome.content).toContain("is the most this session passes on (its maxOutputChars)");
+    // Nothing was cut behind the tool's back, so nothing points at a saved file that will be gone.
+    expect(outcome.metadata?.fullOutputPath).toBeUndefined();
+    expect(outcome.content).not.toContain("The full output");
+  });
+
   it("describes binary content instead of dumping it", async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "image/png" });
