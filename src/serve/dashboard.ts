@@ -14,7 +14,8 @@ export const DASHBOARD_HTML = `<!doctype html>
 <style>
   :root { --ok: #1a7f37; --err: #cf222e; --rej: #bc4c00; --muted: #6e7781; --line: #d0d7de; --bg2: #f6f8fa; }
   body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1f2328; }
-  header { display: flex; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: #fff; z-index: 1; }
+  header { display: flex; align-items: center; gap: 1em; padding: .6em 1.5em; border-bottom: 1px solid var(--line);
+    position: sticky; top: 0; background: #fff; z-index: 1; }
   header h1 { font-size: 1.15em; margin: 0; }
   main { padding: .5em 1.5em 2em; max-width: 1200px; }
   h2 { font-size: 1.05em; margin: 1.2em 0 .5em; }
@@ -43,7 +44,8 @@ export const DASHBOARD_HTML = `<!doctype html>
   table.list th { text-align: left; font-weight: 600; border-bottom: 1px solid var(--line); padding: 3px 8px; }
   table.list td { padding: 3px 8px; border-bottom: 1px solid #eaeef2; vertical-align: top; }
   table.list tr.call { cursor: pointer; } table.list tr.call:hover, table.list tr.call.open { background: #f0f6ff; }
-  .s-success { color: var(--ok); } .s-error { color: var(--err); } .s-rejected { color: var(--rej); } .s-cancelled, .s-running, .s-waiting { color: var(--muted); }
+  .s-success { color: var(--ok); } .s-error { color: var(--err); } .s-rejected { color: var(--rej); }
+  .s-cancelled, .s-running, .s-waiting { color: var(--muted); }
   .filters { display: flex; gap: .5em; flex-wrap: wrap; margin: .5em 0; }
   #detail { border: 1px solid var(--line); border-radius: 6px; padding: .5em 1em; margin: .6em 0; }
   #events { font: 12px monospace; max-height: 30em; overflow: auto; }
@@ -84,7 +86,8 @@ export const DASHBOARD_HTML = `<!doctype html>
   <div id="detail" hidden></div>
 </section>
 <section id="tab-metrics" hidden>
-  <table class="list" id="metrics"><thead><tr><th>tool</th><th>calls</th><th>errors</th><th>rejections</th><th>p50</th><th>p95</th><th>outcomes</th><th>recent durations</th></tr></thead><tbody></tbody></table>
+  <table class="list" id="metrics"><thead><tr><th>tool</th><th>calls</th><th>errors</th><th>rejections</th><th>p50</th><th>p95</th>
+    <th>outcomes</th><th>recent durations</th></tr></thead><tbody></tbody></table>
   <p id="metrics-empty" class="muted">No calls yet.</p>
 </section>
 <section id="tab-tools" hidden><div id="tools"></div></section>
@@ -315,7 +318,8 @@ async function openCall(seq, row) {
   const box = $("detail");
   box.replaceChildren();
   const title = el("h2");
-  title.append(el("span", c.tool + " "), el("span", c.status, "s-" + c.status), el("span", " " + c.toolCallId + (c.source === "log" ? " (earlier run)" : ""), "muted"));
+  const where = " " + c.toolCallId + (c.source === "log" ? " (earlier run)" : "");
+  title.append(el("span", c.tool + " "), el("span", c.status, "s-" + c.status), el("span", where, "muted"));
   box.append(title);
   if (c.note) box.append(el("p", c.note, "muted"));
   if (c.args !== undefined) box.append(el("h3", "Arguments"), el("pre", JSON.stringify(c.args, null, 2), "detail-args"));
@@ -426,7 +430,8 @@ async function loadTools() {
     const rules = rulesOf.tools[t.name] || {};
     const said = [["allow", rules.allow], ["ask", rules.ask], ["deny", rules.deny], ["always (this session)", rules.always]]
       .filter(([, list]) => list && list.length).map(([k, list]) => k + ": " + list.join(", "));
-    div.append(el("p", said.length ? "Rules: " + said.join("; ") : "No rules name this tool; the approval mode (" + rulesOf.approval + ") decides.", "muted rules"));
+    const none = "No rules name this tool; the approval mode (" + rulesOf.approval + ") decides.";
+    div.append(el("p", said.length ? "Rules: " + said.join("; ") : none, "muted rules"));
     box.append(div);
   }
 }
