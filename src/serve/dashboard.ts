@@ -367,12 +367,17 @@ function outcomeBar(m) {
   return s;
 }
 function sparkline(values) {
-  const w = 140, h = 24, s = svg("svg", { width: w, height: h, role: "img", class: "spark" });
+  const w = 160, h = 24, s = svg("svg", { width: w, height: h, role: "img", class: "spark" });
+  s.append(svg("rect", { x: 0, y: 0, width: w, height: h, fill: "#f6f8fa" }));
   if (!values || values.length === 0) return s;
   const max = Math.max(...values, 1);
-  const step = values.length > 1 ? w / (values.length - 1) : 0;
-  const points = values.map((v, i) => (i * step).toFixed(1) + "," + (h - 2 - (v / max) * (h - 4)).toFixed(1)).join(" ");
-  s.append(svg("polyline", { points, fill: "none", stroke: "#0969da", "stroke-width": 1.5 }));
+  // One bar per call, newest on the right; room for the 40 the server keeps.
+  const step = w / 40;
+  values.forEach((v, i) => {
+    const bh = Math.max(1, (v / max) * (h - 2));
+    const x = w - (values.length - i) * step;
+    s.append(svg("rect", { x: x.toFixed(1), y: (h - bh).toFixed(1), width: (step - 1).toFixed(1), height: bh.toFixed(1), fill: "#0969da", class: "bar" }));
+  });
   s.append(svg("title", {}));
   s.lastChild.textContent = "last " + values.length + " durations, up to " + ms(max);
   return s;

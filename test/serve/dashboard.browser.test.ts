@@ -65,15 +65,18 @@ async function serve(options: ServeOptions = {}): Promise<ServeHandle> {
   return handle;
 }
 
+/** The server's address by loopback, whatever it bound (a wildcard bind prints 0.0.0.0). */
+const base = (h: ServeHandle) => `http://127.0.0.1:${h.port}/`;
+
 /** Opens the dashboard, failing the test on any request that leaves the server. */
 async function open(h: ServeHandle, query = ""): Promise<{ page: Page; outside: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   pages.push(page);
   const outside: string[] = [];
   page.on("request", (r) => {
-    if (!r.url().startsWith(h.url)) outside.push(r.url());
+    if (!r.url().startsWith(base(h))) outside.push(r.url());
   });
-  await page.goto(h.url + query);
+  await page.goto(base(h) + query);
   await page.locator("#status", { hasText: "live" }).waitFor();
   return { page, outside };
 }
@@ -86,7 +89,7 @@ interface Outcome {
 
 /** Starts a call through the API as an agent would; resolves to its outcome. */
 function call(h: ServeHandle, id: string, name: string, args: unknown, headers: Record<string, string> = {}): Promise<Outcome> {
-  const p = fetch(h.url + "api/calls", {
+  const p = fetch(base(h) + "api/calls", {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify({ name, id, args }),
@@ -131,11 +134,16 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await page.locator("#approvals", { hasText: "Nothing is waiting." }).waitFor();
 
     await page.locator('#metrics tr[data-tool="write_file"] td.calls', { hasText: "1" }).waitFor();
-    await page.locator('#metrics tr[data-tool="write_file"] svg.spark polyline').waitFor({ state: "attached" });
+    await page.locator('#metrics tr[data-tool="write_file"] svg.spark rect.bar').waitFor({ state: "attached" });
+    // A few more calls, one failing, so the charts (and the screenshot) have something to show.
+    for (const p of ["a.txt", "a.txt", "missing.txt", "a.txt"]) await call(h, `r-${calls.length}`, "read_file", { path: p });
+    await page.locator('#metrics tr[data-tool="read_file"] td.errors', { hasText: "1" }).waitFor();
+    await page.locator('#metrics tr[data-tool="read_file"] td.calls', { hasText: "4" }).waitFor();
+    await page.screenshot({ path: SCREENSHOT.replace(/\.png$/, "-metrics.png") });
 
     await page.click('nav button[data-tab="history"]');
-    const row = page.locator("#history tr.call").first();
-    await row.locator("td", { hasText: "write_file" }).waitFor();
+    const row = page.locator("#history tr.call", { hasText: "write_file" }).first();
+    await row.waitFor();
     await expect(row.locator("td.s-success").count()).resolves.toBe(1);
     await row.click();
     await page.locator("#detail .detail-args", { hasText: "BETA" }).waitFor();
@@ -210,8 +218,9 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
   });
 
   it("shows tools with their parameters and rules, works with a token, and writes a screenshot", async () => {
-    const h = await serve({ token: TOKEN });
-    const denied = await fetch(h.url + "api/history");
+    // Bound beyond loopback, as a token requires.
+    const h = await serve({ host: "0.0.0.0", token: TOKEN });
+    const denied = await fetch(base(h) + "api/history");
     expect(denied.status).toBe(401);
     const { page, outside } = await open(h, `?token=${TOKEN}`);
     expect(page.url()).not.toContain(TOKEN);
