@@ -1,7 +1,7 @@
 // The dashboard in a real browser: Debian's Chromium (installed by .ci/run) driven by
 // playwright-core. Every wait is on a selector or a response, never a fixed sleep, so a busy
 // machine only makes it slower.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -23,6 +23,7 @@ const pages: Page[] = [];
 const calls: Array<Promise<unknown>> = [];
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH.`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
