@@ -1,0 +1,96 @@
+// Spec 000 (Design: Tool System), read as its reader would: its tool list and conditional
+// registration, the search-provider interface, the shared utilities, and MCP configuration as
+// its McpServerConfig spells it.
+import { describe, expect, it } from "vitest";
+import {
+  BraveSearchProvider,
+  createRegistry,
+  GmailParser,
+  htmlToText,
+  loadConfig,
+  McpManager,
+  parseConfig,
+  ToolRegistry,
+  type SearchProvider,
+} from "../../src/index.js";
+import { fixtureServer, killLeftovers, uniqueMarker } from "../mcp/client/helpers.js";
+import { useWorkspace } from "./helpers.js";
+
+const ws = useWorkspace();
+
+describe("spec 000: the tool registry", () => {
+  it("always registers bash, the file tools, LinkedIn and web_fetch; the rest only with their credentials", async () => {
+    const bare = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { toolset: "assistant" });
+    for (const name of ["bash", "read_file", "write_file", "append_file", "linkedin_jobs", "linkedin_job_detail", "web_fetch"]) {
+      expect(bare.has(name), name).toBe(true);
+    }
+    for (const name of ["gmail_search", "calendar_list_events", "anthropic_usage", "web_search"]) expect(bare.has(name), name).toBe(false);
+    const env = { GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret", ANTHROPIC_ADMIN_API_KEY: "sk-ant-admin-x", BRAVE_API_KEY: "k" };
+    const full = await createRegistry(loadConfig({ dir: ws.dir, env }), { toolset: "assistant" });
+    for (const name of [
+      "gmail_search",
+      "gmail_read",
+      "gmail_send",
+      "calendar_list_events",
+      "calendar_create_event",
+      "calendar_get_event",
+    ]) {
+      expect(full.has(name), name).toBe(true);
+    }
+    expect(full.has("anthropic_usage")).toBe(true);
+    expect(full.has("web_search")).toBe(true);
+  });
+
+  it("bash has the 30-second default; web_fetch returns at most 50,000 characters unless maxChars says otherwise", async () => {
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { toolset: "assistant" });
+    const bash = registry.getTool("bash")!;
+    expect((bash.inputSchema as { properties: { timeout: { description: string } } }).properties.timeout.description).toContain(
+      "default 30000",
+    );
+    // The runner's own limit for the call is the 30 s plus a grace period, not the shell's 120 s.
+    expect(bash.timeoutMs!({} as never)).toBeGreaterThanOrEqual(30_000);
+    expect(bash.timeoutMs!({} as never)).toBeLessThan(60_000);
+    const fetch = registry.getTool("web_fetch")!.inputSchema as { properties: { maxChars: { default: number } } };
+    expect(fetch.properties.maxChars.default).toBe(50_000);
+  });
+
+  it("ISearchProvider: another provider can replace Brave", async () => {
+    const mine: SearchProvider = { name: "Mine", search: async () => [{ title: "T", url: "https://e.org", description: "D" }] };
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { searchProvider: mine });
+    expect(registry.has("web_search")).toBe(true);
+    expect(new BraveSearchProvider({ apiKey: "k" }).name).toBe("Brave");
+  });
+});
+
+describe("spec 000: shared utilities", () => {
+  it("HtmlUtilities strips scripts and styles; GmailParser decodes base64url bodies and finds headers", () => {
+    expect(htmlToText("<style>p{}</style><p>Hello&nbsp;<b>there</b></p><script>x()</script>")).toBe("Hello there");
+    const data = Buffer.from("<p>Invoice</p>").toString("base64url");
+    const message = {
+      mimeType: "multipart/alternative",
+      parts: [
+        { mimeType: "text/plain", body: { data: Buffer.from("stub").toString("base64url") } },
+        { mimeType: "text/html", body: { data } },
+      ],
+    };
+    expect(GmailParser.extractText(message)).toBe("Invoice");
+    expect(GmailParser.getHeader([{ name: "FROM", value: "a@b.c" }], "from")).toBe("a@b.c");
+  });
+});
+
+describe("spec 000: MCP integration", () => {
+  it("McpServerConfig as spec 000 spells it (Transport, Command, Args) connects, with tools named {server}__{tool}", async () => {
+    const marker = uniqueMarker();
+    const entry = fixtureServer(marker) as { command: string; args: string[] };
+    const config = parseConfig({ mcpServers: { files: { Transport: "stdio", Command: entry.command, Args: entry.args } } });
+    const registry = new ToolRegistry();
+    const manager = new McpManager(config.mcpServers, { registry });
+    try {
+      await manager.connectAll();
+      expect(registry.has("files__echo")).toBe(true);
+    } finally {
+      await manager.close();
+      killLeftovers(marker);
+    }
+  });
+});

@@ -1,0 +1,109 @@
+// Spec 001 (PRD: Tool System), read as its reader would: its API reference, its class-based
+// tools, confirmation, streaming with cancellation, and its list of built-in tools.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  BaseTool,
+  createBuiltinTools,
+  createRegistry,
+  loadConfig,
+  ToolRegistry,
+  ToolRunner,
+  type ToolConfirmation,
+  type ToolExecutionOptions,
+  type ToolExecutionResult,
+} from "../../src/index.js";
+import { useWorkspace } from "./helpers.js";
+
+const ws = useWorkspace({ "test.txt": "hello from the spec\n" });
+
+const MyToolSchema = z.object({ input: z.string().describe("The input to process") });
+
+class MyTool extends BaseTool<z.infer<typeof MyToolSchema>> {
+  readonly name: string = "my_tool";
+  readonly description = "Does something useful";
+  readonly schema = MyToolSchema;
+  async execute(params: z.infer<typeof MyToolSchema>): Promise<ToolExecutionResult> {
+    return { content: `Processed: ${params.input}` };
+  }
+}
+
+describe("spec 001: the API reference works as written", () => {
+  it("registerAll(createBuiltinTools()), getTool, validate, execute", async () => {
+    const registry = new ToolRegistry();
+    registry.registerAll(createBuiltinTools({ workspace: ws.dir }));
+    registry.register(new MyTool());
+    const tool = registry.getTool("read_file");
+    expect(tool).toBeDefined();
+    const file = path.join(ws.dir, "test.txt");
+    const result = tool!.validate({ path: file });
+    expect(result.valid).toBe(true);
+    const output = await tool!.execute({ path: file }, { cwd: ws.dir });
+    expect(output.content).toContain("hello from the spec");
+  });
+
+  it("a custom tool written as its BaseTool example: definition from zod, validation automatic", async () => {
+    const tool = new MyTool();
+    expect(tool.definition).toMatchObject({
+      name: "my_tool",
+      description: "Does something useful",
+      parameters: { type: "object", properties: { input: { type: "string", description: "The input to process" } }, required: ["input"] },
+    });
+    expect((await tool.execute({ input: "x" })).content).toBe("Processed: x");
+    expect(tool.validate({ input: 3 } as never)).toMatchObject({ valid: false });
+    await expect(tool.execute({ input: 3 } as never)).rejects.toThrow(/input/);
+  });
+
+  it("FR5: a tool's ToolConfirmation decides whether a person is asked", async () => {
+    class Risky extends MyTool {
+      override readonly name = "risky";
+      override getConfirmation(): ToolConfirmation {
+        return { required: true, message: "Really process?", type: "destructive" };
+      }
+    }
+    const registry = new ToolRegistry();
+    registry.register(new Risky());
+    const asked: string[] = [];
+    const runner = new ToolRunner({
+      registry,
+      workspace: ws.dir,
+      approver: async (request) => (asked.push(request.reason), { approved: false }),
+    });
+    expect((await runner.run({ name: "risky", args: { input: "a" } })).status).toBe("rejected");
+    expect(asked.join()).toContain("Really process?");
+    await runner.close();
+  });
+
+  it("FR6: the shell streams output through onOutput, and an AbortSignal cancels it", async () => {
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { toolset: "coding" });
+    const shell = registry.getTool("shell")!;
+    const chunks: string[] = [];
+    const options: ToolExecutionOptions = { onOutput: (chunk) => chunks.push(chunk), cwd: ws.dir };
+    const done = await shell.execute({ command: "echo one; sleep 0.2; echo two" }, options);
+    expect(done.content).toContain("two");
+    expect(chunks.join("")).toContain("one");
+    const controller = new AbortController();
+    const running = shell.execute(
+      { command: "echo started; sleep 30" },
+      { cwd: ws.dir, signal: controller.signal, onOutput: () => controller.abort() },
+    );
+    await expect(running).rejects.toMatchObject({ code: "CANCELLED" });
+  });
+
+  it("FR4: the built-in tools the spec lists, by those names, with the specs' parameters", async () => {
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { toolset: "coding" });
+    const names = registry.list().map((t) => t.name);
+    for (const name of ["read_file", "write_file", "shell", "glob", "grep", "edit", "web_fetch"]) expect(names).toContain(name);
+    writeFileSync(path.join(ws.dir, "a.ts"), "export const a = 1;\n");
+    const runner = new ToolRunner({ registry, workspace: ws.dir, approval: "all" });
+    expect((await runner.run({ name: "write_file", args: { path: "new/b.ts", content: "x", createDirectories: true } })).status).toBe(
+      "success",
+    );
+    expect((await runner.run({ name: "glob", args: { pattern: "**/*.ts" } })).content).toContain("a.ts");
+    expect((await runner.run({ name: "grep", args: { pattern: "const a" } })).content).toContain("a.ts");
+    expect((await runner.run({ name: "edit", args: { path: "a.ts", old_string: "1", new_string: "2" } })).status).toBe("success");
+    await runner.close();
+  });
+});
