@@ -137,6 +137,8 @@ export class CallHistory {
     });
     this.ready = starts
       .then((s) => this.counted.then(() => this.#indexBackwards(s)))
+      // A log that cannot be read (removed, unreadable midway) leaves its unread lines out.
+      .catch(() => undefined)
       .finally(() => {
         this.#indexed = true;
         this.#readFrom = 0;
@@ -411,10 +413,14 @@ async function lineStarts(file: string): Promise<number[]> {
   const starts = [0];
   if (size === 0) return starts;
   let base = 0;
-  const stream = createReadStream(file, { start: 0, end: size - 1, highWaterMark: 1 << 20 });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, nl + 1)) starts.push(base + nl + 1);
-    base += chunk.length;
+  try {
+    const stream = createReadStream(file, { start: 0, end: size - 1, highWaterMark: 1 << 20 });
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, nl + 1)) starts.push(base + nl + 1);
+      base += chunk.length;
+    }
+  } catch {
+    // unreadable: the lines counted so far are all there is to show
   }
   return starts;
 }

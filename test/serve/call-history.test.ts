@@ -127,3 +127,18 @@ describe("CallHistory", () => {
     expect(h.size).toBe(10_001);
   });
 });
+
+describe("CallHistory on an unreadable log", () => {
+  it("shows nothing from it and still follows live calls", async () => {
+    const ws2 = tempDir();
+    try {
+      // A directory where the log should be: stat succeeds, reading fails.
+      const h = new CallHistory({ logPath: ws2.dir });
+      await h.ready;
+      h.observe({ type: "tool.call", toolCallId: "x", tool: "grep", args: {}, requiresApproval: false });
+      expect((await h.page()).items.map((c) => c.toolCallId)).toEqual(["x"]);
+    } finally {
+      ws2.cleanup();
+    }
+  });
+});
