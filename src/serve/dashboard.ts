@@ -274,7 +274,9 @@ async function loadApprovals() {
   box.replaceChildren();
   if (list.length === 0) box.append(el("p", "Nothing is waiting.", "muted"));
   for (const a of list) box.append(keep.get(a.toolCallId) || approvalCard(a));
-  if (!focused || !box.contains(focused)) { const first = box.querySelector(".approval"); if (first) first.focus(); }
+  // A new request takes the focus only from nothing or from an answered request, never from a field in use.
+  const idle = document.activeElement === document.body || (focused && !box.contains(focused));
+  if (idle) { const first = box.querySelector(".approval"); if (first) first.focus(); }
   countdown();
 }
 
