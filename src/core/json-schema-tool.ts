@@ -28,7 +28,8 @@ export interface PlainTool {
 type AjvFormats = (ajv: Ajv) => Ajv;
 
 let sharedAjv: Ajv | undefined;
-function ajv(): Ajv {
+/** The JSON Schema validator tackle shares (ajv, loaded on first use). */
+export function ajv(): Ajv {
   if (!sharedAjv) {
     // strict: false because third-party schemas carry keywords ajv does not know (e.g. "x-...").
     // Loaded on the first validation: most runs have no JSON Schema tool (MCP proxies, config tools).

@@ -21,6 +21,7 @@ import { AuditLog } from "./audit-log.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, markUntrusted, OutputSpill } from "./output-cap.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
+import { outputMismatch } from "./output-check.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -63,6 +64,11 @@ export interface ToolRunnerOptions {
   toolsPending?: () => Promise<unknown> | undefined;
   /** How long a call waits for `toolsPending`. Default 5 s. */
   toolWaitMs?: number;
+  /**
+   * Check every structured result against the tool's output schema, and turn a mismatch into an
+   * error. Default: on when TACKLE_CHECK_OUTPUT=1 (tackle's own tests set it).
+   */
+  checkOutput?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -110,6 +116,7 @@ export class ToolRunner {
   readonly #maxArgsBytes: number;
   readonly #toolsPending: (() => Promise<unknown> | undefined) | undefined;
   readonly #toolWaitMs: number;
+  readonly #checkOutput: boolean;
   readonly #retry: RetryOptions | false;
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
@@ -132,6 +139,7 @@ export class ToolRunner {
     this.#maxArgsBytes = options.maxArgsBytes ?? DEFAULT_MAX_ARGS_BYTES;
     this.#toolsPending = options.toolsPending;
     this.#toolWaitMs = options.toolWaitMs ?? DEFAULT_TOOL_WAIT_MS;
+    this.#checkOutput = options.checkOutput ?? process.env.TACKLE_CHECK_OUTPUT === "1";
     this.#retry = options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry };
     if (options.cache !== false) this.#cache = new ResultCache(this.workspace.root, { ...DEFAULT_CACHE, ...options.cache });
   }
@@ -476,6 +484,16 @@ export class ToolRunner {
       try {
         const result = await raceAbort(tool.execute(p.args, ctx), controller.signal);
         if (result.isError) throw new ToolError(result.errorCode ?? "EXECUTION_ERROR", result.content, { details: { result } });
+        const mismatch = this.#checkOutput && !result.isError ? outputMismatch(tool, result.structured) : undefined;
+        if (mismatch) {
+          throw new ToolError(
+            "EXECUTION_ERROR",
+            `${p.name} returned a structured result that does not match its output schema: ${mismatch}.`,
+            {
+              recoverable: false,
+            },
+          );
+        }
         return this.#success(p, result, approvedBy);
       } catch (err) {
         if (options.signal?.aborted) return cancelled(p, approvedBy);
