@@ -104,4 +104,36 @@ describe("README", () => {
       rmSync(file, { force: true });
     }
   });
+
+  it("has an AI SDK example that runs as written, given a model", async () => {
+    const example = blocks("ts")[1]!;
+    expect(example).toContain("toAiSdkTools(runner)");
+    // The one thing the README leaves to the reader: a model. This one reads README.md, then answers.
+    const model = [
+      `import { MockLanguageModelV3 } from "ai/test";`,
+      `const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };`,
+      `const say = (text) => ({ content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });`,
+      `const read = { type: "tool-call", toolCallId: "c1", toolName: "read_file", input: JSON.stringify({ path: "README.md", limit: 3 }) };`,
+      `const call = { content: [read], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] };`,
+      `const model = new MockLanguageModelV3({ doGenerate: async ({ prompt }) =>`,
+      `  prompt.at(-1).role === "tool" ? say("README says: " + JSON.stringify(prompt.at(-1).content[0].output.value).slice(0, 40)) : call });`,
+      ``,
+    ].join("\n");
+    const file = path.join(root, `readme-ai-sdk-${process.pid}.mjs`);
+    writeFileSync(file, model + example);
+    try {
+      const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [file], { cwd: root });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += String(d)));
+        child.stderr.on("data", (d) => (stderr += String(d)));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      });
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(/^README says: "\s*1\\t# tackle/);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
 });
