@@ -88,6 +88,11 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
   return ws.resolve(given);
 }
 
+/** {@link resolveForRead}, once per call: scope, access and execute share the answer. */
+function resolvedOnce(ctx: ToolContext, given: string): Promise<ResolvedPath> {
+  return ctx.memo.once(`read:${given}`, () => resolveForRead(ctx.workspace, given));
+}
+
 function numbered(lines: readonly WindowLine[]): string {
   const width = Math.max(6, ...lines.map((l) => String(l.number).length));
   return lines
@@ -182,7 +187,7 @@ function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExe
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  const resolved = await resolveForRead(ctx.workspace, args.path);
+  const resolved = await resolvedOnce(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
   const st = await statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
@@ -391,14 +396,14 @@ export const readFileTool = defineTool({
   scope: {
     kind: "path",
     subjects: async (args, ctx) => {
-      const resolved = await resolveForRead(ctx.workspace, args.path);
+      const resolved = await resolvedOnce(ctx, args.path);
       const lexical = lexicalRelative(ctx.workspace, args.path);
       return [...new Set([ctx.workspace.display(resolved), ...(lexical !== undefined ? [lexical] : [])])];
     },
   },
   access: async (args, ctx) => {
     try {
-      return { reads: [ctx.workspace.display(await resolveForRead(ctx.workspace, args.path))] };
+      return { reads: [ctx.workspace.display(await resolvedOnce(ctx, args.path))] };
     } catch {
       return { reads: [] };
     }
