@@ -13,6 +13,7 @@ import { googleTools } from "./google/index.js";
 import { anthropicTools } from "./anthropic/index.js";
 import { gitTools } from "./git/index.js";
 import { lspTools } from "./lsp/index.js";
+import { customTools } from "./custom/index.js";
 
 /** The built-in groups, in listing order, loaded up front (`lazy-groups.ts` loads them on demand). */
 export const BUILTIN_GROUPS: readonly ToolGroup[] = [
@@ -26,6 +27,7 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
   anthropicTools,
   gitTools,
   lspTools,
+  customTools,
 ];
 
 /**

@@ -5,7 +5,7 @@ import { loadConfig, type LoadedConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import { ALIASES, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
-import { loadGroups } from "./lazy-groups.js";
+import { LAZY_GROUPS, loadGroups } from "./lazy-groups.js";
 import type { SearchProvider } from "./web/search-provider.js";
 
 export interface CreateRegistryOptions {
@@ -24,6 +24,8 @@ export interface CreateRegistryOptions {
   /** web_search's backend instead of Brave (spec 000's ISearchProvider); web_search is then always offered. */
   searchProvider?: SearchProvider;
 }
+
+const BUILTIN_NAMES = new Set(LAZY_GROUPS.flatMap((g) => g.names));
 
 /** Every built-in tool whose group is switched on, by name. */
 export async function builtinTools(ctx: GroupContext, groups?: readonly ToolGroup[]): Promise<Map<string, AnyTool>> {
@@ -61,10 +63,12 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     const aliases = Object.entries(ALIASES)
       .filter(([, target]) => target === name)
       .map(([alias]) => alias);
-    const wanted = [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
+    // Tools declared in configuration belong to every toolset: the person asked for them by name.
+    const declared = !BUILTIN_NAMES.has(name);
+    const wanted = declared || [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
     // A preset holds exactly its spec's tools; variants resolve everywhere but are listed only where named.
     if (!wanted && !VARIANTS.has(name)) continue;
-    registry.register(tool, { listed: isListed(name) });
+    registry.register(tool, { listed: declared || isListed(name) });
     for (const alias of aliases) registry.alias(alias, name, { listed: isListed(alias) });
   }
   return registry;

@@ -45,6 +45,8 @@ export const LAZY_GROUPS: readonly LazyGroup[] = [
     load: async () => (await import("./git/index.js")).gitTools,
   },
   { names: Object.values(TOOL_LSP), load: async () => (await import("./lsp/index.js")).lspTools },
+  // Their names come from configuration: asked for by name, they load with every group.
+  { names: [], load: async () => (await import("./custom/index.js")).customTools },
 ];
 
 /**

@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { JsonSchemaTool } from "../../core/json-schema-tool.js";
+import { ToolError } from "../../core/errors.js";
+import { EFFECTS, type Effect } from "../../core/effect.js";
+import type { AnyTool, JsonSchema } from "../../core/tool.js";
+import { commandEnv } from "../../process/command-env.js";
+import { runCommand } from "../shell/run-command.js";
+
+/** One tool declared in configuration: `tools: { name: { description, parameters, command, effect, timeout } }`. */
+export const CommandToolSchema = z
+  .object({
+    description: z.string().min(1),
+    /** JSON Schema of the arguments (an object schema). */
+    parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+    /** The program and its arguments; "{name}" is replaced by that argument, always inside one argv entry. */
+    command: z.array(z.string()).min(1),
+    /** What it does, for approval: default "execute" (asked about in safe mode). */
+    effect: z.enum(EFFECTS as [Effect, ...Effect[]]).default("execute"),
+    /** Time limit in milliseconds (default 60 s). */
+    timeout: z.number().int().positive().max(3_600_000).default(60_000),
+  })
+  .strict();
+
+export type CommandToolConfig = z.output<typeof CommandToolSchema>;
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The argv for one call. Arguments never pass through a shell: an entry that is exactly
+ * "{name}" becomes the argument's value (each item of an array its own entry; dropped when the
+ * argument is absent), and a placeholder inside a longer entry is replaced within that entry.
+ */
+export function commandArgv(template: readonly string[], args: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const entry of template) {
+    const whole = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(entry);
+    if (whole) {
+      const value = args[whole[1]!];
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) out.push(...value.map(text));
+      else out.push(text(value));
+      continue;
+    }
+    out.push(
+      entry.replace(PLACEHOLDER, (_, name: string) => {
+        const value = args[name];
+        if (value === undefined || value === null) {
+          throw new ToolError("INVALID_ARGS", `This tool needs "${name}" (it is part of the command "${entry}").`);
+        }
+        return text(value);
+      }),
+    );
+  }
+  return out;
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/** A tool that runs a configured program with the call's arguments as argv entries, in the workspace. */
+export function commandTool(name: string, config: CommandToolConfig): AnyTool {
+  return new JsonSchemaTool({
+    name,
+    description: config.description,
+    inputSchema: config.parameters as JsonSchema,
+    effect: config.effect,
+    timeoutMs: config.timeout + 5_000,
+    execute: async (args, ctx) => {
+      const argv = commandArgv(config.command, args);
+      const result = await runCommand({
+        command: argv.join(" "),
+        cwd: ctx.workspace.root,
+        env: commandEnv(),
+        timeoutMs: config.timeout,
+        signal: ctx.signal,
+        onOutput: (chunk) => ctx.onOutput(chunk),
+        outputName: `${name}-${ctx.toolCallId}`,
+        argv: () => ({ file: argv[0]!, args: argv.slice(1) }),
+        direct: true,
+      });
+      if (result.ended === "aborted") throw new ToolError("CANCELLED", `${name} was cancelled; its processes were stopped.`);
+      const output = result.output.trim() || "(no output)";
+      if (result.ended === "timeout") {
+        throw new ToolError(
+          "TIMEOUT",
+          `${name} did not finish within ${config.timeout / 1000} s and was stopped. Output so far:\n${output}`,
+        );
+      }
+      if (result.exitCode === 127 && /command not found/.test(result.stderr)) {
+        throw new ToolError(
+          "UNAVAILABLE",
+          `${name} cannot run: the program "${argv[0]}" was not found. Check "command" in tackle.config.json.`,
+          {
+            recoverable: false,
+          },
+        );
+      }
+      return {
+        content: result.exitCode === 0 ? output : `${output}\n[exit code ${result.exitCode ?? result.signal}]`,
+        ...(result.exitCode === 0 ? {} : { isError: true }),
+        metadata: { exitCode: result.exitCode, durationMs: Math.round(result.durationMs) },
+      };
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRegistry, loadConfig, ToolRunner, type ApprovalRequest } from "../../../src/index.js";
+import { commandArgv } from "../../../src/tools/custom/command-tool.js";
+import { tempDir } from "../../support/tools.js";
+import { runCli } from "../../cli/run-cli.js";
+
+let ws: ReturnType<typeof tempDir>;
+let runner: ToolRunner | undefined;
+beforeEach(() => (ws = tempDir()));
+afterEach(async () => {
+  await runner?.close();
+  runner = undefined;
+  ws.cleanup();
+});
+
+const TOOLS = {
+  say: {
+    description: "Prints its text.",
+    parameters: { type: "object", properties: { text: { type: "string" }, loud: { type: "boolean" } }, required: ["text"] },
+    command: ["printf", "%s|%s\\n", "{text}", "{loud}"],
+    effect: "read",
+  },
+  touch_it: {
+    description: "Creates a file.",
+    parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    command: ["touch", "{name}"],
+    effect: "write",
+  },
+  slow: { description: "Sleeps.", command: ["sleep", "30"], effect: "read", timeout: 300 },
+  missing: { description: "Runs a program that is not there.", command: ["tackle-no-such-program-xyz"], effect: "read" },
+};
+
+async function open(approval: "safe" | "all" = "safe", asked: ApprovalRequest[] = []) {
+  writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: TOOLS }));
+  const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+  runner = new ToolRunner({ registry, workspace: ws.dir, approval, approver: async (r) => (asked.push(r), { approved: false }) });
+  return runner;
+}
+
+describe("tools declared in configuration", () => {
+  it("run their program with the arguments as argv entries, never as shell text", async () => {
+    const r = await open();
+    const hostile = "$(touch pwned); rm -rf / `id` 'quoted' \"dq\"";
+    const out = await r.run({ name: "say", args: { text: hostile, loud: true } });
+    expect(out.status, out.content).toBe("success");
+    expect(out.content).toBe(`${hostile}|true`);
+    expect(existsSync(path.join(ws.dir, "pwned"))).toBe(false);
+  });
+
+  it("validate their arguments with the declared JSON Schema", async () => {
+    const r = await open();
+    expect((await r.run({ name: "say", args: {} })).error?.code).toBe("INVALID_ARGS");
+    expect((await r.run({ name: "say", args: { text: 3 } })).error?.code).toBe("INVALID_ARGS");
+  });
+
+  it("are approved by their effect like any tool", async () => {
+    const asked: ApprovalRequest[] = [];
+    const r = await open("safe", asked);
+    expect((await r.run({ name: "say", args: { text: "hi" } })).status).toBe("success");
+    expect((await r.run({ name: "touch_it", args: { name: "x" } })).status).toBe("rejected");
+    expect(asked.map((a) => a.tool)).toEqual(["touch_it"]);
+    expect(existsSync(path.join(ws.dir, "x"))).toBe(false);
+  });
+
+  it("stop at their time limit, and say clearly when the program is missing", async () => {
+    const r = await open("all");
+    const slow = await r.run({ name: "slow", args: {} });
+    expect(slow.error?.code).toBe("TIMEOUT");
+    const missing = await r.run({ name: "missing", args: {} });
+    expect(missing.error?.code).toBe("UNAVAILABLE");
+    expect(missing.content).toContain('the program "tackle-no-such-program-xyz" was not found');
+  });
+
+  it("belong to every toolset, and a malformed declaration stops start-up with the reason", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: TOOLS }));
+    const coding = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { toolset: "coding" });
+    expect(coding.list().map((t) => t.name)).toContain("say");
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: { bad: { description: "x", command: "ls -la" } } }));
+    await expect(createRegistry(loadConfig({ dir: ws.dir, env: {} }))).rejects.toThrow(
+      /"tools" in the configuration is invalid: bad\.command/,
+    );
+  });
+
+  it("show in tackle tools and run through tackle call", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: TOOLS }));
+    const listed = await runCli(["tools", "--workspace", ws.dir], { timeoutMs: 120_000 });
+    expect(listed.stdout).toContain("say");
+    const called = await runCli(["call", "say", "text=from the CLI", "--workspace", ws.dir], { timeoutMs: 120_000 });
+    expect(called.stdout).toContain("from the CLI|");
+  }, 300_000);
+});
+
+describe("commandArgv", () => {
+  it("spreads arrays, drops absent whole-entry arguments, and refuses an absent one inside an entry", () => {
+    expect(commandArgv(["git", "add", "{files}"], { files: ["a b", "c"] })).toEqual(["git", "add", "a b", "c"]);
+    expect(commandArgv(["ls", "{dir}"], {})).toEqual(["ls"]);
+    expect(() => commandArgv(["grep", "--file={f}"], {})).toThrow(/needs "f"/);
+  });
+});
