@@ -49,7 +49,7 @@ export interface LoadedConfig {
 export const CONFIG_FILES = ["tackle.config.json", "config.json"] as const;
 
 /** Sections read by the tool groups themselves (web, shell, ...), beside the keys ConfigSchema names. */
-const GROUP_SECTIONS = ["web", "shell", "search", "sandbox", "lsp", "tools", "$schema"];
+const GROUP_SECTIONS = ["web", "shell", "search", "sandbox", "lsp", "tools", "toolModules", "$schema"];
 const warnedKeys = new Set<string>();
 
 /**
