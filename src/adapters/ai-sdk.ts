@@ -1,13 +1,5 @@
-import type { ToolRegistry } from "../core/registry.js";
-import type { ToolOutcome } from "../core/result.js";
 import type { JsonSchema } from "../core/tool.js";
-import type { ToolCall } from "../core/tool-call.js";
-
-/** What `toAiSdkTools` needs of a runner: its registry and `run` (a ToolRunner has both). */
-export interface RunsTools {
-  readonly registry: ToolRegistry;
-  run(call: ToolCall, options?: { signal?: AbortSignal; context?: string; scope?: string }): Promise<ToolOutcome>;
-}
+import type { RunsTools } from "./runs-tools.js";
 
 /**
  * A schema as the AI SDK (ai 5 and 6) recognises one: its `jsonSchema()` helper makes the same
