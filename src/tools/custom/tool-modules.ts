@@ -59,10 +59,6 @@ function moduleFiles(root: string, entry: string, optional: boolean): string[] {
     .flatMap((n) => moduleFiles(root, path.join(rel, n), false));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
 function isToolish(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string" && "execute" in value;
 }
