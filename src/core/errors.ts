@@ -19,11 +19,22 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Codes where the same call may succeed if simply tried again. */
 const RECOVERABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set(["TIMEOUT", "NETWORK_ERROR", "RATE_LIMITED", "UNAVAILABLE"]);
 
+// Marks ToolErrors across copies of tackle: a tool module imports the library while the command
+// line runs its own bundled copy, and an npm tree can hold two versions. `instanceof` checks the mark.
+const BRAND = Symbol.for("tackle.ToolError");
+
 /**
  * An error a tool throws to give the model a precise code and message. Anything else thrown
  * becomes EXECUTION_ERROR (or a mapped filesystem code) in the runner.
  */
 export class ToolError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass keeps the ordinary check, so `instanceof MyError` stays specific.
+    if (this !== ToolError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  declare readonly [BRAND]: true;
   readonly code: ErrorCode;
   readonly recoverable: boolean;
   /** Milliseconds the caller should wait before retrying (from Retry-After, for example). */
@@ -41,6 +52,7 @@ export class ToolError extends Error {
     this.recoverable = options.recoverable ?? RECOVERABLE_BY_DEFAULT.has(code);
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.details !== undefined) this.details = options.details;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 

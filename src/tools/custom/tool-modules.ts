@@ -18,6 +18,7 @@ export async function loadToolModules(setting: true | readonly string[], workspa
   const root = realpathSync(workspace);
   const files = (setting === true ? [DEFAULT_TOOL_MODULE_DIR] : setting).flatMap((entry) => moduleFiles(root, entry, setting === true));
   const tools: AnyTool[] = [];
+  const from = new Map<string, string>();
   for (const file of files) {
     let exported: Record<string, unknown>;
     try {
@@ -25,13 +26,21 @@ export async function loadToolModules(setting: true | readonly string[], workspa
     } catch (err) {
       throw new Error(`The tool module ${path.relative(root, file)} could not be loaded: ${(err as Error).message}`);
     }
-    const found = Object.values(exported)
+    const found = exportedValues(exported)
       .flatMap((value) => (Array.isArray(value) ? value : [value]))
       .filter(isToolish);
     if (found.length === 0) {
       throw new Error(`The tool module ${path.relative(root, file)} exports no tool; export defineTool(...) results (or a list of them).`);
     }
-    for (const value of found) tools.push(toTool(value as ToolLike));
+    for (const value of found) {
+      const tool = toTool(value as ToolLike);
+      const earlier = from.get(tool.name);
+      if (earlier !== undefined) {
+        throw new Error(`Two tool modules define "${tool.name}": ${earlier} and ${path.relative(root, file)}; rename one of them.`);
+      }
+      from.set(tool.name, path.relative(root, file));
+      tools.push(tool);
+    }
   }
   return tools;
 }
@@ -57,6 +66,21 @@ function moduleFiles(root: string, entry: string, optional: boolean): string[] {
     .filter((n) => n.endsWith(".js") || n.endsWith(".mjs"))
     .sort()
     .flatMap((n) => moduleFiles(root, path.join(rel, n), false));
+}
+
+/**
+ * A module's exports, with those of a CommonJS `module.exports = { ... }` object: Node's import
+ * names its keys only when it can read them from the source, and otherwise offers just `default`.
+ */
+function exportedValues(exported: Record<string, unknown>): unknown[] {
+  const values = Object.entries(exported).filter(([key]) => key !== "module.exports");
+  const all = values.flatMap(([key, value]) =>
+    key === "default" && typeof value === "object" && value !== null && !Array.isArray(value) && !isToolish(value)
+      ? Object.values(value)
+      : [value],
+  );
+  // Where Node did name the keys, `default` holds the same objects again.
+  return [...new Set(all)];
 }
 
 function isToolish(value: unknown): boolean {

@@ -1,11 +1,15 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRegistry, loadConfig, ToolRunner } from "../../../src/index.js";
 import { tempDir } from "../../support/tools.js";
+import { runCli } from "../../cli/run-cli.js";
 
-const DIST = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../dist/index.js")).href;
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const DIST = pathToFileURL(path.join(REPO, "dist/index.js")).href;
+// By file, as the temporary workspace has no node_modules of its own for a plain Node to search.
+const ZOD = pathToFileURL(path.join(REPO, "node_modules/zod/index.js")).href;
 
 let ws: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -14,9 +18,12 @@ beforeEach(() => {
   // A defineTool module, as a user writes one (tackle imported from the build here).
   writeFileSync(
     path.join(ws.dir, ".tackle", "tools", "greet.mjs"),
-    `import { z } from "zod";\nimport { defineTool } from ${JSON.stringify(DIST)};\n` +
+    `import { z } from ${JSON.stringify(ZOD)};\nimport { defineTool, ToolError } from ${JSON.stringify(DIST)};\n` +
       `export const greet = defineTool({ name: "greet", description: "Greets someone.", effect: "read",\n` +
-      `  input: z.object({ who: z.string() }), execute: async ({ who }) => "hello " + who });\n`,
+      `  input: z.object({ who: z.string() }), execute: async ({ who }) => "hello " + who });\n` +
+      `export const lookup = defineTool({ name: "lookup", description: "Looks a name up.", effect: "read",\n` +
+      `  input: z.object({ who: z.string() }),\n` +
+      `  execute: async ({ who }) => { throw new ToolError("FILE_NOT_FOUND", "No entry for " + who + ".", { details: { who } }); } });\n`,
   );
   // A CommonJS module exporting a plain tool object with a JSON Schema.
   writeFileSync(
@@ -49,6 +56,22 @@ describe("tools from the workspace's own modules", () => {
     await runner.close();
   });
 
+  it("keep the code of a ToolError thrown from another copy of tackle (the module imports the build)", async () => {
+    const registry = await createRegistry(configure({ toolModules: true }), { toolset: "coding" });
+    const runner = new ToolRunner({ registry, workspace: ws.dir });
+    const outcome = await runner.run({ name: "lookup", args: { who: "ann" } });
+    expect(outcome.error).toMatchObject({ code: "FILE_NOT_FOUND", message: "No entry for ann.", details: { who: "ann" } });
+    await runner.close();
+  });
+
+  it("run through the bundled command, their errors intact", { timeout: 120_000 }, async () => {
+    configure({ toolModules: true });
+    const greeted = await runCli(["call", "greet", "who=you"], { cwd: ws.dir });
+    expect(greeted.stdout, greeted.stderr).toContain("hello you");
+    const failed = await runCli(["call", "lookup", "who=ann", "--json"], { cwd: ws.dir });
+    expect(JSON.parse(failed.stdout).error).toMatchObject({ code: "FILE_NOT_FOUND", message: "No entry for ann." });
+  });
+
   it("refuses a module outside the workspace, one that exports no tool, and one that fails to load", async () => {
     const outside = tempDir();
     try {
@@ -60,6 +83,10 @@ describe("tools from the workspace's own modules", () => {
       writeFileSync(path.join(ws.dir, "broken.mjs"), "export const = ;\n");
       await expect(createRegistry(configure({ toolModules: ["broken.mjs"] }))).rejects.toThrow(/broken.mjs could not be loaded/);
       await expect(createRegistry(configure({ toolModules: ["missing.mjs"] }))).rejects.toThrow(/does not exist/);
+      writeFileSync(path.join(ws.dir, "again.js"), readFileSync(path.join(ws.dir, ".tackle", "tools", "shout.js")));
+      await expect(createRegistry(configure({ toolModules: [".tackle/tools", "again.js"] }))).rejects.toThrow(
+        /Two tool modules define "shout": .tackle\/tools\/shout.js and again.js/,
+      );
     } finally {
       outside.cleanup();
     }
