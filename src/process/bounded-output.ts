@@ -1,3 +1,5 @@
+import { formatCount } from "../core/format-count.js";
+
 /**
  * Collects a process's output in bounded memory: the first `headBytes` and the last `tailBytes`
  * are kept, the middle is counted and dropped. A process printing 100 MB costs at most
@@ -59,6 +61,6 @@ export class BoundedOutput {
     const tail = Buffer.concat(this.#tail).toString("utf8");
     const dropped = this.droppedBytes;
     if (dropped === 0) return head + tail;
-    return `${head}\n[... ${dropped.toLocaleString("en-US")} bytes of output cut ...]\n${tail}`;
+    return `${head}\n[... ${formatCount(dropped)} bytes of output cut ...]\n${tail}`;
   }
 }

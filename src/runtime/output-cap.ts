@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { formatCount } from "../core/format-count.js";
 
 /** Default cap on what one call sends the model, in characters. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
@@ -83,10 +84,10 @@ export function capOutput(
   const lastCutLine = countLines(text, tailStart) - 1;
   const omitted = tailStart - headEnd;
   const where = fullPath
-    ? ` The full output (${totalLines.toLocaleString("en-US")} lines) is in ${fullPath}; ` +
+    ? ` The full output (${formatCount(totalLines)} lines) is in ${fullPath}; ` +
       `read it with read_file (offset ${firstCutLine}, limit 200) or search it with grep.`
     : "";
-  const notice = `\n[... ${omitted.toLocaleString("en-US")} characters cut (lines ${firstCutLine}–${lastCutLine}).${where} ...]\n`;
+  const notice = `\n[... ${formatCount(omitted)} characters cut (lines ${firstCutLine}–${lastCutLine}).${where} ...]\n`;
   return { text: text.slice(0, headEnd) + notice + text.slice(tailStart), truncated: true, ...(fullPath ? { fullPath } : {}) };
 }
 

@@ -1,4 +1,5 @@
 import type { Progress, ToolContext } from "../core/tool.js";
+import { formatCount } from "../core/format-count.js";
 
 /** How often long work reports progress; TACKLE_PROGRESS_MS changes it (tests use a short one). */
 function intervalMs(): number {
@@ -35,6 +36,6 @@ export function reportElapsed(ctx: Pick<ToolContext, "onProgress" | "signal">, d
 /** Progress of a running program (shell, run_code): seconds so far and how much it has printed. */
 export function reportRunning(ctx: Pick<ToolContext, "onProgress" | "signal">): { printed(chars: number): void; stop(): void } {
   let printed = 0;
-  const stop = reportElapsed(ctx, "running", () => `${printed.toLocaleString("en-US")} characters of output so far`);
+  const stop = reportElapsed(ctx, "running", () => `${formatCount(printed)} characters of output so far`);
   return { printed: (chars) => void (printed += chars), stop };
 }

@@ -1,3 +1,4 @@
+import { formatCount } from "../../core/format-count.js";
 import { centsToUsd } from "./cents-to-usd.js";
 import type { UsageArgs } from "./report-request.js";
 import type { ReportPages } from "./report-pages.js";
@@ -5,7 +6,7 @@ import type { ReportPages } from "./report-pages.js";
 type Row = Record<string, unknown>;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const fmt = (n: number): string => n.toLocaleString("en-US");
+const fmt = formatCount;
 const usd = (n: number): string => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
 
 /** Replaces each `amount` (cents, decimal string) with `amount_usd` (spec 000), recursively. */

@@ -5,6 +5,7 @@ import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
 import { executionSensitiveWithin } from "../../workspace/protected.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
+import { formatCount } from "../../core/format-count.js";
 
 /**
  * Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise),
@@ -137,7 +138,7 @@ export function formatBytes(n: number): string {
     value /= 1024;
     unit = u;
   }
-  const plain = `${n.toLocaleString("en-US")} byte${n === 1 ? "" : "s"}`;
+  const plain = `${formatCount(n)} byte${n === 1 ? "" : "s"}`;
   return unit ? `${plain} (${value.toFixed(1)} ${unit})` : plain;
 }
 

@@ -10,6 +10,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { isProtectedPath } from "../../workspace/protected.js";
 import { TOOL } from "../names.js";
 import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg } from "./common.js";
+import { formatCount } from "../../core/format-count.js";
 
 /** Most paths reported one by one in structured output. */
 const MAX_LISTED = 10_000;
@@ -68,7 +69,7 @@ async function plan(args: Args, ctx: ToolContext) {
     if (inside.length && !args.recursive) {
       throw new ToolError(
         "INVALID_ARGS",
-        `"${t.rel}" is a folder with ${inside.length.toLocaleString("en-US")} ` +
+        `"${t.rel}" is a folder with ${formatCount(inside.length)} ` +
           `entr${inside.length === 1 ? "y" : "ies"}; set recursive: true to delete it and everything in it.`,
       );
     }
@@ -90,7 +91,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     else await inParent(t.absolute, (through) => rmdir(through));
     const files = inside.length;
     summary = files
-      ? `Deleted the folder "${t.rel}" and the ${files.toLocaleString("en-US")} entr${files === 1 ? "y" : "ies"} in it.`
+      ? `Deleted the folder "${t.rel}" and the ${formatCount(files)} entr${files === 1 ? "y" : "ies"} in it.`
       : `Deleted the empty folder "${t.rel}".`;
   } else {
     await inParent(t.absolute, (through) => unlink(through));

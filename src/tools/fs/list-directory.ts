@@ -8,6 +8,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
 import { accessPaths, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import { formatCount } from "../../core/format-count.js";
 
 /** Most entries in one listing; beyond it the answer says how to narrow. */
 export const MAX_LIST_ENTRIES = 1000;
@@ -35,7 +36,7 @@ const output = z.object({
 type Entry = z.output<typeof entrySchema> & { target?: string };
 
 function line(e: Entry): string {
-  const size = e.type === "directory" ? "-" : e.size.toLocaleString("en-US");
+  const size = e.type === "directory" ? "-" : formatCount(e.size);
   const name = e.type === "directory" ? `${e.name}/` : e.type === "symlink" ? `${e.name} -> ${e.target ?? "?"}` : e.name;
   return `${e.type === "directory" ? "dir " : e.type === "symlink" ? "link" : "file"}  ${size.padStart(13)}  ${e.modified.slice(0, 19)}Z  ${name}`;
 }
@@ -88,12 +89,12 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   }
   const header =
     `${rel === "." ? "The workspace root" : `"${rel}"`}${args.recursive ? " (recursive)" : ""}: ` +
-    `${entries.length.toLocaleString("en-US")}${truncated ? "+" : ""} entr${entries.length === 1 ? "y" : "ies"}`;
+    `${formatCount(entries.length)}${truncated ? "+" : ""} entr${entries.length === 1 ? "y" : "ies"}`;
   const body = entries.length ? entries.map(line).join("\n") : "(empty)";
   const notes: string[] = [];
   if (truncated) {
     notes.push(
-      `[Listing stopped at ${MAX_LIST_ENTRIES.toLocaleString("en-US")} entries. Narrow it: list a subfolder (path: ` +
+      `[Listing stopped at ${formatCount(MAX_LIST_ENTRIES)} entries. Narrow it: list a subfolder (path: ` +
         `"${rel === "." ? "" : `${rel}/`}<folder>")${args.recursive ? ", drop recursive" : ""}, or find files by pattern with glob.]`,
     );
   }

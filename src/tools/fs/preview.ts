@@ -4,6 +4,7 @@ import { isValidUtf8 } from "./binary.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
 import { lineSpan } from "./line-span.js";
+import { formatCount } from "../../core/format-count.js";
 
 /** Only calls that show a diff pay for loading the diff library. */
 const diffLib = lazyRequire<typeof import("diff")>("diff");
@@ -26,7 +27,7 @@ export function unifiedDiff(rel: string, before: string, after: string, created 
   }
   const body = formatPatch(patch, FILE_HEADERS_ONLY);
   if (body.length <= MAX_PREVIEW_CHARS) return body;
-  return `${body.slice(0, MAX_PREVIEW_CHARS)}\n... (${(body.length - MAX_PREVIEW_CHARS).toLocaleString("en-US")} more characters of diff not shown)\n`;
+  return `${body.slice(0, MAX_PREVIEW_CHARS)}\n... (${formatCount(body.length - MAX_PREVIEW_CHARS)} more characters of diff not shown)\n`;
 }
 
 /**

@@ -15,6 +15,7 @@ import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
 import { reportProgress } from "../progress.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { formatCount } from "../../core/format-count.js";
 
 /** Lines returned when no limit is given. */
 export const DEFAULT_READ_LINES = 2000;
@@ -99,7 +100,7 @@ function numbered(lines: readonly WindowLine[]): string {
     .map((l) => {
       const cut =
         l.cutFrom !== undefined
-          ? ` … [line cut: ${l.cutFrom.toLocaleString("en-US")} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
+          ? ` … [line cut: ${formatCount(l.cutFrom)} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
           : "";
       return `${String(l.number).padStart(width)}\t${l.text}${cut}`;
     })
@@ -256,7 +257,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const stopProgress = reportProgress(ctx, () => ({
     progress: readSoFar,
     total: fileSize,
-    message: `read ${readSoFar.toLocaleString("en-US")} of ${fileSize.toLocaleString("en-US")} bytes`,
+    message: `read ${formatCount(readSoFar)} of ${formatCount(fileSize)} bytes`,
   }));
   try {
     return await readWindow();
@@ -335,7 +336,7 @@ function textResult(
     if (!fromEnd && total !== undefined && offset > total) {
       throw new ToolError(
         "INVALID_ARGS",
-        `offset ${offset} is past the end of "${meta.rel}", which has ${total.toLocaleString("en-US")} ` +
+        `offset ${offset} is past the end of "${meta.rel}", which has ${formatCount(total)} ` +
           `lines. Use an offset from 1 to ${total}, or a negative offset to read from the end.`,
       );
     }
@@ -365,11 +366,11 @@ function textResult(
     notices.push(`${parts.join(" ")}]`);
   } else if (window.hasMore || window.stoppedForSize) {
     nextOffset = last + 1;
-    const of = total !== undefined ? ` of ${total.toLocaleString("en-US")}` : "";
-    const why = window.stoppedForSize ? ` (stopped at ${MAX_READ_CHARS.toLocaleString("en-US")} characters)` : "";
+    const of = total !== undefined ? ` of ${formatCount(total)}` : "";
+    const why = window.stoppedForSize ? ` (stopped at ${formatCount(MAX_READ_CHARS)} characters)` : "";
     notices.push(`[Showing lines ${first}–${last}${of}${why}. The file continues: read on with offset ${nextOffset}.]`);
   } else if (first > 1 && total !== undefined) {
-    notices.push(`[Lines ${first}–${last} of ${total.toLocaleString("en-US")}; end of file.]`);
+    notices.push(`[Lines ${first}–${last} of ${formatCount(total)}; end of file.]`);
   }
   const body = numbered(lines);
   const content = notices.length ? `${body}\n${notices.join("\n")}` : body;

@@ -14,6 +14,7 @@ import { displayLine, HitCollector } from "./hits.js";
 import { compilePattern } from "./regex.js";
 import { reportElapsed } from "../progress.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
+import { formatCount } from "../../core/format-count.js";
 
 export const DEFAULT_GREP_RESULTS = 200;
 export const MAX_GREP_RESULTS = 5000;
@@ -76,7 +77,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       const keep = (rel: string) => (!skipSensitive || !isSensitive(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
 
       let hits = new HitCollector(args.maxResults);
-      const stopProgress = reportElapsed(ctx, "searching", () => `${hits.total.toLocaleString("en-US")} matches so far`);
+      const stopProgress = reportElapsed(ctx, "searching", () => `${formatCount(hits.total)} matches so far`);
       try {
         return await search();
       } finally {

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { formatCount } from "../../core/format-count.js";
 
 /** Keeps the first and the last characters of a stream of text, counting what falls between. */
 export class HeadTail {
@@ -55,7 +56,7 @@ export class HeadTail {
 }
 
 function defaultNotice(dropped: number): string {
-  return `\n[... ${dropped.toLocaleString("en-US")} characters cut ...]\n`;
+  return `\n[... ${formatCount(dropped)} characters cut ...]\n`;
 }
 
 let ownSpillDir: string | undefined;
@@ -171,7 +172,7 @@ export class OutputCollector {
   /** The interleaved text for the model, with a notice saying what was cut and where it all is. */
   text(): string {
     const where = this.file.path ? ` The full output is in ${this.file.path} (read it with read_file, or search it with grep).` : "";
-    return this.combined.text((dropped) => `\n[... ${dropped.toLocaleString("en-US")} characters of output cut.${where} ...]\n`);
+    return this.combined.text((dropped) => `\n[... ${formatCount(dropped)} characters of output cut.${where} ...]\n`);
   }
 
   close(): void {

@@ -9,6 +9,7 @@ import { commandEnv } from "../../process/command-env.js";
 import type { Launcher } from "./shell.js";
 import { resolveCwd } from "./shell.js";
 import type { ShellSettings } from "./settings.js";
+import { formatCount } from "../../core/format-count.js";
 
 /** Characters one `read` returns at most (the latest); the rest is reported as skipped. */
 const READ_LIMIT = 40_000;
@@ -104,8 +105,7 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
           const job = lookup(args.id!);
           const { text, dropped } = job.output.readNew(READ_LIMIT);
           const lines = [`${job.id}: ${state(job, jobs)}`];
-          if (dropped > 0)
-            lines.push(`[${dropped.toLocaleString("en-US")} earlier characters were not kept; read more often to see everything]`);
+          if (dropped > 0) lines.push(`[${formatCount(dropped)} earlier characters were not kept; read more often to see everything]`);
           lines.push(text.length ? text : "(no new output)");
           return { content: lines.join("\n"), structured: { ...describeJob(job), output: text, droppedChars: dropped } };
         }

@@ -23,6 +23,7 @@ import {
   statusError,
   type HttpResponse,
 } from "../../net/http-client.js";
+import { formatCount } from "../../core/format-count.js";
 
 export const DEFAULT_MAX_CHARS = 50_000;
 /** How much of an error page (a 404's body) the model sees. */
@@ -139,7 +140,7 @@ export function extractContent(res: Pick<HttpResponse, "headers" | "body" | "fin
     (media.type === "" && !looksBinary(res.body));
   if (!textual) {
     return {
-      text: `[Binary content (${media.type || "unknown type"}, ${res.body.length.toLocaleString("en-US")} bytes) is not shown as text.]`,
+      text: `[Binary content (${media.type || "unknown type"}, ${formatCount(res.body.length)} bytes) is not shown as text.]`,
       contentType: header,
     };
   }
@@ -168,7 +169,7 @@ function statusLine(status: number): string {
 }
 
 function formatBytes(n: number): string {
-  return `${n.toLocaleString("en-US")} bytes`;
+  return `${formatCount(n)} bytes`;
 }
 
 /** spec 000's metadata header, `--- Content ---`, then the text (cut at maxChars with a notice). */
@@ -208,9 +209,9 @@ function render(
     cut = true;
     const next =
       shown < maxChars
-        ? `${shown.toLocaleString("en-US")} characters is the most this session passes on (its maxOutputChars), so a larger maxChars will not show more.`
+        ? `${formatCount(shown)} characters is the most this session passes on (its maxOutputChars), so a larger maxChars will not show more.`
         : "Call again with a larger maxChars to see more.";
-    body += `\n\n[Content truncated: showing the first ${shown.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} characters. ${next}]`;
+    body += `\n\n[Content truncated: showing the first ${formatCount(shown)} of ${formatCount(total)} characters. ${next}]`;
   } else if (res.truncated) {
     body += `\n\n[Content truncated: the page is larger than ${DEFAULT_MAX_BYTES / 1024 / 1024} MB and only the first part was downloaded.]`;
   }
@@ -291,7 +292,7 @@ export function createWebFetchTool(config: WebConfig) {
           ctx.onProgress({
             progress: received,
             ...(total !== undefined ? { total } : {}),
-            message: `downloaded ${received.toLocaleString("en-US")}${total !== undefined ? ` of ${total.toLocaleString("en-US")}` : ""} bytes`,
+            message: `downloaded ${formatCount(received)}${total !== undefined ? ` of ${formatCount(total)}` : ""} bytes`,
           });
         },
         onRedirect: (next) => {
