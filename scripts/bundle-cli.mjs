@@ -44,7 +44,9 @@ await build({
   mainFields: ["module", "main"],
   plugins: [ownModuleUrls],
   // Bundled CommonJS packages call require() for Node's own modules; ES output has none of its own.
-  banner: { js: 'import { createRequire as __tackleCreateRequire } from "node:module"; const require = __tackleCreateRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __tackleCreateRequire } from "node:module"; const require = __tackleCreateRequire(import.meta.url);',
+  },
   legalComments: "none",
   logLevel: "warning",
 });
