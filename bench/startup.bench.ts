@@ -5,6 +5,8 @@
 //   - idle RSS of both servers after that;
 //   - `tackle mcp` with one configured MCP server that never answers, against none;
 //   - `tackle call read_file` against `node -e ''`.
+// tackle runs with its code cache (written by the first, warming run into a private folder here),
+// as every run after a command's first does; the rows "no code cache" show a first run's cost.
 // Goals (issue 10): spawn → tools/list <= 1.0x, gap <= 50 ms, RSS <= 1.5x, silent server <= 1.2x,
 // tackle call read_file <= 3x node -e ''.
 import { spawn } from "node:child_process";
@@ -37,17 +39,23 @@ interface Server {
   label: string;
   command: string;
   args: string[];
+  env?: Record<string, string>;
 }
+// The code cache goes to a folder of this run's own, so earlier runs' caches play no part.
+const cached = { XDG_CACHE_HOME: path.join(base, "cache") };
+const uncached = { TACKLE_CODE_CACHE: "0" };
 const reference: Server = {
   label: "server-filesystem (reference)",
   command: process.execPath,
   args: [path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), plain],
 };
-const tackle: Server = { label: "tackle mcp", command: process.execPath, args: [cli, "mcp", "--workspace", plain] };
+const tackle: Server = { label: "tackle mcp", command: process.execPath, args: [cli, "mcp", "--workspace", plain], env: cached };
+const tackleUncached: Server = { ...tackle, label: "tackle mcp, no code cache", env: uncached };
 const tackleSilent: Server = {
   label: "tackle mcp, one silent MCP server",
   command: process.execPath,
   args: [cli, "mcp", "--workspace", silent],
+  env: cached,
 };
 
 function rssMiB(pid: number): number {
@@ -57,7 +65,13 @@ function rssMiB(pid: number): number {
 
 async function startOnce(server: Server, measureRss: boolean): Promise<{ total: number; gap: number; rss: number }> {
   const client = new Client({ name: "startup-bench", version: "1.0.0" });
-  const transport = new StdioClientTransport({ command: server.command, args: server.args, cwd: base, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    cwd: base,
+    stderr: "ignore",
+    env: { ...(process.env as Record<string, string>), ...server.env },
+  });
   const start = performance.now();
   await client.connect(transport);
   const initialized = performance.now();
@@ -72,10 +86,10 @@ async function startOnce(server: Server, measureRss: boolean): Promise<{ total: 
   return { total: listed - start, gap: listed - initialized, rss };
 }
 
-function run(command: string, args: string[]): Promise<number> {
+function run(command: string, args: string[], env: Record<string, string> = cached): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(command, args, { cwd: plain, stdio: ["ignore", "ignore", "ignore"] });
+    const child = spawn(command, args, { cwd: plain, stdio: ["ignore", "ignore", "ignore"], env: { ...process.env, ...env } });
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args.join(" ")} exited ${code}`))));
   });
@@ -83,7 +97,7 @@ function run(command: string, args: string[]): Promise<number> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ROUNDS = 9;
-const servers = [reference, tackle, tackleSilent];
+const servers = [reference, tackle, tackleUncached, tackleSilent];
 const samples = new Map(servers.map((s) => [s, { total: [] as number[], gap: [] as number[], rss: [] as number[] }]));
 try {
   for (const s of servers) await startOnce(s, false); // warm the file cache
@@ -108,7 +122,9 @@ try {
   const ref = samples.get(reference)!;
   const own = samples.get(tackle)!;
   const quiet = samples.get(tackleSilent)!;
+  const cold = samples.get(tackleUncached)!;
   console.log(`\ntackle mcp spawn → tools/list: ${(median(own.total) / median(ref.total)).toFixed(2)}x server-filesystem (goal <= 1.0x)`);
+  console.log(`  without the code cache (a command's first run): ${(median(cold.total) / median(ref.total)).toFixed(2)}x`);
   console.log(
     `initialize → tools/list gap: ${median(own.gap).toFixed(1)} ms (server-filesystem ${median(ref.gap).toFixed(1)} ms; goal <= 50 ms)`,
   );
@@ -117,16 +133,20 @@ try {
 
   const node: number[] = [];
   const call: number[] = [];
+  const coldCall: number[] = [];
   const version: number[] = [];
   await run(process.execPath, [cli, "call", "read_file", "path=a.txt"]);
+  await run(process.execPath, [cli, "--version"]);
   for (let round = 0; round < ROUNDS; round++) {
     node.push(await run(process.execPath, ["-e", ""]));
     call.push(await run(process.execPath, [cli, "call", "read_file", "path=a.txt"]));
+    coldCall.push(await run(process.execPath, [cli, "call", "read_file", "path=a.txt"], uncached));
     version.push(await run(process.execPath, [cli, "--version"]));
   }
   console.log(`\nnode -e '' (reference): ${median(node).toFixed(0)} ms`);
   console.log(`tackle --version:       ${median(version).toFixed(0)} ms (${(median(version) / median(node)).toFixed(2)}x)`);
   console.log(`tackle call read_file:  ${median(call).toFixed(0)} ms (${(median(call) / median(node)).toFixed(2)}x; goal <= 3x)`);
+  console.log(`  without the code cache: ${median(coldCall).toFixed(0)} ms (${(median(coldCall) / median(node)).toFixed(2)}x)`);
 } finally {
   rmSync(base, { recursive: true, force: true });
 }

@@ -1,54 +1,62 @@
-// The `tackle` command as a few bundled files: Node spends most of a cold start resolving and
-// loading hundreds of small ES modules (zod alone is about 95), so the CLI is bundled while the
-// library (`dist/index.js`) stays tsc's one-module-per-file output with its type declarations.
-//
-// Every output file sits one folder below dist/ (dist/cli/main.js and dist/cli-chunks/*.js), so a
-// module's own `import.meta.url` can be rebuilt from the file it lands in: descriptions (.txt),
-// package.json, worker scripts and lazily required packages are then found where tsc put them.
+// The `tackle` command as one CommonJS file, dist/cli/tackle.cjs, which dist/cli/main.js runs with
+// V8's code cache. Node spends most of a cold start loading hundreds of small ES modules (zod alone
+// is about 95) and compiling them; one file can be compiled once and cached. Tool groups and the
+// other parts only some commands use stay lazy: esbuild keeps each dynamic import's module behind a
+// function that first runs when it is imported. The library (dist/index.js) stays tsc's output.
 import { build } from "esbuild";
 import { readFile, rm } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 
 const src = resolve("src");
+// Code run by node:vm cannot import() without an experimental flag, so the launcher lends its own
+// (a parameter of the wrapper, `__tackleImport`) and this module forwards to it.
+const runtimeImport = resolve("src/process/import-at-runtime.ts");
 
 // Loaded by tackle on first use, or finding their own files at run time: left to Node, unbundled.
 const external = ["googleapis", "mammoth", "web-tree-sitter", "tree-sitter-bash", "playwright-core"];
 
-/** Rewrites `import.meta.url` in tackle's own modules to the URL of their tsc output in dist/. */
+/**
+ * Rewrites `import.meta.url` in tackle's own modules to the URL of their tsc output in dist/, so
+ * descriptions (.txt), package.json, worker scripts and lazily required packages are found where
+ * they are. `__tackleModuleUrl` is the banner's, below.
+ */
 const ownModuleUrls = {
   name: "own-module-urls",
   setup(esbuild) {
     esbuild.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (!args.path.startsWith(src)) return undefined;
+      if (args.path === runtimeImport) {
+        return { contents: "export const importAtRuntime = (specifier) => __tackleImport(specifier);", loader: "ts" };
+      }
       const text = await readFile(args.path, "utf8");
       const compiled = relative(src, args.path).replace(/\.ts$/, ".js").split("\\").join("/");
-      const url = `new URL(${JSON.stringify(`../${compiled}`)}, import.meta.url).href`;
-      return { contents: text.replaceAll("import.meta.url", url), loader: "ts" };
+      return { contents: text.replaceAll("import.meta.url", `__tackleModuleUrl(${JSON.stringify(compiled)})`), loader: "ts" };
     });
   },
 };
 
-// Chunk names carry content hashes: an earlier build's chunks would otherwise pile up.
+// Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
+// wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages' own import.meta.url becomes the bundle's URL.
+const banner = [
+  'var __tackleUrl = require("node:url"), __tacklePath = require("node:path");',
+  "var __tackleBundleUrl = __tackleUrl.pathToFileURL(__filename).href;",
+  "function __tackleModuleUrl(file) { return __tackleUrl.pathToFileURL(__tacklePath.join(__dirname, '..', file)).href; }",
+].join("\n");
+
 await rm("dist/cli-chunks", { recursive: true, force: true });
 await build({
-  entryPoints: { "cli/main": "src/cli/main.ts" },
-  outdir: "dist",
-  chunkNames: "cli-chunks/[name]-[hash]",
+  entryPoints: ["src/cli/run.ts"],
+  outfile: "dist/cli/tackle.cjs",
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
   plugins: [ownModuleUrls],
-  // Bundled CommonJS packages call require() for Node's own modules; ES output has none of its own.
-  banner: {
-    js: 'import { createRequire as __tackleCreateRequire } from "node:module"; const require = __tackleCreateRequire(import.meta.url);',
-  },
+  define: { "import.meta.url": "__tackleBundleUrl" },
+  banner: { js: banner },
   legalComments: "none",
   logLevel: "warning",
 });
-// tsc's map describes the module this bundle replaced.
-await rm("dist/cli/main.js.map", { force: true });

@@ -1,4 +1,7 @@
-import iconv from "iconv-lite";
+import { lazyRequire } from "../process/lazy-require.js";
+
+/** iconv-lite, loaded on first use: its encoding tables are half a megabyte of code, and most text is UTF-8. */
+export const iconv = lazyRequire<typeof import("iconv-lite")>("iconv-lite");
 
 /** A Content-Type split into its media type and charset. */
 export interface MediaType {
@@ -55,7 +58,7 @@ export function detectCharset(body: Buffer, media: MediaType): string {
   if (bom) return bom.charset;
   const candidates = [media.charset, isHtml(media.type) || media.type === "" ? metaCharset(body) : undefined, xmlCharset(body)];
   for (const name of candidates) {
-    if (name && iconv.encodingExists(name)) {
+    if (name && iconv().encodingExists(name)) {
       // Pages labelled ISO-8859-1 or ASCII are decoded as windows-1252, as browsers do.
       return name === "iso-8859-1" || name === "latin1" || name === "us-ascii" || name === "ascii" ? "windows-1252" : name;
     }
@@ -68,7 +71,7 @@ export function decodeBody(body: Buffer, media: MediaType): { text: string; char
   const charset = detectCharset(body, media);
   const bom = bomCharset(body);
   const bytes = bom ? body.subarray(bom.length) : body;
-  return { text: iconv.decode(bytes, charset, { stripBOM: true }), charset };
+  return { text: iconv().decode(bytes, charset, { stripBOM: true }), charset };
 }
 
 /** Whether bytes look like binary data rather than text (a NUL byte near the start). */

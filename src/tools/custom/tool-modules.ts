@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { toTool, type ToolLike } from "../../core/registry.js";
 import type { AnyTool } from "../../core/tool.js";
+import { importAtRuntime } from "../../process/import-at-runtime.js";
 
 /** Where tool modules live when configuration says only `"toolModules": true`. */
 export const DEFAULT_TOOL_MODULE_DIR = ".tackle/tools";
@@ -22,7 +23,7 @@ export async function loadToolModules(setting: true | readonly string[], workspa
   for (const file of files) {
     let exported: Record<string, unknown>;
     try {
-      exported = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      exported = await importAtRuntime<Record<string, unknown>>(pathToFileURL(file).href);
     } catch (err) {
       throw new Error(`The tool module ${path.relative(root, file)} could not be loaded: ${(err as Error).message}`);
     }

@@ -1,6 +1,6 @@
 import { close, closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { promisify } from "node:util";
-import iconv from "iconv-lite";
+import { iconv } from "../../net/charset.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
 const readAsync = promisify(read);
@@ -85,7 +85,7 @@ const NEWLINE = 0x0a;
 const CHUNK_BYTES = 1 << 20;
 
 function decode(bytes: Buffer, encoding: LineWindowOptions["encoding"]): string {
-  return encoding === "windows-1252" ? iconv.decode(bytes, "win1252") : bytes.toString("utf8");
+  return encoding === "windows-1252" ? iconv().decode(bytes, "win1252") : bytes.toString("utf8");
 }
 
 /** Turns a line's bytes into a shown line: carriage return dropped, long lines cut. */

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { closeSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import iconv from "iconv-lite";
+import { iconv } from "../../net/charset.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
@@ -16,6 +16,7 @@ import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./commo
 import { reportProgress } from "../progress.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatCount } from "../../core/format-count.js";
+import { importAtRuntime } from "../../process/import-at-runtime.js";
 
 /** Lines returned when no limit is given. */
 export const DEFAULT_READ_LINES = 2000;
@@ -214,7 +215,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     let text: string;
     try {
       // mammoth loads only for .docx: it costs ~150 ms at start-up otherwise.
-      const { default: mammoth } = await import("mammoth");
+      const { default: mammoth } = await importAtRuntime<{ default: typeof import("mammoth") }>("mammoth");
       text = (await mammoth.extractRawText({ path: resolved.absolute })).value;
     } catch (err) {
       return describeBinary(
@@ -248,7 +249,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         { kind: "binary", label: "UTF-16 text" },
         `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
       );
-    const text = iconv.decode(await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), kind.encoding);
+    const text = iconv().decode(await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), kind.encoding);
     return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 

@@ -1,4 +1,4 @@
-import iconv from "iconv-lite";
+import { iconv } from "../../net/charset.js";
 import { htmlToText } from "../../net/html-to-text.js";
 
 /** A Gmail API MessagePart (users.messages.get with format=full), as far as it is read here. */
@@ -30,7 +30,7 @@ export const GmailParser = {
     if (!data) return "";
     const bytes = Buffer.from(data.replace(/-/g, "+").replace(/_/g, "/").replace(/\s+/g, ""), "base64");
     const name = charset?.trim().toLowerCase();
-    if (name && name !== "utf-8" && name !== "utf8" && iconv.encodingExists(name)) return iconv.decode(bytes, name);
+    if (name && name !== "utf-8" && name !== "utf8" && iconv().encodingExists(name)) return iconv().decode(bytes, name);
     return bytes.toString("utf8");
   },
 

@@ -1,3 +1,5 @@
+import { importAtRuntime } from "../../process/import-at-runtime.js";
+
 /**
  * googleapis costs over a second and ~150 MB to load, so it is loaded on the first Google call,
  * not when tackle starts (most runs never use it). Every API request goes through
@@ -9,7 +11,7 @@ let loaded: GoogleApis | undefined;
 let loading: Promise<GoogleApis> | undefined;
 
 export async function loadGoogle(): Promise<GoogleApis> {
-  loading ??= import("googleapis").then((mod) => (loaded = mod));
+  loading ??= importAtRuntime<GoogleApis>("googleapis").then((mod) => (loaded = mod));
   return loading;
 }
 

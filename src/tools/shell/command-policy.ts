@@ -1,6 +1,5 @@
 import os from "node:os";
 import path from "node:path";
-import { glob } from "tinyglobby";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
@@ -12,6 +11,9 @@ import { expandBraces, shellQuote } from "./analysis/words.js";
 import { readOnlyVerdict } from "./analysis/read-only.js";
 import { SHELLS, shellScriptArg } from "./analysis/wrappers.js";
 import type { Word } from "./analysis/words.js";
+
+// Only commands with glob words need it; loading it (and the matcher it brings) at start-up would cost every session.
+const tinyglobby = () => import("tinyglobby");
 
 /** Everything the policy needs to know about one command line. */
 export interface CommandJudgement {
@@ -97,6 +99,7 @@ async function checkReadPath(word: Word, cwd: string | undefined, workspace: Wor
     const staticPart = text.split(/[*?[]/)[0]!;
     const dir = path.resolve(base, staticPart.includes("/") ? staticPart.slice(0, staticPart.lastIndexOf("/") + 1) : ".");
     if (!workspace.rootOf(dir)) return `"${word.raw}" reads outside the workspace`;
+    const { glob } = await tinyglobby();
     const matches = await glob([path.relative(base, path.resolve(base, text)) || "."], {
       cwd: base,
       dot: false,
@@ -141,6 +144,7 @@ async function secretUnder(
 ): Promise<string | undefined> {
   const dirs = roots.length ? roots.map((r) => path.resolve(cwd ?? workspace.root, expandTilde(r.text, home))) : [cwd ?? workspace.root];
   for (const dir of dirs) {
+    const { glob } = await tinyglobby();
     const found = await glob(SENSITIVE_PATTERNS as string[], {
       cwd: dir,
       dot,

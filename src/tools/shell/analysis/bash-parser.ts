@@ -1,16 +1,19 @@
 import { createRequire } from "node:module";
-import { Language, Parser, type Tree } from "web-tree-sitter";
+import type { Parser, Tree } from "web-tree-sitter";
+import { importAtRuntime } from "../../../process/import-at-runtime.js";
 
 const require = createRequire(import.meta.url);
 
 let ready: Promise<Parser> | undefined;
 
 /**
- * The bash grammar, loaded once and lazily: the wasm costs tens of milliseconds to compile, so
- * nothing pays for it until the first command is judged, and every later call reuses it.
+ * The bash grammar, loaded once and lazily: the library and its wasm cost tens of milliseconds to
+ * load and compile, so nothing pays for them until the first command is judged, and every later
+ * call reuses them.
  */
 export function bashParser(): Promise<Parser> {
   ready ??= (async () => {
+    const { Language, Parser } = await importAtRuntime<typeof import("web-tree-sitter")>("web-tree-sitter");
     await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
     const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
     const parser = new Parser();
