@@ -84,6 +84,29 @@ describe("ToolRegistry", () => {
     expect(changes).toEqual(["registered:read_file", "registered:write_file", "registered:grep", "unregistered:grep"]);
   });
 
+  it("does not build a defined tool's JSON Schema when registering it (only when it is first asked for)", () => {
+    const tool = defineTool({
+      name: "lazy",
+      description: "d",
+      effect: "read",
+      input: z.object({ a: z.string() }),
+      execute: async () => "",
+    });
+    let reads = 0;
+    const built = tool.inputSchema;
+    Object.defineProperty(tool, "inputSchema", {
+      get: () => {
+        reads++;
+        return built;
+      },
+    });
+    const registry = new ToolRegistry();
+    registry.register(tool);
+    expect(reads).toBe(0);
+    expect(registry.getAllDefinitions()[0]!.parameters).toEqual(built);
+    expect(reads).toBe(1);
+  });
+
   it("accepts plain objects with a JSON Schema (spec 000's ITool)", async () => {
     const r = new ToolRegistry();
     const tool = r.register({
