@@ -7,12 +7,25 @@ import { walkFiles } from "./walk.js";
 /**
  * Every file under a directory search root that the ignore rules keep, as paths relative to
  * `root.root` ("/"-separated), in no particular order. Both backends give the same list.
+ * `onFile` sees each path as soon as it is known (while the built-in walk goes on).
  */
-export async function listFiles(root: SearchRoot, backend: ChosenBackend, signal: AbortSignal): Promise<string[]> {
+export async function listFiles(
+  root: SearchRoot,
+  backend: ChosenBackend,
+  signal: AbortSignal,
+  onFile?: (path: string) => void,
+): Promise<string[]> {
   if (backend.kind === "builtin") {
     const prefix = root.root.endsWith("/") ? root.root : `${root.root}/`;
     const files: string[] = [];
-    await walkFiles(root.absolute, { signal, onFile: (abs) => files.push(abs.slice(prefix.length)) });
+    await walkFiles(root.absolute, {
+      signal,
+      onFile: (abs) => {
+        const rel = abs.slice(prefix.length);
+        files.push(rel);
+        onFile?.(rel);
+      },
+    });
     return files;
   }
   const chunks: Buffer[] = [];
@@ -30,5 +43,7 @@ export async function listFiles(root: SearchRoot, backend: ChosenBackend, signal
   }
   const files = out.split("\0");
   files.pop();
-  return files.map((f) => (f.startsWith("./") ? f.slice(2) : f));
+  const relative = files.map((f) => (f.startsWith("./") ? f.slice(2) : f));
+  if (onFile) for (const f of relative) onFile(f);
+  return relative;
 }

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
@@ -12,7 +11,7 @@ import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend }
 import { listFiles } from "./file-list.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 import { reportElapsed } from "../progress.js";
-import { yielder } from "./yielder.js";
+import { ModifiedTimes } from "./modified-times.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
 export const MAX_GLOB_RESULTS = 5000;
@@ -119,17 +118,22 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       const walkRoot = await narrowedRoot(root, pattern);
       const backend = globBackend(options.backend);
       const stopProgress = reportElapsed(ctx, "listing files");
-      const files = await listFiles(walkRoot, backend, ctx.signal).finally(stopProgress);
       const cut = root.relative === "." ? 0 : root.relative.length + 1;
-      const matched = files.filter((f) => isMatch(cut ? f.slice(cut) : f));
-      const withTimes = await modifiedTimes(root.root, matched, ctx.signal);
-      withTimes.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const shown = withTimes.slice(0, args.maxResults);
+      // Matches are stamped on another thread while the walk goes on.
+      const times = new ModifiedTimes(root.root, ctx.signal);
+      // Every file matches these; picomatch would say so 30,000 times over.
+      const all = pattern === "**" || pattern === "**/*";
+      const onFile = (f: string) => {
+        if (all || isMatch(cut ? f.slice(cut) : f)) times.add(f);
+      };
+      await listFiles(walkRoot, backend, ctx.signal, onFile).finally(stopProgress);
+      const found = await times.done();
+      const shown = found.newest(args.maxResults);
       const where = root.display(root.relative);
       const structured = {
         files: shown.map((f) => root.display(f.path)),
-        total: withTimes.length,
-        truncated: withTimes.length > shown.length,
+        total: found.size,
+        truncated: found.size > shown.length,
       };
       if (shown.length === 0) {
         const hint =
@@ -143,25 +147,11 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       if (structured.truncated) {
         lines.push(
           "",
-          `[Showing the ${shown.length} most recently modified of ${withTimes.length} matching files. Use a more specific pattern or path` +
+          `[Showing the ${shown.length} most recently modified of ${found.size} matching files. Use a more specific pattern or path` +
             (args.maxResults < MAX_GLOB_RESULTS ? `, or raise maxResults (up to ${MAX_GLOB_RESULTS}).]` : ".]"),
         );
       }
-      return { content: lines.join("\n"), structured, metadata: { total: withTimes.length, truncated: structured.truncated } };
+      return { content: lines.join("\n"), structured, metadata: { total: found.size, truncated: structured.truncated } };
     },
   });
-}
-
-/** Modification times of files (relative to `cwd`); files that vanished meanwhile are dropped. */
-async function modifiedTimes(cwd: string, files: readonly string[], signal: AbortSignal): Promise<Array<{ path: string; mtime: number }>> {
-  const out: Array<{ path: string; mtime: number }> = [];
-  const pause = yielder(signal);
-  const prefix = cwd.endsWith("/") ? cwd : `${cwd}/`;
-  for (const rel of files) {
-    const wait = pause();
-    if (wait) await wait;
-    const st = statSync(prefix + rel, { throwIfNoEntry: false });
-    if (st) out.push({ path: rel, mtime: st.mtimeMs });
-  }
-  return out;
 }
