@@ -19,7 +19,7 @@ import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
 import { AuditLog } from "./audit-log.js";
 import { Metrics } from "./metrics.js";
-import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, markUntrusted, OutputSpill } from "./output-cap.js";
+import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, markUntrusted, OutputSpill } from "./output-cap.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
 
@@ -547,7 +547,8 @@ export class ToolRunner {
     if (outcome.structured !== undefined) {
       // Structured results reach MCP clients and models too, so they are capped like text: one
       // that would not fit is left out, and the text (cut with a notice) carries the result.
-      const size = JSON.stringify(outcome.structured)?.length ?? 0;
+      // Most results are far below the limit, which a bound shows without serialising them.
+      const size = jsonSizeBound(outcome.structured, max * STRUCTURED_ALLOWANCE) ?? JSON.stringify(outcome.structured)?.length ?? 0;
       if (size > max * STRUCTURED_ALLOWANCE) {
         const { structured: _dropped, ...rest } = outcome;
         capped = {

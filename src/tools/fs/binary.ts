@@ -1,3 +1,5 @@
+import { isUtf8 } from "node:buffer";
+
 /** What the first bytes of a file say about it. */
 export interface ContentKind {
   kind: "text" | "image" | "binary";
@@ -79,7 +81,9 @@ export function sniffContent(sample: Uint8Array): ContentKind {
   if (sample.length === 0) return { kind: "text", encoding: "utf-8" };
   if (sample.includes(0)) return { kind: "binary", mimeType: "application/octet-stream", label: "binary data" };
   let control = 0;
-  for (const b of sample) {
+  // Indexed loops: iterating a Buffer with for...of costs several times more, on every read.
+  for (let i = 0; i < sample.length; i++) {
+    const b = sample[i]!;
     // Tab, newline, form feed, carriage return, escape (ANSI colours) and backspace occur in text.
     if (b < 0x20 && b !== 9 && b !== 10 && b !== 12 && b !== 13 && b !== 27 && b !== 8) control++;
   }
@@ -87,12 +91,10 @@ export function sniffContent(sample: Uint8Array): ContentKind {
   if (isValidUtf8(sample, true)) return { kind: "text", encoding: "utf-8" };
   // Not UTF-8. Text in a legacy 8-bit encoding has few high bytes; random data has many.
   let high = 0;
-  for (const b of sample) if (b >= 0x80) high++;
+  for (let i = 0; i < sample.length; i++) if (sample[i]! >= 0x80) high++;
   if (high / sample.length > 0.3) return { kind: "binary", mimeType: "application/octet-stream", label: "binary data" };
   return { kind: "text", encoding: "windows-1252" };
 }
-
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Whether the bytes are valid UTF-8. With `truncated`, up to three trailing bytes of a sequence
@@ -110,10 +112,5 @@ export function isValidUtf8(bytes: Uint8Array, truncated = false): boolean {
       break;
     }
   }
-  try {
-    strictDecoder.decode(bytes.subarray(0, end));
-    return true;
-  } catch {
-    return false;
-  }
+  return isUtf8(bytes.subarray(0, end));
 }

@@ -1,5 +1,5 @@
-import { lstat, readdir, stat } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { lstatSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
@@ -59,21 +59,22 @@ export async function accessPaths(ctx: ToolContext, inputs: readonly string[], w
   return out;
 }
 
+// The stats below are synchronous: one stat of a local file takes microseconds, less than the
+// thread-pool round trip of the promise API, and every file tool makes one or two per call.
+
 /** lstat that returns undefined for a missing path. */
 export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(p);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
+  return missingAsUndefined(() => lstatSync(p));
 }
 
 /** stat (following links) that returns undefined for a missing path. */
 export async function statOrUndefined(p: string): Promise<Stats | undefined> {
+  return missingAsUndefined(() => statSync(p));
+}
+
+function missingAsUndefined(read: () => Stats): Stats | undefined {
   try {
-    return await stat(p);
+    return read();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;

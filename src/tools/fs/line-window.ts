@@ -56,6 +56,8 @@ export interface LineWindowOptions {
   /** Keep scanning after the window to count every line (cheap on small files). */
   countTotal?: boolean;
   signal?: AbortSignal;
+  /** Whether a small file may be decoded whole (the default); false takes the streaming path. */
+  wholeText?: boolean;
   /** Told how far into the file reading has got (bytes), after each chunk: a skip through a huge file takes a while. */
   onRead?: (position: number) => void;
 }
@@ -115,6 +117,11 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
   // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
   const handle = openChunkReader(file);
+  if (options.wholeText !== false && handle.size - (options.startByte ?? 0) <= WHOLE_TEXT_MAX && options.encoding !== "windows-1252") {
+    const window = await wholeTextWindow(handle, options).finally(() => handle.close());
+    if (window) return window;
+    return readLineWindow(file, { ...options, wholeText: false });
+  }
   // A small file needs no 1 MiB buffer: one byte more than it holds shows where it ends.
   const chunkBytes = Math.min(CHUNK_BYTES, handle.size + 1);
   const buffer = Buffer.allocUnsafe(chunkBytes);
@@ -164,8 +171,9 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
         sawBytesOnLine ||= piece.length > 0;
         if (kept < maxLineBytes) {
           const take = piece.subarray(0, maxLineBytes - kept);
-          // Copy: a window line must not pin the whole 1 MiB chunk in memory.
-          parts.push(Buffer.from(take));
+          // A line that ends in this chunk is decoded before the buffer is read into again; one
+          // that goes on into the next read must be copied out of the reused buffer.
+          parts.push(nl !== -1 && parts.length === 0 ? take : Buffer.from(take));
           kept += take.length;
         }
         if (nl === -1) {
@@ -212,6 +220,51 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   if (ended) result.totalLines = sawBytesOnLine ? lineNo : lineNo - 1;
   if (!options.countTotal && full && hasMore) delete result.totalLines;
   return result;
+}
+
+/** Files up to this size (UTF-8) are decoded in one go and split, rather than streamed line by line. */
+const WHOLE_TEXT_MAX = 256 * 1024;
+
+/**
+ * The window of a small UTF-8 file, decoded at once: the same answer as the streaming path
+ * without a buffer and a decode per line. Undefined when a line in the window is long enough
+ * to be cut, which the streaming path measures its own way.
+ */
+async function wholeTextWindow(handle: ChunkReader, options: LineWindowOptions): Promise<LineWindow | undefined> {
+  if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+  const start = options.startByte ?? 0;
+  const bytes = Buffer.allocUnsafe(Math.max(0, handle.size - start));
+  let filled = 0;
+  while (filled < bytes.length) {
+    const n = await handle.read(bytes.subarray(filled), bytes.length - filled, start + filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  options.onRead?.(start + filled);
+  const segments = bytes.subarray(0, filled).toString("utf8").split("\n");
+  // A final newline ends the last line rather than starting an empty one.
+  if (segments.at(-1) === "") segments.pop();
+  const total = segments.length;
+  const lines: WindowLine[] = [];
+  let chars = 0;
+  let next = options.offset - 1;
+  let stoppedForSize = false;
+  for (; next < total && lines.length < options.limit; next++) {
+    let text = segments[next]!;
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (text.length > options.maxLineChars) return undefined;
+    const cost = text.length + 8;
+    if (lines.length > 0 && chars + cost > options.maxChars) {
+      stoppedForSize = true;
+      break;
+    }
+    lines.push({ number: next + 1, text });
+    chars += cost;
+  }
+  const hasMore = next < total;
+  const window: LineWindow = { lines, hasMore, stoppedForSize };
+  if (!hasMore || options.countTotal) window.totalLines = total;
+  return window;
 }
 
 /**

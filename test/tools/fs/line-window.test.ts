@@ -14,6 +14,32 @@ const file = (name: string, content: string | Buffer) => {
 const opts = { maxLineChars: 50, maxChars: 10_000 };
 
 describe("readLineWindow", () => {
+  it("answers a small file decoded whole exactly as the streaming path does", async () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pieces = ["a", "word ", "é", "😀", "\r", "", "\t", "x".repeat(30), "\uFFFD"];
+    for (let round = 0; round < 300; round++) {
+      const lineCount = Math.floor(random() * 12);
+      const lines = Array.from({ length: lineCount }, () =>
+        Array.from({ length: Math.floor(random() * 4) }, () => pieces[Math.floor(random() * pieces.length)]).join(""),
+      );
+      let bytes = Buffer.from(lines.join(random() < 0.3 ? "\r\n" : "\n") + (random() < 0.5 ? "\n" : ""));
+      // Now and then a malformed byte, which both paths decode to U+FFFD.
+      if (random() < 0.2 && bytes.length > 0) bytes = Buffer.concat([bytes.subarray(0, 1), Buffer.from([0xc3]), bytes.subarray(1)]);
+      const p = file(`w${round}`, bytes);
+      const options = {
+        offset: 1 + Math.floor(random() * 6),
+        limit: 1 + Math.floor(random() * 8),
+        maxLineChars: 10 + Math.floor(random() * 60),
+        maxChars: 20 + Math.floor(random() * 200),
+        countTotal: random() < 0.5,
+      };
+      expect(await readLineWindow(p, options), JSON.stringify({ bytes: bytes.toString("hex"), options })).toEqual(
+        await readLineWindow(p, { ...options, wholeText: false }),
+      );
+    }
+  });
+
   it("counts lines with and without a final newline", async () => {
     expect((await readLineWindow(file("a", "x\ny\n"), { ...opts, offset: 1, limit: 10 })).totalLines).toBe(2);
     expect((await readLineWindow(file("b", "x\ny"), { ...opts, offset: 1, limit: 10 })).totalLines).toBe(2);
