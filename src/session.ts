@@ -30,6 +30,11 @@ export interface SessionOptions {
   searchProvider?: SearchProvider;
   /** Only these tools will be called: built-in groups that provide none of them are not loaded. */
   only?: readonly string[];
+  /**
+   * Connect to MCP servers only when `startMcp()` is called, or a call asks for a tool not there
+   * yet: `tackle mcp` answers its client's first tools/list before it spawns anything.
+   */
+  deferMcp?: boolean;
 }
 
 /** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
@@ -41,6 +46,8 @@ export interface Session {
   mcp?: McpManager;
   /** Settles when every configured MCP server has connected or failed. */
   mcpReady: Promise<void>;
+  /** Starts connecting the configured MCP servers, if that waits (`deferMcp`); does nothing after the first call. */
+  startMcp(): void;
   /** Stops MCP and language servers and flushes the audit log. */
   close(): Promise<void>;
 }
@@ -75,22 +82,32 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   let mcp: McpManager | undefined;
   let mcpReady: Promise<void> = Promise.resolve();
   let connecting = false;
+  let started = false;
   const configuredWait = loaded.config.mcpWaitMs;
   const callWaitMs = configuredWait ?? DEFAULT_MCP_WAIT_MS;
   const servers = loaded.config.mcpServers;
-  if (options.mcp !== false && servers && Object.keys(servers).length > 0) {
-    // The MCP client libraries load only when servers are configured.
-    const { McpManager } = await import("./mcp/client/manager.js");
-    mcp = new McpManager(servers, { logger, registry, baseDir: loaded.workspace, vars: loaded.env });
-    const manager = mcp;
+  const wanted = options.mcp !== false && servers !== undefined && Object.keys(servers).length > 0;
+  let Manager: typeof McpManager | undefined;
+  const connect = (Loaded: typeof McpManager) => {
+    const manager = new Loaded(servers!, { logger, registry, baseDir: loaded.workspace, vars: loaded.env });
+    mcp = manager;
     closers.push(() => manager.close());
-    connecting = true;
     // Each server is isolated inside connectAll; nothing here may stop the session opening.
-    mcpReady = manager
-      .connectAll()
+    return manager.connectAll();
+  };
+  const startMcp = () => {
+    if (!wanted || started) return;
+    started = true;
+    connecting = true;
+    mcpReady = (Manager ? connect(Manager) : import("./mcp/client/manager.js").then((m) => connect(m.McpManager)))
       .then(() => undefined)
       .catch((err: unknown) => logger.error(`Connecting MCP servers failed: ${(err as Error).message}`))
       .finally(() => (connecting = false));
+  };
+  if (wanted && !options.deferMcp) {
+    // The MCP client libraries load only when servers are configured.
+    Manager = (await import("./mcp/client/manager.js")).McpManager;
+    startMcp();
     await waitAtMost(mcpReady, options.mcpWaitMs ?? callWaitMs);
   }
   const runner = new ToolRunner({
@@ -103,7 +120,11 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),
     ...(loaded.config.maxOutputChars ? { maxOutputChars: loaded.config.maxOutputChars } : {}),
     logger,
-    toolsPending: () => (connecting ? mcpReady : undefined),
+    toolsPending: () => {
+      // A call for a tool not there yet is worth the wait only while servers may still bring it.
+      startMcp();
+      return connecting ? mcpReady : undefined;
+    },
     toolWaitMs: callWaitMs,
     ...options.runner,
   });
@@ -111,8 +132,13 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     loaded,
     registry,
     runner,
-    ...(mcp ? { mcp } : {}),
-    mcpReady,
+    get mcp() {
+      return mcp;
+    },
+    get mcpReady() {
+      return mcpReady;
+    },
+    startMcp,
     async close() {
       await Promise.allSettled(closers.map((c) => c()));
       await runner.close();

@@ -68,6 +68,8 @@ export interface CallServiceOptions {
   router: ElicitationRouter;
   logger: Logger;
   approvalTimeoutMs?: number;
+  /** Told after each tools/list is answered. */
+  onToolsListed?: () => void;
 }
 
 /**
@@ -81,6 +83,7 @@ export class ToolCallService {
   readonly #router: ElicitationRouter;
   readonly #logger: Logger;
   readonly #approvalTimeoutMs: number;
+  readonly #onToolsListed: (() => void) | undefined;
   readonly #parked = new Map<string, PendingCall>();
   /** Instances that outlive a request: where `notifications/tools/list_changed` is sent. */
   readonly #live = new Set<Server>();
@@ -92,6 +95,7 @@ export class ToolCallService {
     this.#runner = options.runner;
     this.#router = options.router;
     this.#logger = options.logger;
+    this.#onToolsListed = options.onToolsListed;
     this.#approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   }
 
@@ -105,7 +109,12 @@ export class ToolCallService {
       },
     );
     // The tools' own JSON Schemas go out as they are: no zod re-declaration to drift from them.
-    server.setRequestHandler("tools/list", () => ({ tools: toMcpTools(this.#registry) as never }));
+    server.setRequestHandler("tools/list", () => {
+      const tools = toMcpTools(this.#registry);
+      // After the answer has gone out, not before it.
+      if (this.#onToolsListed) setImmediate(this.#onToolsListed);
+      return { tools: tools as never };
+    });
     server.setRequestHandler("tools/call", (request, ctx) => this.#call(server, request, ctx));
     if (options.track) {
       this.#live.add(server);

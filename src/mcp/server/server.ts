@@ -9,6 +9,9 @@ import { ElicitationRouter } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
 import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
 
+/** When configured MCP servers are connected if no client has listed tools by then. */
+const MCP_START_AFTER_MS = 1_000;
+
 export { assertHttpOptions, type HttpServeOptions } from "./server-http.js";
 export { isLoopbackHost } from "./http-guard.js";
 
@@ -58,6 +61,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
   let registry: ToolRegistry;
   let runner: ToolRunner;
   let closeSession: () => Promise<void>;
+  let startMcp = () => {};
   if (options.registry) {
     registry = options.registry;
     runner = new ToolRunner({
@@ -79,13 +83,18 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
       ...(options.approval ? { approval: options.approval } : {}),
       ...(options.toolset ? { toolset: options.toolset } : {}),
       logger,
-      // Clients get the tools that are ready; the others follow with tools/list_changed.
+      // Clients get the tools that are ready; the others follow with tools/list_changed. Servers
+      // are spawned once the first tools/list is answered, so they do not slow it down.
       mcpWaitMs: 0,
+      deferMcp: true,
       runner: { ...options.runner, approver: router.approver },
     });
     registry = session.registry;
     runner = session.runner;
     closeSession = () => session.close();
+    startMcp = () => session.startMcp();
+    // A client that never lists still gets them soon.
+    setTimeout(startMcp, MCP_START_AFTER_MS).unref();
   }
 
   const service = new ToolCallService({
@@ -94,6 +103,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     router,
     logger,
     ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    onToolsListed: () => startMcp(),
   });
 
   let resolveClosed!: () => void;

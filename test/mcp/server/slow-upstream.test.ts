@@ -52,4 +52,16 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
     const result = await client.callTool({ name: "slow__echo", arguments: { text: "through tackle" } });
     expect(JSON.stringify(result.content)).toContain("through tackle");
   }, 120_000);
+
+  it("spawns its servers after the first tools/list, or for a call that needs one of their tools", async () => {
+    writeFileSync(
+      path.join(ws.dir, "tackle.config.json"),
+      JSON.stringify({ approval: "all", mcpServers: { up: fixtureServer(marker, {}, ["--name", "up"]) } }),
+    );
+    client = new Client({ name: "upstream-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ ...TACKLE, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], stderr: "pipe" }));
+    // No tools/list first: the call itself brings the server up and waits for its tool.
+    const result = await client.callTool({ name: "up__echo", arguments: { text: "called before any list" } });
+    expect(JSON.stringify(result.content)).toContain("called before any list");
+  }, 120_000);
 });
