@@ -93,7 +93,8 @@ function saveCache(cacheFile: string, script: vm.Script): void {
     writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
     renameSync(temporary, cacheFile);
     // Caches of earlier builds for the same command are dead weight.
-    const suffix = cacheFile.slice(cacheFile.lastIndexOf("-"));
+    // What follows the build's stamp: the Node version, the architecture and the command.
+    const suffix = path.basename(cacheFile).replace(/^cli-[^-]*/, "");
     const dir = path.dirname(cacheFile);
     for (const name of readdirSync(dir)) {
       if (name.startsWith("cli-") && name.endsWith(suffix) && path.join(dir, name) !== cacheFile)
