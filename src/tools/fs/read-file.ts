@@ -384,7 +384,8 @@ function textResult(
     ...(total !== undefined ? { totalLines: total } : {}),
     ...(nextOffset !== undefined ? { nextOffset } : {}),
   };
-  return { content, structured: { content: raw, ...base(meta), ...extra }, metadata: { ...base(meta), ...extra } };
+  const about = base(meta);
+  return { content, structured: { content: raw, ...about, ...extra }, metadata: { ...about, ...extra } };
 }
 
 /** read_file: text with line numbers, a window of huge files by streaming, images as image blocks. */

@@ -34,6 +34,42 @@ describe("sniffContent", () => {
   });
 });
 
+describe("sniffContent's text or binary verdict", () => {
+  // The rule, written out plainly: over 10% control bytes, or (not UTF-8) over 30% high bytes, is binary.
+  function reference(sample: Uint8Array): string {
+    let control = 0;
+    let high = 0;
+    for (const b of sample) {
+      if (b < 0x20 && ![8, 9, 10, 12, 13, 27].includes(b)) control++;
+      if (b >= 0x80) high++;
+    }
+    if (control / sample.length > 0.1) return "binary";
+    if (isValidUtf8(sample, true)) return "text";
+    return high / sample.length > 0.3 ? "binary" : "text";
+  }
+
+  it("matches the plain rule on samples near both thresholds", () => {
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let round = 0; round < 400; round++) {
+      const controlShare = random() * 0.2;
+      const highShare = random() * 0.5;
+      const sample = Buffer.from(
+        Array.from({ length: 1 + Math.floor(random() * 600) }, () => {
+          const r = random();
+          if (r < controlShare) return 1 + Math.floor(random() * 31);
+          if (r < controlShare + highShare) return 0x80 + Math.floor(random() * 128);
+          return 0x20 + Math.floor(random() * 95);
+        }),
+      );
+      const verdict = sniffContent(sample);
+      // NUL bytes and magic numbers are decided before the counts.
+      if (sample.includes(0) || (verdict.label !== undefined && verdict.label !== "binary data")) continue;
+      expect(verdict.kind, sample.toString("hex")).toBe(reference(sample));
+    }
+  });
+});
+
 describe("isValidUtf8", () => {
   it("accepts a sample cut inside a multibyte character only when told it was cut", () => {
     const euro = Buffer.from("price: €");
