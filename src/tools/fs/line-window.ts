@@ -58,6 +58,8 @@ export interface LineWindowOptions {
   signal?: AbortSignal;
   /** Whether a small file may be decoded whole (the default); false takes the streaming path. */
   wholeText?: boolean;
+  /** The whole file, already read (a small file): used instead of reading it again. */
+  bytes?: Buffer;
   /** Told how far into the file reading has got (bytes), after each chunk: a skip through a huge file takes a while. */
   onRead?: (position: number) => void;
 }
@@ -116,9 +118,17 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   const maxLineBytes = options.maxLineChars * 4 + 4;
   // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
   // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
+  const whole = options.wholeText !== false && options.encoding !== "windows-1252";
+  if (whole && options.bytes) {
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+    options.onRead?.(options.bytes.length);
+    const window = wholeTextWindow(options.bytes.subarray(options.startByte ?? 0), options);
+    if (window) return window;
+  }
   const handle = openChunkReader(file);
-  if (options.wholeText !== false && handle.size - (options.startByte ?? 0) <= WHOLE_TEXT_MAX && options.encoding !== "windows-1252") {
-    const window = await wholeTextWindow(handle, options).finally(() => handle.close());
+  if (whole && !options.bytes && handle.size - (options.startByte ?? 0) <= WHOLE_TEXT_MAX) {
+    const bytes = await readAll(handle, options).finally(() => handle.close());
+    const window = wholeTextWindow(bytes, options);
     if (window) return window;
     return readLineWindow(file, { ...options, wholeText: false });
   }
@@ -223,14 +233,10 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
 }
 
 /** Files up to this size (UTF-8) are decoded in one go and split, rather than streamed line by line. */
-const WHOLE_TEXT_MAX = 256 * 1024;
+export const WHOLE_TEXT_MAX = 256 * 1024;
 
-/**
- * The window of a small UTF-8 file, decoded at once: the same answer as the streaming path
- * without a buffer and a decode per line. Undefined when a line in the window is long enough
- * to be cut, which the streaming path measures its own way.
- */
-async function wholeTextWindow(handle: ChunkReader, options: LineWindowOptions): Promise<LineWindow | undefined> {
+/** The rest of a small file from `startByte`. */
+async function readAll(handle: ChunkReader, options: LineWindowOptions): Promise<Buffer> {
   if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
   const start = options.startByte ?? 0;
   const bytes = Buffer.allocUnsafe(Math.max(0, handle.size - start));
@@ -241,7 +247,16 @@ async function wholeTextWindow(handle: ChunkReader, options: LineWindowOptions):
     filled += n;
   }
   options.onRead?.(start + filled);
-  const segments = bytes.subarray(0, filled).toString("utf8").split("\n");
+  return bytes.subarray(0, filled);
+}
+
+/**
+ * The window of a small UTF-8 file's bytes, decoded at once: the same answer as the streaming
+ * path without a buffer and a decode per line. Undefined when a line in the window is long
+ * enough to be cut, which the streaming path measures its own way.
+ */
+function wholeTextWindow(bytes: Buffer, options: LineWindowOptions): LineWindow | undefined {
+  const segments = bytes.toString("utf8").split("\n");
   // A final newline ends the last line rather than starting an empty one.
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;

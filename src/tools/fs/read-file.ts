@@ -9,7 +9,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
-import { readLineWindow, readTailLines, type WindowLine } from "./line-window.js";
+import { readLineWindow, readTailLines, WHOLE_TEXT_MAX, type WindowLine } from "./line-window.js";
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
@@ -108,13 +108,24 @@ function numbered(lines: readonly WindowLine[]): string {
     .join("\n");
 }
 
-/** Sniffs the first bytes synchronously: a few kilobytes cost less than three thread-pool round trips. */
-function sniff(file: string, size: number): ContentKind {
+/**
+ * The first bytes of a file, read synchronously (a few syscalls cost less than thread-pool round
+ * trips), and the whole file when it is small: then it is read once, for the sniff and the text.
+ */
+function readStart(file: string, size: number): { start: Buffer; whole?: Buffer } {
   const fd = openSync(file, READ_NOFOLLOW);
   try {
-    const buf = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-    const bytesRead = readSync(fd, buf, 0, buf.length, 0);
-    return sniffContent(buf.subarray(0, bytesRead));
+    const small = size <= WHOLE_TEXT_MAX;
+    // One byte more than the file held at stat shows whether it has grown since.
+    const buf = Buffer.allocUnsafe(small ? size + 1 : Math.min(SNIFF_BYTES, size));
+    let filled = 0;
+    while (filled < buf.length) {
+      const n = readSync(fd, buf, filled, buf.length - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    const start = buf.subarray(0, Math.min(filled, SNIFF_BYTES));
+    return small && filled <= size ? { start, whole: buf.subarray(0, filled) } : { start };
   } finally {
     closeSync(fd);
   }
@@ -227,12 +238,13 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     return textResult(meta, windowOfText(text, offset, limit), offset, "docx", "converted from .docx");
   }
 
-  const kind = sniff(resolved.absolute, st.size);
+  const read = readStart(resolved.absolute, st.size);
+  const kind = sniffContent(read.start);
   if (kind.kind === "image" && kind.mimeType && IMAGE_MIME_TYPES.has(kind.mimeType)) {
     if (st.size > MAX_IMAGE_BYTES) {
       return describeBinary(meta, kind, `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}, the most returned as an image`);
     }
-    const data = (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })).toString("base64");
+    const data = (read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW }))).toString("base64");
     return {
       content: `"${rel}" is a ${kind.label} (${formatBytes(st.size)}, modified ${st.mtime.toISOString()}); the image is attached.`,
       blocks: [{ type: "image", data, mimeType: kind.mimeType }],
@@ -249,7 +261,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         { kind: "binary", label: "UTF-16 text" },
         `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
       );
-    const text = iconv().decode(await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), kind.encoding);
+    const text = iconv().decode(read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })), kind.encoding);
     return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 
@@ -274,6 +286,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       startByte: kind.bomLength ?? 0,
       signal: ctx.signal,
       onRead: (position: number) => void (readSoFar = position),
+      ...(read.whole ? { bytes: read.whole } : {}),
     };
     const note = kind.encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
     if (offset < 0) {
