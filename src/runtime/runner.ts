@@ -22,6 +22,7 @@ import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, markUntrusted, OutputSpill } from "./output-cap.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
+import { raceAbort } from "./race-abort.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -645,24 +646,6 @@ function conflicts(a: ToolAccess, b: ToolAccess): boolean {
   const bw = b.writes ?? [];
   if (aw.length === 0 && bw.length === 0) return false;
   return anyOverlap(aw, [...bw, ...(b.reads ?? [])]) || anyOverlap(bw, a.reads ?? []);
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** Rejects keys that could pollute prototypes and arguments too big to be sensible. */

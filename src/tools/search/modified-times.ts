@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
+import { raceAbort } from "../../runtime/race-abort.js";
 import { yielder } from "./yielder.js";
 
 /** A file and when it was last modified (milliseconds since the epoch). */
@@ -35,7 +36,6 @@ const THREADS = 2;
 let threads: Worker[] | null | undefined;
 let nextId = 0;
 const waiting = new Map<number, (times: Float64Array | undefined) => void>();
-const busy = new Map<Worker, number>();
 
 /**
  * The stat threads, started on first use and kept (holding the process open only while a
@@ -48,13 +48,11 @@ function statThreads(): Worker[] | null {
     for (let i = 0; i < THREADS; i++) {
       const w = new Worker(WORKER_SOURCE, { eval: true });
       w.unref();
-      busy.set(w, 0);
       w.on("message", ({ id, times }: Reply) => {
         waiting.get(id)?.(times);
         waiting.delete(id);
-        const left = busy.get(w)! - 1;
-        busy.set(w, left);
-        if (left === 0) w.unref();
+        // The threads hold the process open only while some request waits.
+        if (waiting.size === 0) for (const t of started) t.unref();
       });
       const lost = () => {
         threads = null;
@@ -103,7 +101,10 @@ export class ModifiedTimes {
     const times: number[] = [];
     const pause = yielder(this.#signal);
     for (const batch of this.#sent) {
-      const read = await this.#cancellable(batch.times);
+      // The stat threads only ever resolve, so a rejection is the call being cancelled.
+      const read = await raceAbort(batch.times, this.#signal).catch(() => {
+        throw new ToolError("CANCELLED", "The search was cancelled.");
+      });
       for (let i = 0; i < batch.paths.length; i++) {
         let mtime: number;
         if (read) mtime = read[i]!;
@@ -132,20 +133,10 @@ export class ModifiedTimes {
     const id = nextId++;
     const worker = pool[id % pool.length]!;
     const times = new Promise<Float64Array | undefined>((settle) => waiting.set(id, settle));
-    busy.set(worker, busy.get(worker)! + 1);
     worker.ref();
     this.#sent.push({ paths, times });
     // One string, not an array of them: copying it to the thread is a fraction of the cost.
     worker.postMessage({ id, prefix: this.#prefix, joined: paths.join("\0") });
-  }
-
-  #cancellable<T>(promise: Promise<T>): Promise<T> {
-    if (this.#signal.aborted) return Promise.reject(new ToolError("CANCELLED", "The call was cancelled."));
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(new ToolError("CANCELLED", "The call was cancelled."));
-      this.#signal.addEventListener("abort", onAbort, { once: true });
-      promise.then(resolve, reject).finally(() => this.#signal.removeEventListener("abort", onAbort));
-    });
   }
 }
 
