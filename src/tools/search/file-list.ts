@@ -7,26 +7,24 @@ import { walkFiles } from "./walk.js";
 /**
  * Every file under a directory search root that the ignore rules keep, as paths relative to
  * `root.root` ("/"-separated), in no particular order. Both backends give the same list.
- * `onFile` sees each path as soon as it is known (while the built-in walk goes on).
  */
-export async function listFiles(
+export async function listFiles(root: SearchRoot, backend: ChosenBackend, signal: AbortSignal): Promise<string[]> {
+  const files: string[] = [];
+  await eachFile(root, backend, signal, (path) => files.push(path));
+  return files;
+}
+
+/** The same files as {@link listFiles}, each handed to `onFile` as soon as it is known (while the built-in walk goes on). */
+export async function eachFile(
   root: SearchRoot,
   backend: ChosenBackend,
   signal: AbortSignal,
-  onFile?: (path: string) => void,
-): Promise<string[]> {
+  onFile: (path: string) => void,
+): Promise<void> {
   if (backend.kind === "builtin") {
     const prefix = root.root.endsWith("/") ? root.root : `${root.root}/`;
-    const files: string[] = [];
-    await walkFiles(root.absolute, {
-      signal,
-      onFile: (abs) => {
-        const rel = abs.slice(prefix.length);
-        files.push(rel);
-        onFile?.(rel);
-      },
-    });
-    return files;
+    await walkFiles(root.absolute, { signal, onFile: (abs) => onFile(abs.slice(prefix.length)) });
+    return;
   }
   const chunks: Buffer[] = [];
   const run = runRipgrep(backend.rg, ["--files", "--null", ...COMMON_RG_FLAGS, "--", root.relative], {
@@ -43,7 +41,5 @@ export async function listFiles(
   }
   const files = out.split("\0");
   files.pop();
-  const relative = files.map((f) => (f.startsWith("./") ? f.slice(2) : f));
-  if (onFile) for (const f of relative) onFile(f);
-  return relative;
+  for (const f of files) onFile(f.startsWith("./") ? f.slice(2) : f);
 }

@@ -8,7 +8,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { TOOL } from "../names.js";
 import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend } from "./backend.js";
-import { listFiles } from "./file-list.js";
+import { eachFile } from "./file-list.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 import { reportElapsed } from "../progress.js";
 import { ModifiedTimes } from "./modified-times.js";
@@ -126,7 +126,7 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       const onFile = (f: string) => {
         if (all || isMatch(cut ? f.slice(cut) : f)) times.add(f);
       };
-      await listFiles(walkRoot, backend, ctx.signal, onFile).finally(stopProgress);
+      await eachFile(walkRoot, backend, ctx.signal, onFile).finally(stopProgress);
       const found = await times.done();
       const shown = found.newest(args.maxResults);
       const where = root.display(root.relative);
