@@ -56,9 +56,10 @@ export interface LineWindowOptions {
   /** Keep scanning after the window to count every line (cheap on small files). */
   countTotal?: boolean;
   signal?: AbortSignal;
-  /** Whether a small file may be decoded whole (the default); false takes the streaming path. */
-  wholeText?: boolean;
-  /** The whole file, already read (a small file): used instead of reading it again. */
+  /**
+   * The whole file, already read (a small one): decoded at once and split, rather than streamed
+   * line by line, unless a line in the window is long enough to be cut.
+   */
   bytes?: Buffer;
   /** Told how far into the file reading has got (bytes), after each chunk: a skip through a huge file takes a while. */
   onRead?: (position: number) => void;
@@ -116,22 +117,15 @@ function finishLine(
  */
 export async function readLineWindow(file: string, options: LineWindowOptions): Promise<LineWindow> {
   const maxLineBytes = options.maxLineChars * 4 + 4;
-  // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
-  // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
-  const whole = options.wholeText !== false && options.encoding !== "windows-1252";
-  if (whole && options.bytes) {
+  if (options.bytes && options.encoding !== "windows-1252") {
     if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
     options.onRead?.(options.bytes.length);
     const window = wholeTextWindow(options.bytes.subarray(options.startByte ?? 0), options);
     if (window) return window;
   }
+  // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
+  // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
   const handle = openChunkReader(file);
-  if (whole && !options.bytes && handle.size - (options.startByte ?? 0) <= WHOLE_TEXT_MAX) {
-    const bytes = await readAll(handle, options).finally(() => handle.close());
-    const window = wholeTextWindow(bytes, options);
-    if (window) return window;
-    return readLineWindow(file, { ...options, wholeText: false });
-  }
   // A small file needs no 1 MiB buffer: one byte more than it holds shows where it ends.
   const chunkBytes = Math.min(CHUNK_BYTES, handle.size + 1);
   const buffer = Buffer.allocUnsafe(chunkBytes);
@@ -230,24 +224,6 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   if (ended) result.totalLines = sawBytesOnLine ? lineNo : lineNo - 1;
   if (!options.countTotal && full && hasMore) delete result.totalLines;
   return result;
-}
-
-/** Files up to this size (UTF-8) are decoded in one go and split, rather than streamed line by line. */
-export const WHOLE_TEXT_MAX = 256 * 1024;
-
-/** The rest of a small file from `startByte`. */
-async function readAll(handle: ChunkReader, options: LineWindowOptions): Promise<Buffer> {
-  if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-  const start = options.startByte ?? 0;
-  const bytes = Buffer.allocUnsafe(Math.max(0, handle.size - start));
-  let filled = 0;
-  while (filled < bytes.length) {
-    const n = await handle.read(bytes.subarray(filled), bytes.length - filled, start + filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  options.onRead?.(start + filled);
-  return bytes.subarray(0, filled);
 }
 
 /**

@@ -9,7 +9,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
-import { readLineWindow, readTailLines, WHOLE_TEXT_MAX, type WindowLine } from "./line-window.js";
+import { readLineWindow, readTailLines, type WindowLine } from "./line-window.js";
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
@@ -107,6 +107,9 @@ function numbered(lines: readonly WindowLine[]): string {
     })
     .join("\n");
 }
+
+/** Files up to this size are read whole, once, for the sniff and the text (see readLineWindow's `bytes`). */
+const WHOLE_TEXT_MAX = 256 * 1024;
 
 /**
  * The first bytes of a file, read synchronously (a few syscalls cost less than thread-pool round
