@@ -6,7 +6,6 @@ import type { ReportPages } from "./report-pages.js";
 type Row = Record<string, unknown>;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const fmt = formatCount;
 const usd = (n: number): string => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
 
 /** Replaces each `amount` (cents, decimal string) with `amount_usd` (spec 000), recursively. */
@@ -71,14 +70,14 @@ function formatUsage(data: Row[]): string[] {
       };
       for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += row[k];
       lines.push(
-        `  ${groupLabel(r, USAGE_KEYS)}: input ${fmt(row.input)} · cache read ${fmt(row.cacheRead)} · cache write ` +
-          `${fmt(row.cacheWrite)} · output ${fmt(row.output)}${row.searches ? ` · web searches ${fmt(row.searches)}` : ""}`,
+        `  ${groupLabel(r, USAGE_KEYS)}: input ${formatCount(row.input)} · cache read ${formatCount(row.cacheRead)} · cache write ` +
+          `${formatCount(row.cacheWrite)} · output ${formatCount(row.output)}${row.searches ? ` · web searches ${formatCount(row.searches)}` : ""}`,
       );
     }
   }
   lines.push(
-    `Total: input ${fmt(total.input)} · cache read ${fmt(total.cacheRead)} · cache write ${fmt(total.cacheWrite)} ` +
-      `· output ${fmt(total.output)} tokens${total.searches ? ` · web searches ${fmt(total.searches)}` : ""}`,
+    `Total: input ${formatCount(total.input)} · cache read ${formatCount(total.cacheRead)} · cache write ${formatCount(total.cacheWrite)} ` +
+      `· output ${formatCount(total.output)} tokens${total.searches ? ` · web searches ${formatCount(total.searches)}` : ""}`,
   );
   return lines;
 }
@@ -112,10 +111,10 @@ function formatClaudeCode(data: Row[]): string[] {
     const core = (rec["core_metrics"] ?? {}) as Row;
     const loc = (core["lines_of_code"] ?? {}) as Row;
     const parts = [
-      `sessions ${fmt(num(core["num_sessions"]))}`,
-      `lines +${fmt(num(loc["added"]))}/-${fmt(num(loc["removed"]))}`,
-      `commits ${fmt(num(core["commits_by_claude_code"]))}`,
-      `PRs ${fmt(num(core["pull_requests_by_claude_code"]))}`,
+      `sessions ${formatCount(num(core["num_sessions"]))}`,
+      `lines +${formatCount(num(loc["added"]))}/-${formatCount(num(loc["removed"]))}`,
+      `commits ${formatCount(num(core["commits_by_claude_code"]))}`,
+      `PRs ${formatCount(num(core["pull_requests_by_claude_code"]))}`,
     ];
     const tools = (rec["tool_actions"] ?? {}) as Row;
     const toolText = Object.entries(tools)
