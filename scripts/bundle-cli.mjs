@@ -36,7 +36,8 @@ const ownModuleUrls = {
 };
 
 // Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
-// wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages' own import.meta.url becomes the bundle's URL.
+// wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages'
+// own import.meta.url becomes the bundle's URL.
 const banner = [
   'var __tackleUrl = require("node:url"), __tacklePath = require("node:path");',
   "var __tackleBundleUrl = __tackleUrl.pathToFileURL(__filename).href;",

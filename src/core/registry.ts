@@ -33,9 +33,8 @@ export type RegistryChange = { type: "registered" | "unregistered"; name: string
 export function toTool(value: ToolLike): AnyTool {
   const v = value as unknown as Record<string, unknown> | null;
   const name = typeof v?.name === "string" ? `"${v.name}"` : "This tool";
-  if (v && isZod3(v.schema)) throw new Error(`${name}: its schema ${ZOD3_HELP}`);
-  // A tool of tackle's own builds its JSON Schema when `inputSchema` is first read: not here.
-  if (v && !("validate" in v) && isZod3(v.inputSchema)) throw new Error(`${name}: its schema ${ZOD3_HELP}`);
+  // A tool of tackle's own (it has `validate`) builds its JSON Schema when `inputSchema` is first read: not here.
+  if (v && (isZod3(v.schema) || (!("validate" in v) && isZod3(v.inputSchema)))) throw new Error(`${name}: its schema ${ZOD3_HELP}`);
   if (isResultTool(value)) return fromResultTool(value);
   if (isPlainTool(value)) return new JsonSchemaTool(value);
   if (!v || typeof v.name !== "string" || typeof v.execute !== "function" || typeof v.validate !== "function") {
