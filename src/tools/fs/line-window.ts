@@ -56,11 +56,6 @@ export interface LineWindowOptions {
   /** Keep scanning after the window to count every line (cheap on small files). */
   countTotal?: boolean;
   signal?: AbortSignal;
-  /**
-   * The whole file, already read (a small one): decoded at once and split, rather than streamed
-   * line by line, unless a line in the window is long enough to be cut.
-   */
-  bytes?: Buffer;
   /** Told how far into the file reading has got (bytes), after each chunk: a skip through a huge file takes a while. */
   onRead?: (position: number) => void;
 }
@@ -89,7 +84,8 @@ const NEWLINE = 0x0a;
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1 << 20;
 
-function decode(bytes: Buffer, encoding: LineWindowOptions["encoding"]): string {
+/** Decodes a text file's bytes (UTF-8 unless windows-1252 is named). */
+export function decodeText(bytes: Buffer, encoding: LineWindowOptions["encoding"]): string {
   return encoding === "windows-1252" ? iconv().decode(bytes, "win1252") : bytes.toString("utf8");
 }
 
@@ -103,7 +99,7 @@ function finishLine(
   let bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   const whole = bytes.length === byteLength;
   if (whole && bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
-  const text = decode(bytes, options.encoding);
+  const text = decodeText(bytes, options.encoding);
   if (!whole) return { number, text: text.slice(0, options.maxLineChars), cutFrom: byteLength };
   if (text.length > options.maxLineChars) return { number, text: text.slice(0, options.maxLineChars), cutFrom: text.length };
   return { number, text };
@@ -117,12 +113,6 @@ function finishLine(
  */
 export async function readLineWindow(file: string, options: LineWindowOptions): Promise<LineWindow> {
   const maxLineBytes = options.maxLineChars * 4 + 4;
-  if (options.bytes && options.encoding !== "windows-1252") {
-    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-    options.onRead?.(options.bytes.length);
-    const window = wholeTextWindow(options.bytes.subarray(options.startByte ?? 0), options);
-    if (window) return window;
-  }
   // One reused buffer rather than a stream of fresh chunks: memory stays flat even across a
   // gigabyte of skipped lines, where a stream's garbage would pile up faster than it is collected.
   const handle = openChunkReader(file);
@@ -214,8 +204,14 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
     await handle.close();
   }
   if (!full && lineNo >= options.offset && (parts.length > 0 || lineBytes > 0)) {
-    // The last line has no newline at its end.
-    lines.push(finishLine(lineNo, parts, lineBytes, options));
+    // The last line has no newline at its end; it still has to fit.
+    const line = finishLine(lineNo, parts, lineBytes, options);
+    if (lines.length > 0 && chars + line.text.length + 8 > options.maxChars) {
+      stoppedForSize = true;
+      hasMore = true;
+    } else {
+      lines.push(line);
+    }
     sawBytesOnLine = false;
     lineNo++;
   }
@@ -226,36 +222,40 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   return result;
 }
 
+/** What {@link windowOfText} needs: the window, and the limits on lines and characters. */
+export type TextWindowOptions = Pick<LineWindowOptions, "offset" | "limit" | "maxLineChars" | "maxChars">;
+
 /**
- * The window of a small UTF-8 file's bytes, decoded at once: the same answer as the streaming
- * path without a buffer and a decode per line. Undefined when a line in the window is long
- * enough to be cut, which the streaming path measures its own way.
+ * A window of text already in memory (a small file read whole, a converted .docx, UTF-16 text):
+ * the same answer as {@link readLineWindow}, except that a cut line's length is always exact, in
+ * characters. A negative offset counts from the end (-100: the last hundred lines).
  */
-function wholeTextWindow(bytes: Buffer, options: LineWindowOptions): LineWindow | undefined {
-  const segments = bytes.toString("utf8").split("\n");
+export function windowOfText(text: string, options: TextWindowOptions): LineWindow {
+  const segments = text.split("\n");
   // A final newline ends the last line rather than starting an empty one.
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;
   const lines: WindowLine[] = [];
   let chars = 0;
-  let next = options.offset - 1;
+  let next = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
   let stoppedForSize = false;
   for (; next < total && lines.length < options.limit; next++) {
-    let text = segments[next]!;
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (text.length > options.maxLineChars) return undefined;
-    const cost = text.length + 8;
+    let line = segments[next]!;
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    let cutFrom: number | undefined;
+    if (line.length > options.maxLineChars) {
+      cutFrom = line.length;
+      line = line.slice(0, options.maxLineChars);
+    }
+    const cost = line.length + 8;
     if (lines.length > 0 && chars + cost > options.maxChars) {
       stoppedForSize = true;
       break;
     }
-    lines.push({ number: next + 1, text });
+    lines.push(cutFrom === undefined ? { number: next + 1, text: line } : { number: next + 1, text: line, cutFrom });
     chars += cost;
   }
-  const hasMore = next < total;
-  const window: LineWindow = { lines, hasMore, stoppedForSize };
-  if (!hasMore || options.countTotal) window.totalLines = total;
-  return window;
+  return { lines, hasMore: next < total, stoppedForSize, totalLines: total };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { closeSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, openSync, readSync, type Stats } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { iconv } from "../../net/charset.js";
@@ -9,7 +9,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
-import { readLineWindow, readTailLines, type WindowLine } from "./line-window.js";
+import { decodeText, readLineWindow, readTailLines, windowOfText, type WindowLine } from "./line-window.js";
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
@@ -72,7 +72,8 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
   if (!path.isAbsolute(given) && !given.includes("\0")) {
     let cwd: string | undefined;
     try {
-      cwd = realpathSync.native(process.cwd());
+      // getcwd(3), which process.cwd() calls, already answers with symlinks resolved.
+      cwd = process.cwd();
     } catch {
       cwd = undefined;
     }
@@ -95,20 +96,46 @@ function resolvedOnce(ctx: ToolContext, given: string): Promise<ResolvedPath> {
   return ctx.memo.once(`read:${given}`, () => resolveForRead(ctx.workspace, given));
 }
 
-function numbered(lines: readonly WindowLine[]): string {
-  const width = Math.max(6, ...lines.map((l) => String(l.number).length));
-  return lines
-    .map((l) => {
-      const cut =
-        l.cutFrom !== undefined
-          ? ` … [line cut: ${formatCount(l.cutFrom)} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
-          : "";
-      return `${String(l.number).padStart(width)}\t${l.text}${cut}`;
-    })
-    .join("\n");
+/** Spaces to right-align line numbers with (a window's numbers never need more). */
+const PAD = " ".repeat(24);
+/** Narrowest number column; wider only past 999,999 lines. */
+const NUMBER_WIDTH = 6;
+/** Line prefixes ("     1\t") of the first lines in the narrowest column, made once: most reads start there. */
+const prefixes: string[] = [];
+const CACHED_PREFIXES = 10_000;
+
+function prefix(n: number, width: number): string {
+  const cache = width === NUMBER_WIDTH && n > 0 && n < CACHED_PREFIXES;
+  const cached = cache ? prefixes[n] : undefined;
+  if (cached !== undefined) return cached;
+  const digits = String(n);
+  const made = (digits.length < width ? PAD.slice(0, width - digits.length) : "") + digits + "\t";
+  if (cache) prefixes[n] = made;
+  return made;
 }
 
-/** Files up to this size are read whole, once, for the sniff and the text (see readLineWindow's `bytes`). */
+/**
+ * The window's lines numbered for the model, and the same lines bare for the structured result:
+ * each joined once into a flat string, since every read answers with both.
+ */
+function render(lines: readonly WindowLine[]): { numbered: string; raw: string } {
+  // Numbers rise through a window (tail windows count up from a negative one), so the widest is at an end.
+  const width = Math.max(NUMBER_WIDTH, String(lines[0]?.number ?? 0).length, String(lines.at(-1)?.number ?? 0).length);
+  const numbered = new Array<string>(lines.length);
+  const raw = new Array<string>(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const cut =
+      l.cutFrom !== undefined
+        ? ` … [line cut: ${formatCount(l.cutFrom)} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
+        : "";
+    numbered[i] = prefix(l.number, width) + l.text + cut;
+    raw[i] = l.text;
+  }
+  return { numbered: numbered.join("\n"), raw: raw.join("\n") };
+}
+
+/** Files up to this size are read whole, once, for the sniff and the text; larger ones are streamed. */
 const WHOLE_TEXT_MAX = 256 * 1024;
 
 /**
@@ -160,33 +187,6 @@ async function readBase64(file: string, meta: Meta): Promise<ToolExecutionResult
   };
 }
 
-/** Turns whole text (a .docx, a UTF-16 file) into a window, like the streaming path does. */
-function windowOfText(text: string, offset: number, limit: number) {
-  const all = text.split(/\r?\n/);
-  if (all.length > 0 && all[all.length - 1] === "") all.pop();
-  const total = all.length;
-  const start = offset < 0 ? Math.max(1, total + offset + 1) : offset;
-  const lines: WindowLine[] = [];
-  let chars = 0;
-  let stoppedForSize = false;
-  for (let n = start; n <= total && lines.length < limit; n++) {
-    let t = all[n - 1]!;
-    let cutFrom: number | undefined;
-    if (t.length > MAX_LINE_CHARS) {
-      cutFrom = t.length;
-      t = t.slice(0, MAX_LINE_CHARS);
-    }
-    if (lines.length > 0 && chars + t.length + 8 > MAX_READ_CHARS) {
-      stoppedForSize = true;
-      break;
-    }
-    chars += t.length + 8;
-    lines.push(cutFrom === undefined ? { number: n, text: t } : { number: n, text: t, cutFrom });
-  }
-  const last = lines.at(-1)?.number ?? start - 1;
-  return { lines, totalLines: total, hasMore: last < total, stoppedForSize };
-}
-
 function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExecutionResult {
   const label = kind.label ?? "binary data";
   const why = reason ?? "its bytes are not shown as text";
@@ -218,6 +218,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
 
   const offset = args.offset === undefined || args.offset === 0 ? 1 : args.offset;
   const limit = args.limit ?? DEFAULT_READ_LINES;
+  const wanted = { offset, limit, maxLineChars: MAX_LINE_CHARS, maxChars: MAX_READ_CHARS };
 
   if (resolved.absolute.toLowerCase().endsWith(".docx")) {
     if (st.size > MAX_CONVERTED_BYTES) {
@@ -238,7 +239,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         `it could not be converted to text (${(err as Error).message})`,
       );
     }
-    return textResult(meta, windowOfText(text, offset, limit), offset, "docx", "converted from .docx");
+    return textResult(meta, windowOfText(text, wanted), offset, "docx", "converted from .docx");
   }
 
   const read = readStart(resolved.absolute, st.size);
@@ -265,7 +266,14 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
       );
     const text = iconv().decode(read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })), kind.encoding);
-    return textResult(meta, windowOfText(text, offset, limit), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
+    return textResult(meta, windowOfText(text, wanted), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
+  }
+
+  const encoding = kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const);
+  const note = encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
+  if (read.whole) {
+    const text = decodeText(read.whole.subarray(kind.bomLength ?? 0), encoding);
+    return textResult(meta, windowOfText(text, wanted), offset, "text", note);
   }
 
   const fileSize = st.size;
@@ -285,13 +293,11 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     const common = {
       maxLineChars: MAX_LINE_CHARS,
       maxChars: MAX_READ_CHARS,
-      encoding: kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const),
+      encoding,
       startByte: kind.bomLength ?? 0,
       signal: ctx.signal,
       onRead: (position: number) => void (readSoFar = position),
-      ...(read.whole ? { bytes: read.whole } : {}),
     };
-    const note = kind.encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
     if (offset < 0) {
       const from = -offset;
       const count = Math.min(limit, from);
@@ -389,9 +395,8 @@ function textResult(
   } else if (first > 1 && total !== undefined) {
     notices.push(`[Lines ${first}–${last} of ${formatCount(total)}; end of file.]`);
   }
-  const body = numbered(lines);
+  const { numbered: body, raw } = render(lines);
   const content = notices.length ? `${body}\n${notices.join("\n")}` : body;
-  const raw = lines.map((l) => l.text).join("\n");
   const extra = {
     kind,
     startLine: first,
