@@ -222,42 +222,6 @@ export async function readLineWindow(file: string, options: LineWindowOptions): 
   return result;
 }
 
-/** What {@link windowOfText} needs: the window, and the limits on lines and characters. */
-export type TextWindowOptions = Pick<LineWindowOptions, "offset" | "limit" | "maxLineChars" | "maxChars">;
-
-/**
- * A window of text already in memory (a small file read whole, a converted .docx, UTF-16 text):
- * the same answer as {@link readLineWindow}, except that a cut line's length is always exact, in
- * characters. A negative offset counts from the end (-100: the last hundred lines).
- */
-export function windowOfText(text: string, options: TextWindowOptions): LineWindow {
-  const segments = text.split("\n");
-  // A final newline ends the last line rather than starting an empty one.
-  if (segments.at(-1) === "") segments.pop();
-  const total = segments.length;
-  const lines: WindowLine[] = [];
-  let chars = 0;
-  let next = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
-  let stoppedForSize = false;
-  for (; next < total && lines.length < options.limit; next++) {
-    let line = segments[next]!;
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    let cutFrom: number | undefined;
-    if (line.length > options.maxLineChars) {
-      cutFrom = line.length;
-      line = line.slice(0, options.maxLineChars);
-    }
-    const cost = line.length + 8;
-    if (lines.length > 0 && chars + cost > options.maxChars) {
-      stoppedForSize = true;
-      break;
-    }
-    lines.push(cutFrom === undefined ? { number: next + 1, text: line } : { number: next + 1, text: line, cutFrom });
-    chars += cost;
-  }
-  return { lines, hasMore: next < total, stoppedForSize, totalLines: total };
-}
-
 /**
  * Reads the last `count` lines (after skipping `skipFromEnd` lines at the very end) by reading
  * the file backwards in blocks, like `tail -n`: the cost depends on the window, not the file.

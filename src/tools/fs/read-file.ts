@@ -9,7 +9,8 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
-import { decodeText, readLineWindow, readTailLines, windowOfText, type WindowLine } from "./line-window.js";
+import { decodeText, readLineWindow, readTailLines } from "./line-window.js";
+import { numberLines, numberText, type NumberedWindow } from "./numbered.js";
 import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
@@ -94,45 +95,6 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
 /** {@link resolveForRead}, once per call: scope, access and execute share the answer. */
 function resolvedOnce(ctx: ToolContext, given: string): Promise<ResolvedPath> {
   return ctx.memo.once(`read:${given}`, () => resolveForRead(ctx.workspace, given));
-}
-
-/** Spaces to right-align line numbers with (a window's numbers never need more). */
-const PAD = " ".repeat(24);
-/** Narrowest number column; wider only past 999,999 lines. */
-const NUMBER_WIDTH = 6;
-/** Line prefixes ("     1\t") of the first lines in the narrowest column, made once: most reads start there. */
-const prefixes: string[] = [];
-const CACHED_PREFIXES = 10_000;
-
-function prefix(n: number, width: number): string {
-  const cache = width === NUMBER_WIDTH && n > 0 && n < CACHED_PREFIXES;
-  const cached = cache ? prefixes[n] : undefined;
-  if (cached !== undefined) return cached;
-  const digits = String(n);
-  const made = (digits.length < width ? PAD.slice(0, width - digits.length) : "") + digits + "\t";
-  if (cache) prefixes[n] = made;
-  return made;
-}
-
-/**
- * The window's lines numbered for the model, and the same lines bare for the structured result:
- * each joined once into a flat string, since every read answers with both.
- */
-function render(lines: readonly WindowLine[]): { numbered: string; raw: string } {
-  // Numbers rise through a window (tail windows count up from a negative one), so the widest is at an end.
-  const width = Math.max(NUMBER_WIDTH, String(lines[0]?.number ?? 0).length, String(lines.at(-1)?.number ?? 0).length);
-  const numbered = new Array<string>(lines.length);
-  const raw = new Array<string>(lines.length);
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    const cut =
-      l.cutFrom !== undefined
-        ? ` … [line cut: ${formatCount(l.cutFrom)} characters, only the first ${MAX_LINE_CHARS} shown; use grep to find text in it]`
-        : "";
-    numbered[i] = prefix(l.number, width) + l.text + cut;
-    raw[i] = l.text;
-  }
-  return { numbered: numbered.join("\n"), raw: raw.join("\n") };
 }
 
 /** Files up to this size are read whole, once, for the sniff and the text; larger ones are streamed. */
@@ -239,7 +201,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         `it could not be converted to text (${(err as Error).message})`,
       );
     }
-    return textResult(meta, windowOfText(text, wanted), offset, "docx", "converted from .docx");
+    return textResult(meta, numberText(text, wanted), offset, "docx", "converted from .docx");
   }
 
   const read = readStart(resolved.absolute, st.size);
@@ -266,14 +228,14 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
       );
     const text = iconv().decode(read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })), kind.encoding);
-    return textResult(meta, windowOfText(text, wanted), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
+    return textResult(meta, numberText(text, wanted), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 
   const encoding = kind.encoding === "windows-1252" ? ("windows-1252" as const) : ("utf-8" as const);
   const note = encoding === "windows-1252" ? "not valid UTF-8; decoded as windows-1252" : undefined;
   if (read.whole) {
     const text = decodeText(read.whole.subarray(kind.bomLength ?? 0), encoding);
-    return textResult(meta, windowOfText(text, wanted), offset, "text", note);
+    return textResult(meta, numberText(text, wanted), offset, "text", note);
   }
 
   const fileSize = st.size;
@@ -312,12 +274,15 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
           limit: Math.min(count, total - start + 1 || 1),
           countTotal: true,
         });
-        return textResult(meta, window, start, "text", note);
+        return textResult(meta, numberLines(window, MAX_LINE_CHARS), start, "text", note);
       }
       const tail = await readTailLines(resolved.absolute, count, from - count, common);
       return textResult(
         meta,
-        { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize },
+        numberLines(
+          { lines: tail.lines, hasMore: from - count > 0, stoppedForSize: false, reachedStart: tail.reachedStart && !tail.stoppedForSize },
+          MAX_LINE_CHARS,
+        ),
         offset,
         "text",
         note,
@@ -325,30 +290,20 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       );
     }
     const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: fileSize <= COUNT_TOTAL_BELOW });
-    return textResult(meta, window, offset, "text", note);
+    return textResult(meta, numberLines(window, MAX_LINE_CHARS), offset, "text", note);
   }
-}
-
-interface WindowLike {
-  lines: WindowLine[];
-  hasMore: boolean;
-  stoppedForSize: boolean;
-  totalLines?: number;
-  /** Tail reads: the window reaches the first line of the file. */
-  reachedStart?: boolean;
 }
 
 function textResult(
   meta: Meta,
-  window: WindowLike,
+  window: NumberedWindow,
   offset: number,
   kind: "text" | "docx",
   note: string | undefined,
   fromEnd = false,
 ): ToolExecutionResult {
-  const { lines } = window;
   const total = window.totalLines;
-  if (lines.length === 0) {
+  if (window.count === 0) {
     if (meta.st.size === 0 || total === 0) {
       return {
         content: `"${meta.rel}" is empty (0 lines).`,
@@ -370,13 +325,13 @@ function textResult(
       );
     }
   }
-  const first = lines[0]?.number ?? offset;
-  const last = lines.at(-1)?.number ?? offset;
+  const first = window.first ?? offset;
+  const last = window.last ?? offset;
   const notices: string[] = [];
   if (note) notices.push(`(${note})`);
   let nextOffset: number | undefined;
   if (fromEnd) {
-    const n = lines.length || 100;
+    const n = window.count || 100;
     const parts = [
       `[Lines ${first} to ${last}, numbered from the end of this ${formatBytes(meta.st.size)} ` +
         `file (-1 is the last line; the file is too large to number from the start).`,
@@ -395,7 +350,7 @@ function textResult(
   } else if (first > 1 && total !== undefined) {
     notices.push(`[Lines ${first}–${last} of ${formatCount(total)}; end of file.]`);
   }
-  const { numbered: body, raw } = render(lines);
+  const { numbered: body, raw } = window;
   const content = notices.length ? `${body}\n${notices.join("\n")}` : body;
   const extra = {
     kind,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readLineWindow, readTailLines, windowOfText } from "../../../src/tools/fs/line-window.js";
+import { readLineWindow, readTailLines } from "../../../src/tools/fs/line-window.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-lines-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -14,47 +14,6 @@ const file = (name: string, content: string | Buffer) => {
 const opts = { maxLineChars: 50, maxChars: 10_000 };
 
 describe("readLineWindow", () => {
-  it("windowOfText answers text in memory as the streaming path answers the file, cut lines measured exactly", async () => {
-    let seed = 11;
-    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const pieces = ["a", "word ", "é", "😀", "\r", "", "\t", "x".repeat(30), "\uFFFD"];
-    for (let round = 0; round < 300; round++) {
-      const lineCount = Math.floor(random() * 12);
-      const lines = Array.from({ length: lineCount }, () =>
-        Array.from({ length: Math.floor(random() * 4) }, () => pieces[Math.floor(random() * pieces.length)]).join(""),
-      );
-      let bytes = Buffer.from(lines.join(random() < 0.3 ? "\r\n" : "\n") + (random() < 0.5 ? "\n" : ""));
-      // Now and then a malformed byte, which both paths decode to U+FFFD.
-      if (random() < 0.2 && bytes.length > 0) bytes = Buffer.concat([bytes.subarray(0, 1), Buffer.from([0xc3]), bytes.subarray(1)]);
-      const p = file(`w${round}`, bytes);
-      const text = bytes.toString("utf8");
-      const options = {
-        offset: 1 + Math.floor(random() * 6),
-        limit: 1 + Math.floor(random() * 8),
-        maxLineChars: 10 + Math.floor(random() * 60),
-        maxChars: 20 + Math.floor(random() * 200),
-      };
-      const streamed = await readLineWindow(p, { ...options, countTotal: true });
-      // The stream measures a line too long to decode whole in bytes; text in memory knows its characters.
-      const shown = text.split("\n").map((l) => l.replace(/\r$/, ""));
-      const expected = {
-        ...streamed,
-        lines: streamed.lines.map((l) => (l.cutFrom === undefined ? l : { ...l, cutFrom: shown[l.number - 1]!.length })),
-      };
-      const about = JSON.stringify({ bytes: bytes.toString("hex"), options });
-      expect(windowOfText(text, options), about).toEqual(expected);
-      // A negative offset is the window that starts as many lines before the end.
-      const back = -(1 + Math.floor(random() * 6));
-      const start = Math.max(1, (streamed.totalLines ?? 0) + back + 1);
-      const fromEnd = await readLineWindow(p, { ...options, offset: start, countTotal: true });
-      const fromEndExpected = {
-        ...fromEnd,
-        lines: fromEnd.lines.map((l) => (l.cutFrom === undefined ? l : { ...l, cutFrom: shown[l.number - 1]!.length })),
-      };
-      expect(windowOfText(text, { ...options, offset: back }), `${about} offset ${back}`).toEqual(fromEndExpected);
-    }
-  });
-
   it("counts lines with and without a final newline", async () => {
     expect((await readLineWindow(file("a", "x\ny\n"), { ...opts, offset: 1, limit: 10 })).totalLines).toBe(2);
     expect((await readLineWindow(file("b", "x\ny"), { ...opts, offset: 1, limit: 10 })).totalLines).toBe(2);

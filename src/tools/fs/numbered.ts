@@ -1,0 +1,132 @@
+import { formatCount } from "../../core/format-count.js";
+import type { LineWindow, LineWindowOptions, WindowLine } from "./line-window.js";
+
+/**
+ * A window of a file as read_file answers with it: numbered for the model, bare for the
+ * structured result, and where it sits in the file.
+ */
+export interface NumberedWindow {
+  /** The lines with right-aligned numbers and a tab ("     1\tfirst line"), joined by newlines. */
+  numbered: string;
+  /** The same lines as shown (carriage returns dropped, long lines cut), joined by newlines. */
+  raw: string;
+  /** Lines in the window. */
+  count: number;
+  /** Numbers of the first and last lines, when there are any. */
+  first?: number;
+  last?: number;
+  hasMore: boolean;
+  stoppedForSize: boolean;
+  totalLines?: number;
+  /** Tail reads: the window reaches the first line of the file. */
+  reachedStart?: boolean;
+}
+
+/** What {@link numberText} needs: the window, and the limits on lines and characters. */
+export type TextWindowOptions = Pick<LineWindowOptions, "offset" | "limit" | "maxLineChars" | "maxChars">;
+
+/** Narrowest number column; wider only past 999,999 lines. */
+const NUMBER_WIDTH = 6;
+const PAD = " ".repeat(24);
+/** Prefixes ("     1\t") of the first lines in the narrowest column, made once: most reads start there. */
+const prefixes: string[] = [];
+const CACHED_PREFIXES = 10_000;
+
+function makePrefix(n: number, width: number): string {
+  const digits = String(n);
+  return (digits.length < width ? PAD.slice(0, width - digits.length) : "") + digits + "\t";
+}
+
+function prefix(n: number, width: number): string {
+  if (width !== NUMBER_WIDTH || n < 0 || n >= CACHED_PREFIXES) return makePrefix(n, width);
+  // Filled in order, so the array stays dense (a far first index would make it a dictionary).
+  while (prefixes.length <= n) prefixes.push(makePrefix(prefixes.length, NUMBER_WIDTH));
+  return prefixes[n]!;
+}
+
+function cutNotice(length: number, maxLineChars: number): string {
+  return ` … [line cut: ${formatCount(length)} characters, only the first ${maxLineChars} shown; use grep to find text in it]`;
+}
+
+/** Numbers the lines of a window read from a file (streamed, or from its end). */
+export function numberLines(window: LineWindow & { reachedStart?: boolean }, maxLineChars: number): NumberedWindow {
+  const { lines, ...where } = window;
+  // Numbers rise through a window (tail windows count up from a negative one), so the widest is at an end.
+  const first = lines[0]?.number;
+  const last = lines.at(-1)?.number;
+  const width = Math.max(NUMBER_WIDTH, String(first ?? 0).length, String(last ?? 0).length);
+  const numbered = new Array<string>(lines.length);
+  const raw = new Array<string>(lines.length);
+  lines.forEach((l: WindowLine, i) => {
+    numbered[i] = prefix(l.number, width) + l.text + (l.cutFrom !== undefined ? cutNotice(l.cutFrom, maxLineChars) : "");
+    raw[i] = l.text;
+  });
+  return { ...where, numbered: numbered.join("\n"), raw: raw.join("\n"), count: lines.length, first, last };
+}
+
+/**
+ * A window of text already in memory (a small file read whole, a converted .docx, UTF-16 text),
+ * numbered: the same answer as {@link numberLines} over the streaming reader's window, except that a
+ * cut line's length is always exact, in characters. A negative offset counts from the end (-100:
+ * the last hundred lines). No object is made per line: this is every small read's path.
+ */
+export function numberText(text: string, options: TextWindowOptions): NumberedWindow {
+  const segments = text.split("\n");
+  // A final newline ends the last line rather than starting an empty one.
+  if (segments.at(-1) === "") segments.pop();
+  const total = segments.length;
+  const from = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
+  // First, which lines fit (the limit, the size), and whether any is shown other than as it is.
+  let end = from;
+  let chars = 0;
+  let spanned = 0;
+  let stoppedForSize = false;
+  let changed = false;
+  for (; end < total && end - from < options.limit; end++) {
+    const segment = segments[end]!;
+    const cr = segment.endsWith("\r");
+    const length = cr ? segment.length - 1 : segment.length;
+    const shown = Math.min(length, options.maxLineChars);
+    if (end > from && chars + shown + 8 > options.maxChars) {
+      stoppedForSize = true;
+      break;
+    }
+    chars += shown + 8;
+    spanned += segment.length + 1;
+    changed ||= cr || shown < length;
+  }
+  const count = Math.max(0, end - from);
+  const width = Math.max(NUMBER_WIDTH, String(end).length);
+  const numbered = new Array<string>(count);
+  let raw: string;
+  if (!changed) {
+    // The lines stand in the text as shown: the bare window is a slice of it.
+    let start = 0;
+    for (let i = 0; i < from && i < total; i++) start += segments[i]!.length + 1;
+    raw = count > 0 ? text.slice(start, start + spanned - 1) : "";
+    for (let i = 0; i < count; i++) numbered[i] = prefix(from + i + 1, width) + segments[from + i]!;
+  } else {
+    const bare = new Array<string>(count);
+    for (let i = 0; i < count; i++) {
+      let line = segments[from + i]!;
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      let notice = "";
+      if (line.length > options.maxLineChars) {
+        notice = cutNotice(line.length, options.maxLineChars);
+        line = line.slice(0, options.maxLineChars);
+      }
+      bare[i] = line;
+      numbered[i] = prefix(from + i + 1, width) + line + notice;
+    }
+    raw = bare.join("\n");
+  }
+  return {
+    numbered: numbered.join("\n"),
+    raw,
+    count,
+    ...(count > 0 ? { first: from + 1, last: end } : {}),
+    hasMore: end < total,
+    stoppedForSize,
+    totalLines: total,
+  };
+}
