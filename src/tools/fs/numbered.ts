@@ -55,13 +55,11 @@ export function numberLines(window: LineWindow & { reachedStart?: boolean }, max
   const first = lines[0]?.number;
   const last = lines.at(-1)?.number;
   const width = Math.max(NUMBER_WIDTH, String(first ?? 0).length, String(last ?? 0).length);
-  const numbered = new Array<string>(lines.length);
-  const raw = new Array<string>(lines.length);
-  lines.forEach((l: WindowLine, i) => {
-    numbered[i] = prefix(l.number, width) + l.text + (l.cutFrom !== undefined ? cutNotice(l.cutFrom, maxLineChars) : "");
-    raw[i] = l.text;
-  });
-  return { ...where, numbered: numbered.join("\n"), raw: raw.join("\n"), count: lines.length, first, last };
+  const numbered = lines.map(
+    (l: WindowLine) => prefix(l.number, width) + l.text + (l.cutFrom !== undefined ? cutNotice(l.cutFrom, maxLineChars) : ""),
+  );
+  const raw = lines.map((l) => l.text).join("\n");
+  return { ...where, numbered: numbered.join("\n"), raw, count: lines.length, first, last };
 }
 
 /**
@@ -97,16 +95,16 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   }
   const count = Math.max(0, end - from);
   const width = Math.max(NUMBER_WIDTH, String(end).length);
-  const numbered = new Array<string>(count);
+  const numbered: string[] = [];
   let raw: string;
   if (!changed) {
     // The lines stand in the text as shown: the bare window is a slice of it.
     let start = 0;
     for (let i = 0; i < from && i < total; i++) start += segments[i]!.length + 1;
     raw = count > 0 ? text.slice(start, start + spanned - 1) : "";
-    for (let i = 0; i < count; i++) numbered[i] = prefix(from + i + 1, width) + segments[from + i]!;
+    for (let i = 0; i < count; i++) numbered.push(prefix(from + i + 1, width) + segments[from + i]!);
   } else {
-    const bare = new Array<string>(count);
+    const bare: string[] = [];
     for (let i = 0; i < count; i++) {
       let line = segments[from + i]!;
       if (line.endsWith("\r")) line = line.slice(0, -1);
@@ -115,8 +113,8 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
         notice = cutNotice(line.length, options.maxLineChars);
         line = line.slice(0, options.maxLineChars);
       }
-      bare[i] = line;
-      numbered[i] = prefix(from + i + 1, width) + line + notice;
+      bare.push(line);
+      numbered.push(prefix(from + i + 1, width) + line + notice);
     }
     raw = bare.join("\n");
   }
