@@ -1,10 +1,7 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
 import type { GrepWorkerInput, GrepWorkerOutput } from "./grep-worker.js";
+import { workerScript } from "./worker-script.js";
 
 /**
  * Runs the built-in search in a worker thread and terminates it on abort, so the call is
@@ -13,7 +10,7 @@ import type { GrepWorkerInput, GrepWorkerOutput } from "./grep-worker.js";
  * unusual runtime), and the caller searches in-process instead.
  */
 export function grepOffThread(input: GrepWorkerInput, signal: AbortSignal): Promise<GrepWorkerOutput | undefined> {
-  const script = workerScript();
+  const script = workerScript("grep-worker");
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(new ToolError("CANCELLED", "The search was cancelled."));
@@ -44,26 +41,4 @@ export function grepOffThread(input: GrepWorkerInput, signal: AbortSignal): Prom
     worker.once("error", () => finish(() => resolve(undefined)));
     worker.once("exit", () => finish(() => resolve(undefined)));
   });
-}
-
-let cachedScript: { code: string | URL; eval: boolean } | null | undefined;
-
-/**
- * What the worker runs. Built, it is grep-worker.js beside this file. From source (tests, tsx)
- * it is TypeScript, and Node 20 applies no `--import` loader to a worker's entry module, so a
- * small bootstrap registers tsx's ESM hooks inside the worker and then imports it.
- */
-function workerScript(): { code: string | URL; eval: boolean } | null {
-  if (cachedScript !== undefined) return cachedScript;
-  if (!import.meta.url.endsWith(".ts")) return (cachedScript = { code: new URL("./grep-worker.js", import.meta.url), eval: false });
-  try {
-    const cjs = createRequire(import.meta.url).resolve("tsx/esm/api");
-    const esm = path.join(path.dirname(cjs), "index.mjs");
-    if (!existsSync(esm)) return (cachedScript = null);
-    const worker = new URL("./grep-worker.ts", import.meta.url).href;
-    const code = `import(${JSON.stringify(pathToFileURL(esm).href)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); });`;
-    return (cachedScript = { code, eval: true });
-  } catch {
-    return (cachedScript = null);
-  }
 }
