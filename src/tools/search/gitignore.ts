@@ -93,6 +93,15 @@ function compileLine(raw: string): IgnoreRule | undefined {
   return { match, whitelist, onlyDir };
 }
 
+export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore"] as const;
+
+/** What a level is built from: plain data, so it can be sent to another thread and built again there. */
+export interface LevelSource {
+  dir: string;
+  texts: Partial<Record<(typeof IGNORE_FILE_NAMES)[number], string>>;
+  hasGit: boolean;
+}
+
 /** The ignore files a directory holds, in ripgrep's order of precedence. */
 export interface IgnoreLevel {
   /** Absolute directory the files are in. */
@@ -104,17 +113,12 @@ export interface IgnoreLevel {
   gitignore?: IgnoreFile;
   /** The directory holds `.git`: .gitignore files above it do not apply below it. */
   hasGit: boolean;
+  source: LevelSource;
 }
 
-export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore"] as const;
-
 /** Builds a level from the texts of the ignore files found in `dir`; `undefined` when it adds nothing. */
-export function makeLevel(
-  dir: string,
-  texts: Partial<Record<(typeof IGNORE_FILE_NAMES)[number], string>>,
-  hasGit: boolean,
-): IgnoreLevel | undefined {
-  const level: IgnoreLevel = { dir, prefix: dir.endsWith("/") ? dir : `${dir}/`, hasGit };
+export function makeLevel(dir: string, texts: LevelSource["texts"], hasGit: boolean): IgnoreLevel | undefined {
+  const level: IgnoreLevel = { dir, prefix: dir.endsWith("/") ? dir : `${dir}/`, hasGit, source: { dir, texts, hasGit } };
   const add = (key: "rgignore" | "ignore" | "gitignore", text: string | undefined) => {
     if (text === undefined) return;
     const file = new IgnoreFile(text);

@@ -45,6 +45,69 @@ export function ancestorLevels(dir: string): IgnoreLevel[] {
   return levels;
 }
 
+/** A folder still to be read, with the ignore levels of the folders above it, deepest first. */
+export interface Folder {
+  dir: string;
+  levels: readonly IgnoreLevel[];
+}
+
+/**
+ * Reads one folder of a walk: hands each file the ignore rules keep to `onFile` (absolute path)
+ * and each folder they keep to `onFolder`, with the levels that apply inside it. `.git` is
+ * skipped; symbolic links and special files are neither followed nor listed. Returns the error
+ * when the folder cannot be read (a walk skips such a folder, as ripgrep does, unless it is the root).
+ */
+export function readFolder(folder: Folder, onFile: (absolute: string) => void, onFolder: (folder: Folder) => void): Error | undefined {
+  const { dir, levels: inherited } = folder;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    return err as Error;
+  }
+  let levels = inherited;
+  let hasGit = false;
+  let hasIgnoreFile = false;
+  for (const e of entries) {
+    if (e.name === ".git") hasGit = true;
+    else if ((IGNORE_FILE_NAMES as readonly string[]).includes(e.name)) hasIgnoreFile = true;
+  }
+  if (hasIgnoreFile || hasGit) {
+    const texts = hasIgnoreFile
+      ? {
+          ".rgignore": readIfPresent(path.join(dir, ".rgignore")),
+          ".ignore": readIfPresent(path.join(dir, ".ignore")),
+          ".gitignore": readIfPresent(path.join(dir, ".gitignore")),
+        }
+      : {};
+    const level = makeLevel(dir, texts, hasGit);
+    if (level) levels = [level, ...inherited];
+  }
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  const check = levels.length > 0;
+  for (const e of entries) {
+    if (e.name === ".git") continue;
+    const absolute = prefix + e.name;
+    let isDir = e.isDirectory();
+    let isFile = e.isFile();
+    if (!isDir && !isFile && !e.isSymbolicLink() && !e.isFIFO() && !e.isSocket() && !e.isBlockDevice() && !e.isCharacterDevice()) {
+      // The file system did not say (DT_UNKNOWN): ask, without following links.
+      try {
+        const st = lstatSync(absolute);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      } catch {
+        continue;
+      }
+    }
+    if (isDir) {
+      if (!check || !isIgnored(levels, absolute, true)) onFolder({ dir: absolute, levels });
+    } else if (isFile) {
+      if (!check || !isIgnored(levels, absolute, false)) onFile(absolute);
+    }
+  }
+}
+
 export interface WalkOptions {
   signal: AbortSignal;
   /** Called for every file that is not ignored, with its absolute path. */
@@ -60,59 +123,13 @@ export interface WalkOptions {
 export async function walkFiles(root: string, options: WalkOptions): Promise<void> {
   const { signal, onFile } = options;
   const pause = yielder(signal);
-  const stack: Array<{ dir: string; levels: readonly IgnoreLevel[] }> = [{ dir: root, levels: ancestorLevels(root) }];
+  const stack: Folder[] = [{ dir: root, levels: ancestorLevels(root) }];
+  const onFolder = (folder: Folder) => void stack.push(folder);
   while (stack.length > 0) {
     const wait = pause();
     if (wait) await wait;
-    const { dir, levels: inherited } = stack.pop()!;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      // A directory that vanished or cannot be read is skipped, as ripgrep does.
-      if (dir === root) throw err;
-      continue;
-    }
-    let levels = inherited;
-    let hasGit = false;
-    let hasIgnoreFile = false;
-    for (const e of entries) {
-      if (e.name === ".git") hasGit = true;
-      else if ((IGNORE_FILE_NAMES as readonly string[]).includes(e.name)) hasIgnoreFile = true;
-    }
-    if (hasIgnoreFile || hasGit) {
-      const texts = hasIgnoreFile
-        ? {
-            ".rgignore": readIfPresent(path.join(dir, ".rgignore")),
-            ".ignore": readIfPresent(path.join(dir, ".ignore")),
-            ".gitignore": readIfPresent(path.join(dir, ".gitignore")),
-          }
-        : {};
-      const level = makeLevel(dir, texts, hasGit);
-      if (level) levels = [level, ...inherited];
-    }
-    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
-    const check = levels.length > 0;
-    for (const e of entries) {
-      if (e.name === ".git") continue;
-      const absolute = prefix + e.name;
-      let isDir = e.isDirectory();
-      let isFile = e.isFile();
-      if (!isDir && !isFile && !e.isSymbolicLink() && !e.isFIFO() && !e.isSocket() && !e.isBlockDevice() && !e.isCharacterDevice()) {
-        // The file system did not say (DT_UNKNOWN): ask, without following links.
-        try {
-          const st = lstatSync(absolute);
-          isDir = st.isDirectory();
-          isFile = st.isFile();
-        } catch {
-          continue;
-        }
-      }
-      if (isDir) {
-        if (!check || !isIgnored(levels, absolute, true)) stack.push({ dir: absolute, levels });
-      } else if (isFile) {
-        if (!check || !isIgnored(levels, absolute, false)) onFile(absolute);
-      }
-    }
+    const folder = stack.pop()!;
+    const failed = readFolder(folder, onFile, onFolder);
+    if (failed && folder.dir === root) throw failed;
   }
 }
