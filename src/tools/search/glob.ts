@@ -11,7 +11,7 @@ import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend }
 import { eachFile } from "./file-list.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 import { reportElapsed } from "../progress.js";
-import { ModifiedTimes } from "./modified-times.js";
+import { NewestFiles, type Newest } from "./newest-files.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
 export const MAX_GLOB_RESULTS = 5000;
@@ -33,8 +33,6 @@ export interface GlobToolOptions {
   /** Engine that lists files: `auto` (ripgrep when installed), `ripgrep` or `builtin`. Absent: TACKLE_GREP_BACKEND, then auto. */
   backend?: SearchBackend;
 }
-
-const PICO: picomatch.PicomatchOptions = { dot: true };
 
 /**
  * The pattern relative to the search directory: "./" dropped, an absolute pattern inside the
@@ -109,31 +107,31 @@ export function createGlobTool(options: GlobToolOptions = {}) {
         throw new ToolError("INVALID_ARGS", `"${args.path}" is a file; glob's path must be a directory (use read_file to read a file).`);
       }
       const pattern = normalisePattern(args.pattern, root);
-      let isMatch: (p: string) => boolean;
+      const filter = { pattern, cut: root.relative === "." ? 0 : root.relative.length + 1 };
+      let files: NewestFiles;
       try {
-        isMatch = picomatch(pattern, PICO);
+        files = new NewestFiles(root.root, filter, args.maxResults, ctx.signal);
       } catch (err) {
         throw new ToolError("INVALID_ARGS", `The glob "${args.pattern}" is not valid (${(err as Error).message}).`);
       }
       const walkRoot = await narrowedRoot(root, pattern);
       const backend = globBackend(options.backend);
       const stopProgress = reportElapsed(ctx, "listing files");
-      const cut = root.relative === "." ? 0 : root.relative.length + 1;
-      // Matches are stamped on another thread while the walk goes on.
-      const times = new ModifiedTimes(root.root, ctx.signal);
-      // Every file matches these; picomatch would say so 30,000 times over.
-      const all = pattern === "**" || pattern === "**/*";
-      const onFile = (f: string) => {
-        if (all || isMatch(cut ? f.slice(cut) : f)) times.add(f);
-      };
-      await eachFile(walkRoot, backend, ctx.signal, onFile).finally(stopProgress);
-      const found = await times.done();
-      const shown = found.newest(args.maxResults);
+      let found: Newest;
+      try {
+        if (backend.kind === "builtin") files.walk(walkRoot.absolute);
+        else await eachFile(walkRoot, backend, ctx.signal, (f) => files.add(f));
+        found = await files.done();
+      } finally {
+        files.close();
+        stopProgress();
+      }
+      const shown = found.newest;
       const where = root.display(root.relative);
       const structured = {
         files: shown.map((f) => root.display(f.path)),
-        total: found.size,
-        truncated: found.size > shown.length,
+        total: found.total,
+        truncated: found.total > shown.length,
       };
       if (shown.length === 0) {
         const hint =
@@ -147,11 +145,11 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       if (structured.truncated) {
         lines.push(
           "",
-          `[Showing the ${shown.length} most recently modified of ${found.size} matching files. Use a more specific pattern or path` +
+          `[Showing the ${shown.length} most recently modified of ${found.total} matching files. Use a more specific pattern or path` +
             (args.maxResults < MAX_GLOB_RESULTS ? `, or raise maxResults (up to ${MAX_GLOB_RESULTS}).]` : ".]"),
         );
       }
-      return { content: lines.join("\n"), structured, metadata: { total: found.size, truncated: structured.truncated } };
+      return { content: lines.join("\n"), structured, metadata: { total: found.total, truncated: structured.truncated } };
     },
   });
 }

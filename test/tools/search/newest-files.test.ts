@@ -1,38 +1,148 @@
-import { utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileTimes, ModifiedTimes } from "../../../src/tools/search/modified-times.js";
+import { FileTimes } from "../../../src/tools/search/file-times.js";
+import { NewestFiles } from "../../../src/tools/search/newest-files.js";
+import { walkFiles } from "../../../src/tools/search/walk.js";
 import { tempDir } from "../../support/tools.js";
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => (dir = tempDir()));
 afterEach(() => dir.cleanup());
 
-describe("ModifiedTimes", () => {
-  it("reads every file's time on the stat threads, in batches, and drops files that vanished", async () => {
+const ALL = { pattern: "**/*", cut: 0 };
+const never = () => new AbortController().signal;
+
+function write(files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir.dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir.dir, rel), text);
+  }
+}
+
+/** What the main-thread walk finds, stat-ed and sorted here: the answer the threads must give. */
+async function expected(root: string, match: (relative: string) => boolean, count: number) {
+  const paths: string[] = [];
+  const times: number[] = [];
+  await walkFiles(root, {
+    signal: never(),
+    onFile: (absolute) => {
+      const relative = path.relative(dir.dir, absolute);
+      if (!match(relative)) return;
+      paths.push(relative);
+      times.push(statSync(absolute).mtimeMs);
+    },
+  });
+  return { total: paths.length, newest: new FileTimes(paths, times).newest(count) };
+}
+
+describe("NewestFiles", () => {
+  it("reads every listed file's time on the threads, in batches, and drops files that vanished", async () => {
     const names = Array.from({ length: 1500 }, (_, i) => `f${i}.txt`);
     names.forEach((name, i) => {
       writeFileSync(path.join(dir.dir, name), "");
       utimesSync(path.join(dir.dir, name), 1_000 + i, 1_000 + i);
     });
-    const times = new ModifiedTimes(dir.dir, new AbortController().signal);
-    for (const name of names) times.add(name);
-    times.add("gone.txt");
-    const found = await times.done();
-    expect(found.size).toBe(1500);
-    expect(found.newest(3)).toEqual([
-      { path: "f1499.txt", mtime: 2_499_000 },
-      { path: "f1498.txt", mtime: 2_498_000 },
-      { path: "f1497.txt", mtime: 2_497_000 },
-    ]);
+    const files = new NewestFiles(dir.dir, ALL, 3, never());
+    for (const name of names) files.add(name);
+    files.add("gone.txt");
+    expect(await files.done()).toEqual({
+      total: 1500,
+      newest: [
+        { path: "f1499.txt", mtime: 2_499_000 },
+        { path: "f1498.txt", mtime: 2_498_000 },
+        { path: "f1497.txt", mtime: 2_497_000 },
+      ],
+    });
+  });
+
+  it("walks on the threads as the main-thread walk does: ignore files at every level, nested repositories, links, hidden files", async () => {
+    write({
+      ".gitignore": "*.log\n!keep.log\n/build/\ncache/\n**/tmp-*\n",
+      ".ignore": "secret/\n",
+      "keep.log": "",
+      "drop.log": "",
+      "build/out.js": "",
+      "lib/build/out.js": "",
+      ".hidden/a.txt": "",
+      ".env": "",
+      "secret/s.txt": "",
+      "src/.gitignore": "generated.ts\n",
+      "src/.rgignore": "!generated.ts\nskip.*\n",
+      "src/generated.ts": "",
+      "src/skip.ts": "",
+      "src/deep/cache/c.txt": "",
+      "src/deep/tmp-1.txt": "",
+      "sub/.git/HEAD": "",
+      "sub/.gitignore": "only-here.txt\n",
+      "sub/a.log": "",
+      "sub/only-here.txt": "",
+      "sub/nested/only-here.txt": "",
+    });
+    // Enough folders under one that the threads share them out.
+    for (let i = 0; i < 40; i++) {
+      for (let j = 0; j < 5; j++) write({ [`src/m${i}/d${j}/f.ts`]: "", [`src/m${i}/d${j}/x.log`]: "", [`src/m${i}/.ignore`]: "d4/\n" });
+    }
+    symlinkSync(path.join(dir.dir, "src"), path.join(dir.dir, "link-src"));
+    symlinkSync(path.join(dir.dir, "keep.log"), path.join(dir.dir, "link-file"));
+    let seconds = 0;
+    const age = (relative: string) => {
+      if (relative.includes("link-")) return;
+      utimesSync(path.join(dir.dir, relative), 1_000 + (seconds % 97), 1_000 + (seconds % 97));
+      seconds += 7;
+    };
+    await walkFiles(dir.dir, { signal: never(), onFile: (absolute) => age(path.relative(dir.dir, absolute)) });
+
+    for (const [root, filter, count] of [
+      [".", ALL, 5000],
+      [".", ALL, 7],
+      [".", { pattern: "**/*.{ts,log}", cut: 0 }, 50],
+      ["src", { pattern: "m1*/**", cut: 4 }, 30],
+      ["sub", ALL, 10],
+    ] as const) {
+      const absolute = path.join(dir.dir, root);
+      const files = new NewestFiles(dir.dir, filter, count, never());
+      files.walk(absolute);
+      const found = await files.done();
+      const match = filter.pattern === "**/*" ? () => true : (await import("picomatch")).default(filter.pattern, { dot: true });
+      expect(found, `${root} ${filter.pattern} ${count}`).toEqual(await expected(absolute, (f) => match(f.slice(filter.cut)), count));
+    }
+    const everything = new NewestFiles(dir.dir, ALL, 5000, never());
+    everything.walk(dir.dir);
+    const names = (await everything.done()).newest.map((f) => f.path);
+    expect(names).toEqual(
+      expect.arrayContaining(["keep.log", "lib/build/out.js", ".hidden/a.txt", ".env", "src/generated.ts", "sub/a.log"]),
+    );
+    for (const gone of [
+      "drop.log",
+      "build/out.js",
+      "secret/s.txt",
+      "src/skip.ts",
+      "src/deep/cache/c.txt",
+      "src/deep/tmp-1.txt",
+      "sub/only-here.txt",
+    ]) {
+      expect(names).not.toContain(gone);
+    }
+    expect(names.filter((f) => f.startsWith("link-") || f.includes("/d4/") || f.startsWith("sub/.git/"))).toEqual([]);
+  });
+
+  it("fails as the main-thread walk does when the directory cannot be read", async () => {
+    const files = new NewestFiles(dir.dir, ALL, 10, never());
+    const missing = path.join(dir.dir, "missing");
+    const err = await walkFiles(missing, { signal: never(), onFile: () => {} }).catch((e: NodeJS.ErrnoException) => e);
+    expect(() => files.walk(missing)).toThrow(expect.objectContaining({ code: (err as NodeJS.ErrnoException).code, path: missing }));
+    files.close();
   });
 
   it("stops with CANCELLED when the call is cancelled", async () => {
+    write({ "a/b.txt": "", "c.txt": "" });
     const controller = new AbortController();
-    const times = new ModifiedTimes(dir.dir, controller.signal);
-    times.add("a");
+    const files = new NewestFiles(dir.dir, ALL, 10, controller.signal);
+    files.walk(dir.dir);
+    files.add("c.txt");
     controller.abort();
-    await expect(times.done()).rejects.toMatchObject({ code: "CANCELLED" });
+    await expect(files.done()).rejects.toMatchObject({ code: "CANCELLED" });
   });
 });
 
