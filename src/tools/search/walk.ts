@@ -84,7 +84,8 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
     if (level) levels = [level, ...inherited];
   }
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;
-  const check = levels.length > 0;
+  // A level that only marks a repository ignores nothing by itself.
+  const check = levels.some((level) => level.rgignore || level.ignore || level.gitignore);
   for (const e of entries) {
     if (e.name === ".git") continue;
     const absolute = prefix + e.name;
