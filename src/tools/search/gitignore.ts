@@ -150,3 +150,16 @@ export function isIgnored(levels: readonly IgnoreLevel[], absolute: string, isDi
   }
   return rg ?? dot ?? git ?? false;
 }
+
+/**
+ * Whether {@link isIgnored} would consult any rule for a path below these levels. A level that
+ * only marks a repository, or .gitignore rules above the nearest one, ignore nothing.
+ */
+export function hasRules(levels: readonly IgnoreLevel[]): boolean {
+  let sawGit = false;
+  for (const level of levels) {
+    if (level.rgignore || level.ignore || (!sawGit && level.gitignore)) return true;
+    sawGit ||= level.hasGit;
+  }
+  return false;
+}

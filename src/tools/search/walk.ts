@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, type Dirent } from "node:fs";
 import path from "node:path";
-import { IGNORE_FILE_NAMES, isIgnored, makeLevel, type IgnoreLevel } from "./gitignore.js";
+import { hasRules, IGNORE_FILE_NAMES, isIgnored, makeLevel, type IgnoreLevel } from "./gitignore.js";
 import { yielder } from "./yielder.js";
 
 function readIfPresent(file: string): string | undefined {
@@ -84,8 +84,7 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
     if (level) levels = [level, ...inherited];
   }
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;
-  // A level that only marks a repository ignores nothing by itself.
-  const check = levels.some((level) => level.rgignore || level.ignore || level.gitignore);
+  const check = hasRules(levels);
   for (const e of entries) {
     if (e.name === ".git") continue;
     const absolute = prefix + e.name;

@@ -67,6 +67,13 @@ beforeAll(() => {
     "bin.dat": Buffer.from([0x61, 0x6c, 0x70, 0x68, 0x61, 0x0a, 0x00, 0x01]),
     "utf16.txt": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("alpha in utf16\nBeta\n", "utf16le")]),
     "long.txt": `${"z".repeat(5000)}alpha${"y".repeat(5000)}\n`,
+    // Repositories inside: the .gitignore above stops at them.
+    "nested/.git/HEAD": "ref: refs/heads/main\n",
+    "nested/kept.log": "alpha nested\n",
+    "nested/skip-me.txt": "alpha\n",
+    "nested/.ignore": "skip-me.*\n",
+    "bare/.git/HEAD": "ref: refs/heads/main\n",
+    "bare/sub/kept.log": "alpha bare\n",
   };
   for (let i = 0; i < 120; i++) {
     const dir = ["src", "src/core", "lib", "docs/public", "test", ".hidden", "a/b/c"][i % 7];
@@ -157,7 +164,17 @@ describe.skipIf(!HAS_RG)("ripgrep and the built-in engine agree", () => {
   it("finds what the tree is built to hold (the comparison is not vacuous)", async () => {
     const r = await rgGrep.execute({ pattern: "alpha", maxResults: 5000 } as never, sb.ctx);
     const files = new Set(r.content.split("\n").map((l) => l.split(":")[0]));
-    for (const f of ["important.log", "lib/build/out.js", "src/generated.ts", "docs/public/p.md", "crlf.txt", "utf16.txt", "long.txt"]) {
+    for (const f of [
+      "important.log",
+      "lib/build/out.js",
+      "src/generated.ts",
+      "docs/public/p.md",
+      "crlf.txt",
+      "utf16.txt",
+      "long.txt",
+      "nested/kept.log",
+      "bare/sub/kept.log",
+    ]) {
       expect(files, f).toContain(f);
     }
     for (const f of [
@@ -171,6 +188,7 @@ describe.skipIf(!HAS_RG)("ripgrep and the built-in engine agree", () => {
       "bin.dat",
       "link-out/o.txt",
       "#hash.txt",
+      "nested/skip-me.txt",
     ]) {
       expect(files, f).not.toContain(f);
     }
