@@ -2,7 +2,7 @@ import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "nod
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileTimes } from "../../../src/tools/search/file-times.js";
-import { NewestFiles } from "../../../src/tools/search/newest-files.js";
+import { NewestFiles, WALKED_HERE } from "../../../src/tools/search/newest-files.js";
 import { walkFiles } from "../../../src/tools/search/walk.js";
 import { tempDir } from "../../support/tools.js";
 
@@ -79,8 +79,8 @@ describe("NewestFiles", () => {
       "sub/only-here.txt": "",
       "sub/nested/only-here.txt": "",
     });
-    // Enough folders under one that the threads share them out.
-    for (let i = 0; i < 40; i++) {
+    // Enough folders, under one, that most are walked on the threads, which share them out.
+    for (let i = 0; i < WALKED_HERE / 5; i++) {
       for (let j = 0; j < 5; j++) write({ [`src/m${i}/d${j}/f.ts`]: "", [`src/m${i}/d${j}/x.log`]: "", [`src/m${i}/.ignore`]: "d4/\n" });
     }
     symlinkSync(path.join(dir.dir, "src"), path.join(dir.dir, "link-src"));
