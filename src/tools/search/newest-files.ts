@@ -32,8 +32,8 @@ const BATCH = 512;
 export const WALKED_HERE = 1000;
 const NO_THROW = { throwIfNoEntry: false } as const;
 
-// Two threads: a stat costs about 2 µs, reading a folder's names about 20 µs; a walk of 30,000
-// files split over two cores takes about half as long as on one, while the main thread waits.
+// Two threads: on two cores bench/search.bench.ts walks and stats 30,000 files in about 43 ms
+// with two, 83 ms with one, and no faster with three (a stat costs about 2 µs either way).
 const THREADS = 2;
 let threads: Worker[] | null | undefined;
 /** Replies each thread owes: a thread holds the process open only while it owes one. */
