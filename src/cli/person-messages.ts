@@ -63,7 +63,9 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
   if (error.code === "UNKNOWN_TOOL")
     return `${colour.failure("Unknown tool")}: ${error.message} ${colour.dim("Run tackle tools to list them.")}`;
   if (error.code === "INVALID_ARGS") {
-    return `${colour.failure("Invalid arguments")}: ${error.message}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
+    // The model's wording says what this line already does: its own heading, and what to do next.
+    const detail = error.message.replace(/^Invalid arguments: /, "").replace(/ Fix the arguments and call \S+ again\.$/, "");
+    return `${colour.failure("Invalid arguments")}: ${detail}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
   }
   const message = story.streamed ? error.message.split("\n")[0]!.replace(/ Output before it stopped:$/, "") : error.message;
   return `${colour.failure("Failed")}: ${message} ${code}`;

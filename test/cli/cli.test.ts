@@ -50,6 +50,11 @@ describe("tackle call", () => {
     const wrongType = await runCli(["call", "read_file", "path=a.txt", "limit=two", "--workspace", ws.dir]);
     expect(wrongType.code).toBe(2);
     expect(wrongType.stderr).toMatch(/limit takes a number/);
+    // A parameter the tool lacks reaches the tool's own check, whose words are for a model.
+    const foreign = await runCli(["call", "read_file", "path=a.txt", "colour=red", "--workspace", ws.dir]);
+    expect(foreign.stderr).toMatch(/^Invalid arguments: colour: unknown parameter/m);
+    expect(foreign.stderr).not.toMatch(/Invalid arguments: Invalid arguments|Fix the arguments and call/);
+    expect(foreign.stderr).toMatch(/Run tackle tools read_file/);
   });
 
   it("prints the result and exits 0", async () => {
