@@ -23,7 +23,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const resolved = await resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "append to");
   const rel = ctx.workspace.display(resolved);
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (!st) {
     throw new ToolError(
       "FILE_NOT_FOUND",

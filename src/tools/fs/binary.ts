@@ -17,8 +17,8 @@ export interface ContentKind {
 export const SNIFF_BYTES = 8192;
 
 interface Magic {
+  /** The bytes the file starts with. */
   bytes: number[];
-  offset?: number;
   kind: "image" | "binary";
   mimeType: string;
   label: string;
@@ -57,8 +57,17 @@ const MAGICS: readonly Magic[] = [
 
 function startsWith(buf: Uint8Array, bytes: readonly number[], offset = 0): boolean {
   if (buf.length < offset + bytes.length) return false;
-  return bytes.every((b, i) => buf[offset + i] === b);
+  for (let i = 0; i < bytes.length; i++) if (buf[offset + i] !== bytes[i]) return false;
+  return true;
 }
+
+/** The signatures by their first byte: most text starts with a byte that begins none of them. */
+const MAGICS_BY_FIRST = new Map<number, Magic[]>();
+for (const m of MAGICS) MAGICS_BY_FIRST.set(m.bytes[0]!, [...(MAGICS_BY_FIRST.get(m.bytes[0]!) ?? []), m]);
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+const UTF16LE_BOM = [0xff, 0xfe];
+const UTF16BE_BOM = [0xfe, 0xff];
 
 /** The image MIME types read_file returns as image blocks. */
 export const IMAGE_MIME_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
@@ -77,14 +86,14 @@ const NOT_HIGH = /[^\x80-\xff]+/g;
  * as text).
  */
 export function sniffContent(sample: Uint8Array): ContentKind {
-  for (const m of MAGICS) {
-    if (startsWith(sample, m.bytes, m.offset ?? 0) && (!m.also || startsWith(sample, m.also.bytes, m.also.offset))) {
+  for (const m of MAGICS_BY_FIRST.get(sample[0]!) ?? []) {
+    if (startsWith(sample, m.bytes) && (!m.also || startsWith(sample, m.also.bytes, m.also.offset))) {
       return { kind: m.kind, mimeType: m.mimeType, label: m.label };
     }
   }
-  if (startsWith(sample, [0xef, 0xbb, 0xbf])) return { kind: "text", encoding: "utf-8", bomLength: 3 };
-  if (startsWith(sample, [0xff, 0xfe])) return { kind: "text", encoding: "utf-16le", bomLength: 2 };
-  if (startsWith(sample, [0xfe, 0xff])) return { kind: "text", encoding: "utf-16be", bomLength: 2 };
+  if (startsWith(sample, UTF8_BOM)) return { kind: "text", encoding: "utf-8", bomLength: 3 };
+  if (startsWith(sample, UTF16LE_BOM)) return { kind: "text", encoding: "utf-16le", bomLength: 2 };
+  if (startsWith(sample, UTF16BE_BOM)) return { kind: "text", encoding: "utf-16be", bomLength: 2 };
   if (sample.length === 0) return { kind: "text", encoding: "utf-8" };
   if (sample.includes(0)) return { kind: "binary", mimeType: "application/octet-stream", label: "binary data" };
   // Counted by the regex engine over a one-byte string: a loop in JavaScript over every byte costs

@@ -63,12 +63,12 @@ export async function accessPaths(ctx: ToolContext, inputs: readonly string[], w
 // thread-pool round trip of the promise API, and every file tool makes one or two per call.
 
 /** lstat that returns undefined for a missing path. */
-export async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
+export function lstatOrUndefined(p: string): Stats | undefined {
   return missingAsUndefined(() => lstatSync(p));
 }
 
 /** stat (following links) that returns undefined for a missing path. */
-export async function statOrUndefined(p: string): Promise<Stats | undefined> {
+export function statOrUndefined(p: string): Stats | undefined {
   return missingAsUndefined(() => statSync(p));
 }
 
@@ -123,7 +123,7 @@ export async function notFound(ctx: ToolContext, resolved: ResolvedPath, what = 
   const parentRel = path.posix.dirname(name);
   const hint = similar.length
     ? ` Did you mean ${similar.map((s) => `"${parentRel === "." ? s : `${parentRel}/${s}`}"`).join(" or ")}?`
-    : (await statOrUndefined(path.dirname(resolved.absolute)))
+    : statOrUndefined(path.dirname(resolved.absolute))
       ? ` Use list_directory on "${parentRel}" to see what is there.`
       : ` Its folder "${parentRel}" does not exist either.`;
   return new ToolError("FILE_NOT_FOUND", `The ${what} "${name}" does not exist.${hint}`);

@@ -36,13 +36,13 @@ type Args = z.output<typeof input>;
 async function plan(args: Args, ctx: ToolContext) {
   const src = await resolveArg(ctx, args.source);
   const srcRel = ctx.workspace.display(src);
-  const srcStat = await statOrUndefined(src.absolute);
+  const srcStat = statOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, src, "file or folder");
   const dest = await resolveArg(ctx, args.dest, true);
   assertNotRoot(dest, "replace");
   const destRel = ctx.workspace.display(dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
-  const destStat = await statOrUndefined(dest.absolute);
+  const destStat = statOrUndefined(dest.absolute);
   if (srcStat.isDirectory()) {
     if (!args.recursive)
       throw new ToolError("INVALID_ARGS", `"${srcRel}" is a folder; set recursive: true to copy it with everything in it.`);

@@ -17,7 +17,7 @@ type Args = z.output<typeof input>;
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path, true);
   const rel = ctx.workspace.display(resolved);
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (st?.isDirectory()) {
     return { content: `The folder "${rel}" already exists; nothing to do.`, structured: { path: rel, created: false } };
   }

@@ -35,7 +35,7 @@ export async function target(ctx: ToolContext, given: string, write = true): Pro
     // A symlink is removed (or moved) itself, never what it points at.
     const parent = await resolveArg(ctx, path.join(path.dirname(given), "."), write);
     const lexical = path.join(parent.absolute, base);
-    const st = await lstatOrUndefined(lexical);
+    const st = lstatOrUndefined(lexical);
     if (st?.isSymbolicLink()) {
       const rel = ctx.workspace.display({ ...parent, absolute: lexical, relative: path.posix.join(parent.relative, base) });
       if (write && isProtectedPath(rel))
@@ -61,7 +61,7 @@ async function walk(dir: string, rel: string, out: string[], signal: AbortSignal
 
 async function plan(args: Args, ctx: ToolContext) {
   const t = await target(ctx, args.path);
-  const st = await lstatOrUndefined(t.absolute);
+  const st = lstatOrUndefined(t.absolute);
   if (!st) throw await notFound(ctx, await resolveArg(ctx, args.path, true), "file or folder");
   const inside: string[] = [];
   if (st.isDirectory()) {

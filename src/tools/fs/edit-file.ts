@@ -189,7 +189,7 @@ export function nearestCandidates(text: string, old: string): string {
 async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   const resolved = await resolveArg(ctx, args.path, true);
   const rel = ctx.workspace.display(resolved);
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
   await assertWritableFile(resolved, rel);
   if (st.size > MAX_EDIT_BYTES) {

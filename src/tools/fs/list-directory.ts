@@ -44,7 +44,7 @@ function line(e: Entry): string {
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolveArg(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved, "folder");
   if (!st.isDirectory()) throw new ToolError("INVALID_PATH", `"${rel}" is a file, not a folder. Read it with read_file.`);
   const entries: Entry[] = [];

@@ -34,7 +34,7 @@ const output = z.object({ from: z.string(), to: z.string() });
 
 async function plan(args: Args, ctx: ToolContext) {
   const src = await target(ctx, args.from);
-  const srcStat = await lstatOrUndefined(src.absolute);
+  const srcStat = lstatOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, await resolveArg(ctx, args.from, true), "file or folder");
   const dest = await resolveArg(ctx, args.to, true);
   assertNotRoot(dest, "replace");
@@ -44,7 +44,7 @@ async function plan(args: Args, ctx: ToolContext) {
   if (srcStat.isDirectory() && Workspace.isInside(src.absolute, dest.absolute)) {
     throw new ToolError("INVALID_ARGS", `Cannot move the folder "${src.rel}" into itself ("${destRel}").`);
   }
-  const destStat = await statOrUndefined(dest.absolute);
+  const destStat = statOrUndefined(dest.absolute);
   if (destStat) {
     if (!args.overwrite) {
       throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
@@ -100,7 +100,7 @@ export const moveFileTool = defineTool({
   },
   access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.from, args.to),
-  needsApproval: async (args, ctx) => (await statOrUndefined((await resolveArg(ctx, args.to, true)).absolute)) !== undefined,
+  needsApproval: async (args, ctx) => statOrUndefined((await resolveArg(ctx, args.to, true)).absolute) !== undefined,
   preview: async (args, ctx) => {
     const { src, destRel, destStat } = await plan(args, ctx);
     return `Move ${src.rel} → ${destRel}${destStat ? ` (replacing the existing ${destRel}, ${formatBytes(destStat.size)})` : ""}.`;

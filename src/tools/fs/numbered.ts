@@ -25,6 +25,7 @@ export interface NumberedWindow {
 /** What {@link numberText} needs: the window, and the limits on lines and characters. */
 export type TextWindowOptions = Pick<LineWindowOptions, "offset" | "limit" | "maxLineChars" | "maxChars">;
 
+const CARRIAGE_RETURN = 13;
 /** Narrowest number column; wider only past 999,999 lines. */
 const NUMBER_WIDTH = 6;
 const PAD = " ".repeat(24);
@@ -74,7 +75,10 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;
   const from = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
-  // First, which lines fit (the limit, the size), and whether any is shown other than as it is.
+  // Below a million lines every number fits the narrowest column, so lines shown as they stand
+  // are numbered while the window is found; otherwise (a changed line, a wider column) after.
+  const narrow = String(total).length <= NUMBER_WIDTH;
+  const numbered: string[] = [];
   let end = from;
   let chars = 0;
   let spanned = 0;
@@ -82,7 +86,7 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   let changed = false;
   for (; end < total && end - from < options.limit; end++) {
     const segment = segments[end]!;
-    const cr = segment.endsWith("\r");
+    const cr = segment.charCodeAt(segment.length - 1) === CARRIAGE_RETURN;
     const length = cr ? segment.length - 1 : segment.length;
     const shown = Math.min(length, options.maxLineChars);
     if (end > from && chars + shown + 8 > options.maxChars) {
@@ -92,22 +96,23 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
     chars += shown + 8;
     spanned += segment.length + 1;
     changed ||= cr || shown < length;
+    if (narrow && !changed) numbered.push(prefix(end + 1, NUMBER_WIDTH) + segment);
   }
   const count = Math.max(0, end - from);
   const width = Math.max(NUMBER_WIDTH, String(end).length);
-  const numbered: string[] = [];
   let raw: string;
   if (!changed) {
     // The lines stand in the text as shown: the bare window is a slice of it.
     let start = 0;
     for (let i = 0; i < from && i < total; i++) start += segments[i]!.length + 1;
     raw = count > 0 ? text.slice(start, start + spanned - 1) : "";
-    for (let i = 0; i < count; i++) numbered.push(prefix(from + i + 1, width) + segments[from + i]!);
+    if (!narrow) for (let i = 0; i < count; i++) numbered.push(prefix(from + i + 1, width) + segments[from + i]!);
   } else {
+    numbered.length = 0;
     const bare: string[] = [];
     for (let i = 0; i < count; i++) {
       let line = segments[from + i]!;
-      if (line.endsWith("\r")) line = line.slice(0, -1);
+      if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
       let notice = "";
       if (line.length > options.maxLineChars) {
         notice = cutNotice(line.length, options.maxLineChars);

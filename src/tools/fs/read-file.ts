@@ -82,7 +82,7 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
       for (let dir = cwd; dir !== ws.root && Workspace.isInside(ws.root, dir); dir = path.dirname(dir)) {
         try {
           const candidate = await ws.resolve(path.join(dir, given));
-          if (candidate.root === ws.root && (await statOrUndefined(candidate.absolute))) return candidate;
+          if (candidate.root === ws.root && statOrUndefined(candidate.absolute)) return candidate;
         } catch {
           // a candidate that leaves the workspace is simply not a candidate
         }
@@ -167,7 +167,7 @@ function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExe
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = await resolvedOnce(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
   if (st.isDirectory()) {
     throw new ToolError("INVALID_PATH", `"${rel}" is a directory, not a file. Use list_directory to see what it contains.`);
@@ -352,16 +352,10 @@ function textResult(
   }
   const { numbered: body, raw } = window;
   const content = notices.length ? `${body}\n${notices.join("\n")}` : body;
-  const extra = {
-    kind,
-    startLine: first,
-    endLine: last,
-    hasMore: nextOffset !== undefined,
-    ...(total !== undefined ? { totalLines: total } : {}),
-    ...(nextOffset !== undefined ? { nextOffset } : {}),
-  };
-  const about = base(meta);
-  return { content, structured: { content: raw, ...about, ...extra }, metadata: { ...about, ...extra } };
+  const metadata: Record<string, unknown> = { ...base(meta), kind, startLine: first, endLine: last, hasMore: nextOffset !== undefined };
+  if (total !== undefined) metadata.totalLines = total;
+  if (nextOffset !== undefined) metadata.nextOffset = nextOffset;
+  return { content, structured: { content: raw, ...metadata }, metadata };
 }
 
 /** read_file: text with line numbers, a window of huge files by streaming, images as image blocks. */

@@ -44,7 +44,7 @@ export function contentBytes(content: string, encoding: string | undefined): Buf
 
 /** Checks that an existing target is a writable regular file. */
 export async function assertWritableFile(resolved: ResolvedPath, rel: string): Promise<void> {
-  const st = await statOrUndefined(resolved.absolute);
+  const st = statOrUndefined(resolved.absolute);
   if (!st) return;
   if (st.isDirectory()) throw new ToolError("INVALID_PATH", `"${rel}" is a directory; give the path of a file inside it.`);
   if (!st.isFile()) throw new ToolError("INVALID_PATH", `"${rel}" is not a regular file (a device, socket or pipe); it cannot be written.`);
@@ -63,7 +63,7 @@ export async function assertWritableFile(resolved: ResolvedPath, rel: string): P
 /** Makes sure the folder a file goes into exists, creating it when allowed. */
 export async function ensureParent(resolved: ResolvedPath, rel: string, create: boolean): Promise<void> {
   const parent = path.dirname(resolved.absolute);
-  const st = await statOrUndefined(parent);
+  const st = statOrUndefined(parent);
   if (st?.isDirectory()) return;
   if (st) throw new ToolError("INVALID_PATH", `The parent of "${rel}" is a file, not a folder.`);
   if (!create) {
@@ -84,7 +84,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   assertNotRoot(resolved, "overwrite");
   const rel = ctx.workspace.display(resolved);
   const bytes = contentBytes(args.content, args.encoding);
-  const before = await statOrUndefined(resolved.absolute);
+  const before = statOrUndefined(resolved.absolute);
   await assertWritableFile(resolved, rel);
   await ensureParent(resolved, rel, args.createDirs ?? true);
   const size = await atomicWriteFile(resolved.absolute, bytes);
@@ -113,11 +113,11 @@ export const writeFileTool = defineTool({
   // Spec 003: a new file is written without asking; overwriting an existing one asks.
   needsApproval: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
-    return (await statOrUndefined(resolved.absolute)) !== undefined;
+    return statOrUndefined(resolved.absolute) !== undefined;
   },
   preview: async (args, ctx) => {
     const resolved = await resolveArg(ctx, args.path, true);
-    const st = await statOrUndefined(resolved.absolute);
+    const st = statOrUndefined(resolved.absolute);
     return replacementPreview(
       ctx.workspace.display(resolved),
       resolved.absolute,

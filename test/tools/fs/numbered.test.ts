@@ -68,6 +68,14 @@ describe("numberText", () => {
     expect(tail.numbered).toBe("-1234567\ta\n      -1\tb");
   });
 
+  it("widens the column of a text past a million lines only where the numbers need it", () => {
+    const text = "x\n".repeat(1_000_001);
+    const options = { limit: 3, maxLineChars: 10, maxChars: 1000 };
+    expect(numberText(text, { ...options, offset: 999_998 }).numbered).toBe(" 999998\tx\n 999999\tx\n1000000\tx");
+    expect(numberText(text, { ...options, offset: 5 }).numbered).toBe("     5\tx\n     6\tx\n     7\tx");
+    expect(numberText(`${text}y\r\n`, { ...options, offset: -2 })).toMatchObject({ numbered: "1000001\tx\n1000002\ty", raw: "x\ny" });
+  });
+
   it("drops carriage returns and cuts long lines with a notice in the numbered text only", () => {
     const w = numberText(`ab\r\n${"z".repeat(30)}\n`, { offset: 1, limit: 5, maxLineChars: 10, maxChars: 1000 });
     expect(w.raw).toBe(`ab\n${"z".repeat(10)}`);
