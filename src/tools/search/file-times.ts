@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+
 /** A file and when it was last modified (milliseconds since the epoch). */
 export interface TimedPath {
   path: string;
@@ -5,19 +7,27 @@ export interface TimedPath {
 }
 
 const byNewest = (a: TimedPath, b: TimedPath) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** Files and their modification times, from which the newest are taken. */
 export class FileTimes {
-  readonly #paths: readonly string[];
-  readonly #times: readonly number[];
-
-  constructor(paths: readonly string[], times: readonly number[]) {
-    this.#paths = paths;
-    this.#times = times;
-  }
+  readonly #paths: string[] = [];
+  readonly #times: number[] = [];
 
   get size(): number {
     return this.#paths.length;
+  }
+
+  /** A file whose time is known. */
+  add(path: string, mtime: number): void {
+    this.#paths.push(path);
+    this.#times.push(mtime);
+  }
+
+  /** A file whose time is read now (`absolute`), kept as `relative`; one that vanished since it was listed is left out. */
+  stamp(absolute: string, relative: string): void {
+    const st = statSync(absolute, NO_THROW);
+    if (st) this.add(relative, st.mtimeMs);
   }
 
   /**

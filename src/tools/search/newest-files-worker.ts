@@ -1,7 +1,6 @@
 // A thread of NewestFiles (newest-files.ts): walks the folders it is handed and reads the
 // modification time of every file it keeps, so neither the walk nor a stat per file runs on the
 // main thread. Only its newest files go back.
-import { statSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 import { FileTimes } from "./file-times.js";
 import { makeLevel, type IgnoreLevel, type LevelSource } from "./gitignore.js";
@@ -19,7 +18,6 @@ import { readFolder, type Folder } from "./walk.js";
 
 const port = parentPort!;
 const reply = (message: WorkerReply) => port.postMessage(message);
-const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** This thread's part of one request. */
 class Part {
@@ -28,8 +26,7 @@ class Part {
   readonly #base: string;
   readonly #match: (relative: string) => boolean;
   readonly #control: Int32Array;
-  readonly #paths: string[] = [];
-  readonly #times: number[] = [];
+  readonly #found = new FileTimes();
   /** Levels rebuilt from their sources, by directory: folders sent together share theirs. */
   readonly #levels = new Map<string, IgnoreLevel>();
 
@@ -50,7 +47,7 @@ class Part {
     const onFolder = (folder: Folder) => void stack.push(folder);
     const onFile = (absolute: string) => {
       const relative = absolute.slice(this.#base.length);
-      if (this.#match(relative)) this.#stamp(absolute, relative);
+      if (this.#match(relative)) this.#found.stamp(absolute, relative);
     };
     while (stack.length > 0 && !this.cancelled) {
       // A folder that cannot be read is skipped, as ripgrep does; the root was read on the main thread.
@@ -64,21 +61,12 @@ class Part {
   stat(joined: string): void {
     for (const relative of joined.split("\0")) {
       if (this.cancelled) return;
-      this.#stamp(this.#base + relative, relative);
+      this.#found.stamp(this.#base + relative, relative);
     }
   }
 
   finish(count: number): WorkerReply {
-    const found = new FileTimes(this.#paths, this.#times);
-    return { id: this.#id, total: found.size, newest: found.newest(count) };
-  }
-
-  /** A file that vanished since it was listed is left out. */
-  #stamp(absolute: string, relative: string): void {
-    const st = statSync(absolute, NO_THROW);
-    if (!st) return;
-    this.#paths.push(relative);
-    this.#times.push(st.mtimeMs);
+    return { id: this.#id, total: this.#found.size, newest: this.#found.newest(count) };
   }
 
   #folder(source: FolderSource): Folder {

@@ -22,18 +22,15 @@ function write(files: Record<string, string>): void {
 
 /** What the main-thread walk finds, stat-ed and sorted here: the answer the threads must give. */
 async function expected(root: string, match: (relative: string) => boolean, count: number) {
-  const paths: string[] = [];
-  const times: number[] = [];
+  const found = new FileTimes();
   await walkFiles(root, {
     signal: never(),
     onFile: (absolute) => {
       const relative = path.relative(dir.dir, absolute);
-      if (!match(relative)) return;
-      paths.push(relative);
-      times.push(statSync(absolute).mtimeMs);
+      if (match(relative)) found.add(relative, statSync(absolute).mtimeMs);
     },
   });
-  return { total: paths.length, newest: new FileTimes(paths, times).newest(count) };
+  return { total: found.size, newest: found.newest(count) };
 }
 
 describe("NewestFiles", () => {
@@ -154,7 +151,8 @@ describe("FileTimes.newest", () => {
     // Few distinct times, so ties cross the cut.
     const times = paths.map(() => Math.floor(random() * 40));
     const full = paths.map((p, i) => ({ path: p, mtime: times[i]! })).sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
-    const files = new FileTimes(paths, times);
+    const files = new FileTimes();
+    paths.forEach((p, i) => files.add(p, times[i]!));
     for (const count of [1, 7, 100, 499, 500, 1999, 2000, 5000]) expect(files.newest(count)).toEqual(full.slice(0, count));
   });
 });
