@@ -75,57 +75,38 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;
   const from = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
-  // Below a million lines every number fits the narrowest column, so lines shown as they stand
-  // are numbered while the window is found; otherwise (a changed line, a wider column) after.
-  const narrow = String(total).length <= NUMBER_WIDTH;
-  const numbered: string[] = [];
+  // First which lines fit (the limit, the size), since the widest number decides the column.
   let end = from;
   let chars = 0;
-  let spanned = 0;
   let stoppedForSize = false;
-  let changed = false;
   for (; end < total && end - from < options.limit; end++) {
     const segment = segments[end]!;
-    const cr = segment.charCodeAt(segment.length - 1) === CARRIAGE_RETURN;
-    const length = cr ? segment.length - 1 : segment.length;
+    const length = segment.charCodeAt(segment.length - 1) === CARRIAGE_RETURN ? segment.length - 1 : segment.length;
     const shown = Math.min(length, options.maxLineChars);
     if (end > from && chars + shown + 8 > options.maxChars) {
       stoppedForSize = true;
       break;
     }
     chars += shown + 8;
-    spanned += segment.length + 1;
-    changed ||= cr || shown < length;
-    if (narrow && !changed) numbered.push(prefix(end + 1, NUMBER_WIDTH) + segment);
   }
   const count = Math.max(0, end - from);
   const width = Math.max(NUMBER_WIDTH, String(end).length);
-  let raw: string;
-  if (!changed) {
-    // The lines stand in the text as shown: the bare window is a slice of it.
-    let start = 0;
-    for (let i = 0; i < from && i < total; i++) start += segments[i]!.length + 1;
-    raw = count > 0 ? text.slice(start, start + spanned - 1) : "";
-    if (!narrow) for (let i = 0; i < count; i++) numbered.push(prefix(from + i + 1, width) + segments[from + i]!);
-  } else {
-    numbered.length = 0;
-    const bare: string[] = [];
-    for (let i = 0; i < count; i++) {
-      let line = segments[from + i]!;
-      if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
-      let notice = "";
-      if (line.length > options.maxLineChars) {
-        notice = cutNotice(line.length, options.maxLineChars);
-        line = line.slice(0, options.maxLineChars);
-      }
-      bare.push(line);
-      numbered.push(prefix(from + i + 1, width) + line + notice);
+  const numbered: string[] = [];
+  const bare: string[] = [];
+  for (let n = from; n < end; n++) {
+    let line = segments[n]!;
+    if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
+    let notice = "";
+    if (line.length > options.maxLineChars) {
+      notice = cutNotice(line.length, options.maxLineChars);
+      line = line.slice(0, options.maxLineChars);
     }
-    raw = bare.join("\n");
+    bare.push(line);
+    numbered.push(prefix(n + 1, width) + line + notice);
   }
   return {
     numbered: numbered.join("\n"),
-    raw,
+    raw: bare.join("\n"),
     count,
     ...(count > 0 ? { first: from + 1, last: end } : {}),
     hasMore: end < total,
