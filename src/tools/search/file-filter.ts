@@ -1,7 +1,6 @@
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../../core/errors.js";
-import { isSensitivePath, SENSITIVE_FOLDERS, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
 
 /** grep's `glob` argument: which files to search. */
 export interface FileFilter {
@@ -43,33 +42,3 @@ export function compileFileFilter(glob: string | undefined): FileFilter | undefi
       : [];
   return { source, matches, rgArgs };
 }
-
-/**
- * Literal text every sensitive path must contain: for each pattern its longest run of
- * characters that are not glob syntax or "/" (any path a glob matches contains each such run),
- * plus the folder names above. Lower-cased, as the patterns match case-insensitively.
- */
-const SENSITIVE_LITERALS: readonly string[] = [
-  ...SENSITIVE_PATTERNS.map((p) =>
-    p
-      .split(/[*?/[\]{}()!+@,]+/)
-      .reduce((a, b) => (b.length > a.length ? b : a), "")
-      .toLowerCase(),
-  ),
-  ...SENSITIVE_FOLDERS,
-];
-
-/**
- * {@link isSensitivePath}, answered without running its ~30 globs for paths that contain none
- * of the literal text any sensitive path must contain — nearly every path in a code base. Costs
- * a few substring searches instead of ~6 µs per path (bench/search.bench.ts: the check ran for
- * every file and every hit). A pattern without literal text makes every path go to the full check.
- */
-export function isSensitive(relative: string): boolean {
-  if (SENSITIVE_LITERALS.includes("")) return isSensitivePath(relative);
-  const lower = relative.toLowerCase();
-  for (const literal of SENSITIVE_LITERALS) if (lower.includes(literal)) return isSensitivePath(relative);
-  return false;
-}
-
-export { isSensitivePath };

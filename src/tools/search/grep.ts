@@ -5,7 +5,8 @@ import { loadDescription } from "../../core/description.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { TOOL } from "../names.js";
 import { chooseBackend, type SearchBackend } from "./backend.js";
-import { compileFileFilter, isSensitive, isSensitivePath } from "./file-filter.js";
+import { compileFileFilter } from "./file-filter.js";
+import { isSensitivePath } from "../../workspace/sensitive.js";
 import { listFiles } from "./file-list.js";
 import { grepBuiltin } from "./grep-builtin.js";
 import { grepOffThread } from "./grep-offthread.js";
@@ -74,7 +75,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
       // A secret file named as the search root got past the policy (a rule allowed it); files
       // that merely lie under the root did not, so they are skipped.
       const skipSensitive = !options.includeSensitive && !isSensitivePath(root.relative);
-      const keep = (rel: string) => (!skipSensitive || !isSensitive(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
+      const keep = (rel: string) => (!skipSensitive || !isSensitivePath(rel)) && (!filter || filter.matches(relativeToSearch(root, rel)));
 
       let hits = new HitCollector(args.maxResults);
       const stopProgress = reportElapsed(ctx, "searching", () => `${formatCount(hits.total)} matches so far`);

@@ -198,9 +198,14 @@ describe("search tool metadata", () => {
 });
 
 describe("the fast secret-file check", () => {
-  it("agrees with isSensitivePath on secret-looking and ordinary paths", async () => {
-    const { isSensitive } = await import("../../../src/tools/search/file-filter.js");
-    const { isSensitivePath, SENSITIVE_PATTERNS } = await import("../../../src/workspace/sensitive.js");
+  it("agrees with the sensitive globs themselves on secret-looking and ordinary paths", async () => {
+    const { isSensitivePath, SENSITIVE_PATTERNS, SENSITIVE_FOLDERS } = await import("../../../src/workspace/sensitive.js");
+    const { default: picomatch } = await import("picomatch");
+    // The check as written in the patterns, without the literal-text shortcut.
+    const globs = picomatch([...SENSITIVE_PATTERNS], { dot: true, nocase: true });
+    const templates = picomatch(["**/.env.example", "**/.env.sample", "**/.env.template"], { dot: true });
+    const oracle = (s: string) =>
+      !templates(s) && (globs(s) || globs(`${s}/`) || s.split("/").some((part) => SENSITIVE_FOLDERS.includes(part)));
     const samples = new Set<string>([
       ".env",
       "a/.env",
@@ -250,6 +255,6 @@ describe("the fast secret-file check", () => {
       samples.add(`deep/dir/${filled}`);
       samples.add(filled.toUpperCase());
     }
-    for (const s of samples) expect(isSensitive(s), s).toBe(isSensitivePath(s));
+    for (const s of samples) expect(isSensitivePath(s), s).toBe(oracle(s));
   });
 });
