@@ -3,6 +3,7 @@ import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
+import { pathBelow } from "./path-below.js";
 import { setDefaultWorkspace, type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
 
 export type { ExtraRoot, ResolvedPath, ResolveOptions } from "../core/tool-workspace.js";
@@ -37,8 +38,7 @@ export class Workspace implements ToolWorkspace {
 
   /** True when the absolute path is the root or below it (not merely sharing a prefix). */
   static isInside(root: string, absolute: string): boolean {
-    const rel = path.relative(root, absolute);
-    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+    return pathBelow(root, absolute) !== undefined;
   }
 
   /** The root containing an absolute (already real) path, if any. */
@@ -49,8 +49,8 @@ export class Workspace implements ToolWorkspace {
 
   /** Relative display form of an absolute path inside the workspace. */
   relative(absolute: string): string {
-    if (this.rootOf(absolute) !== this.root) return absolute;
-    return path.relative(this.root, absolute).split(path.sep).join("/") || ".";
+    const rel = pathBelow(this.root, absolute);
+    return rel === undefined ? absolute : rel || ".";
   }
 
   /** How a resolved path is shown to the model: relative in the root, absolute in an extra root. */
@@ -79,7 +79,7 @@ export class Workspace implements ToolWorkspace {
           : `"${input}" is outside the workspace; use a path inside ${this.root}.`,
       );
     }
-    const relative = path.relative(root, absolute).split(path.sep).join("/") || ".";
+    const relative = pathBelow(root, absolute) || ".";
     if (options.write && root === this.root && isProtectedPath(relative)) {
       throw new ToolError(
         "PERMISSION_DENIED",

@@ -6,6 +6,7 @@ import type { Assessment, ToolContext } from "../../core/tool.js";
 import { executionSensitiveWithin } from "../../workspace/protected.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
 import { formatCount } from "../../core/format-count.js";
+import { pathBelow } from "../../workspace/path-below.js";
 
 /**
  * Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise),
@@ -21,9 +22,8 @@ export function resolveArg(ctx: ToolContext, input: string, write = false): Prom
  */
 export function lexicalRelative(ws: Workspace, input: string): string | undefined {
   if (input.includes("\0")) return undefined;
-  const rel = path.relative(ws.root, path.resolve(ws.root, input));
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
-  return rel.split(path.sep).join("/") || ".";
+  const rel = pathBelow(ws.root, path.resolve(ws.root, input));
+  return rel === undefined ? undefined : rel || ".";
 }
 
 /**

@@ -1,0 +1,24 @@
+import path from "node:path";
+
+/** An absolute path with nothing to normalise: no "." or ".." segments, no doubled or trailing slash. */
+function plain(p: string): boolean {
+  // "/." also turns away names that merely start with a dot: they take the slower, general road.
+  return p.startsWith("/") && !p.includes("/.") && !p.includes("//") && (p.length === 1 || !p.endsWith("/"));
+}
+
+/**
+ * Where `target` lies below `root`: the relative path with "/" separators ("" for the root
+ * itself), or undefined when it is outside (a sibling that only shares a prefix, `ws` vs
+ * `ws-evil`, is outside). Real paths and `path.resolve`'s answers are compared as strings: every
+ * file tool call asks this several times, and `path.relative` costs more than the rest of a small read.
+ */
+export function pathBelow(root: string, target: string): string | undefined {
+  if (plain(root) && plain(target)) {
+    if (target === root) return "";
+    const prefix = root === "/" ? root : `${root}/`;
+    return target.startsWith(prefix) ? target.slice(prefix.length) : undefined;
+  }
+  const rel = path.relative(root, target);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join("/");
+}
