@@ -10,6 +10,8 @@ let counter = 0;
 
 /** Fills a partial context for direct `tool.execute(args)` calls outside the runner. */
 export function completeContext(partial: ToolExecutionOptions | undefined): ToolContext {
+  // The runner's context is complete already, and a copy would make the signal it makes only on demand.
+  if (isValidatedContext(partial)) return partial as ToolContext;
   let workspace = partial?.workspace;
   const cwd = partial?.cwd ?? process.cwd();
   return {

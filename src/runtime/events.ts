@@ -26,16 +26,26 @@ export class EventBus {
   }
 
   emit(event: ToolEvent, extra?: ToolEventListener): void {
-    for (const l of [...(this.#listeners.get(event.type) ?? []), ...(this.#listeners.get("*") ?? []), ...(extra ? [extra] : [])]) {
-      try {
-        l(event);
-      } catch {
-        // listeners are observers; their failures are theirs
-      }
+    const typed = this.#listeners.get(event.type);
+    const any = this.#listeners.get("*");
+    // Most calls have nobody listening but the caller's own callback, if that.
+    if (!typed?.size && !any?.size) {
+      if (extra) call(extra, event);
+      return;
     }
+    // A copy: a listener that subscribes or unsubscribes does not change who hears this event.
+    for (const l of [...(typed ?? []), ...(any ?? []), ...(extra ? [extra] : [])]) call(l, event);
   }
 
   get hasListeners(): boolean {
     return this.#listeners.size > 0;
+  }
+}
+
+function call(listener: ToolEventListener, event: ToolEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // listeners are observers; their failures are theirs
   }
 }

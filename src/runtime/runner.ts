@@ -22,7 +22,8 @@ import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, markUntrusted, OutputSpill } from "./output-cap.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
-import { raceAbort } from "./race-abort.js";
+import { LazyAbort } from "./lazy-abort.js";
+import { NextTurn } from "./next-turn.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -122,6 +123,7 @@ export class ToolRunner {
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
   #active = 0;
+  readonly #nextTurn = new NextTurn();
 
   constructor(options: ToolRunnerOptions) {
     this.registry = options.registry;
@@ -251,18 +253,20 @@ export class ToolRunner {
 
   async #accessOf(p: Prepared): Promise<ToolAccess> {
     try {
-      if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new AbortController().signal, {}));
+      if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new LazyAbort(), {}));
     } catch {
       // falls through to the conservative default
     }
     return p.tool.effect === "read" || p.tool.effect === "network" ? {} : { writes: [EVERYTHING] };
   }
 
-  #context(p: Prepared, signal: AbortSignal, options: RunOptions, partial?: { text: string }): ToolContext {
+  #context(p: Prepared, abort: AbortSignal | LazyAbort, options: RunOptions, partial?: { text: string }): ToolContext {
     const ctx: ToolContext & { [VALIDATED]: true } = {
       [VALIDATED]: true,
       toolCallId: p.id,
-      signal,
+      get signal() {
+        return abort instanceof LazyAbort ? abort.signal : abort;
+      },
       workspace: this.workspace,
       log: this.#logger,
       memo: p.memo,
@@ -293,7 +297,7 @@ export class ToolRunner {
     const { tool } = p;
     const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
-    const ctx = this.#context(p, options.signal ?? new AbortController().signal, options);
+    const ctx = this.#context(p, options.signal ?? new LazyAbort(), options);
 
     let decision: Decision;
     try {
@@ -448,7 +452,8 @@ export class ToolRunner {
     }
     if (this.#active++ === 0) this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
     try {
-      const access = p.access ?? (await this.#accessOf(p));
+      // What the call reads and writes matters only to the cache: a read that is not cached skips it.
+      const access = p.access ?? (this.#cache && (key || tool.effect !== "read") ? await this.#accessOf(p) : {});
       const outcome = await this.#attempts(p, options, approvedBy);
       if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
       if (this.#cache && tool.effect !== "read") {
@@ -469,21 +474,34 @@ export class ToolRunner {
     // The limit is the whole call's, retries included: a slow site must not cost several limits.
     const deadline = Date.now() + limit;
     for (let attempt = 0; ; attempt++) {
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(options.signal!.reason);
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const abort = new LazyAbort();
+      const { signal } = options;
+      const onAbort = () => abort.abort(signal!.reason);
       let timedOut = false;
-      const timer = setTimeout(
-        () => {
-          timedOut = true;
-          controller.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
-        },
-        Math.max(0, deadline - Date.now()),
-      );
+      let timer: NodeJS.Timeout | undefined;
+      let listening = false;
+      let unwatch = noop;
+      if (signal?.aborted) onAbort();
+      else {
+        unwatch = this.#nextTurn.schedule(() => {
+          // The call outlived the turn it began in: from now on its limit and the caller's cancellation are watched.
+          timer = setTimeout(
+            () => {
+              timedOut = true;
+              abort.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
+            },
+            Math.max(0, deadline - Date.now()),
+          );
+          if (!signal) return;
+          if (signal.aborted) return onAbort();
+          signal.addEventListener("abort", onAbort, { once: true });
+          listening = true;
+        });
+      }
       const partial = { text: "" };
-      const ctx = this.#context(p, controller.signal, options, partial);
+      const ctx = this.#context(p, abort, options, partial);
       try {
-        const result = await raceAbort(tool.execute(p.args, ctx), controller.signal);
+        const result = await abort.race(tool.execute(p.args, ctx));
         if (result.isError) throw new ToolError(result.errorCode ?? "EXECUTION_ERROR", result.content, { details: { result } });
         const mismatch = this.#checkOutput && !result.isError ? outputMismatch(tool, result.structured) : undefined;
         if (mismatch) {
@@ -520,8 +538,9 @@ export class ToolRunner {
         if (result) Object.assign(outcome, pickExtras(result));
         return this.#capped(outcome, tool);
       } finally {
+        unwatch();
         clearTimeout(timer);
-        options.signal?.removeEventListener("abort", onAbort);
+        if (listening) signal!.removeEventListener("abort", onAbort);
       }
     }
   }
@@ -577,6 +596,8 @@ export class ToolRunner {
     return outcome;
   }
 }
+
+function noop(): void {}
 
 function withWait(outcome: ToolOutcome, p: Prepared): ToolOutcome {
   if (p.approvalWaitMs !== undefined) outcome.approvalWaitMs = Math.round(p.approvalWaitMs);
@@ -650,18 +671,36 @@ function conflicts(a: ToolAccess, b: ToolAccess): boolean {
 
 /** Rejects keys that could pollute prototypes and arguments too big to be sensible. */
 function checkArgs(args: object, maxBytes: number): string | undefined {
-  let bad: string | undefined;
   let json: string;
   try {
-    json = JSON.stringify(args, (key, value: unknown) => {
-      if (key === "__proto__" || (key === "constructor" && typeof value === "object" && value !== null)) bad ??= key;
-      return value;
-    });
+    // Without a replacer: JSON.stringify's fast path, and it refuses cycles before the walk below.
+    json = JSON.stringify(args);
   } catch (err) {
     return `The arguments cannot be serialised as JSON (${(err as Error).message}).`;
   }
-  if (bad) return `The key "${bad}" is not allowed in arguments.`;
   if (json.length > maxBytes) return tooLarge(json.length, maxBytes);
+  const bad = pollutingKey(args);
+  if (bad) return `The key "${bad}" is not allowed in arguments.`;
+  return undefined;
+}
+
+/** The first key, at any depth, that could reach a prototype: `__proto__`, or `constructor` holding an object. */
+function pollutingKey(args: object): string | undefined {
+  // A stack, not recursion: JSON nests deeper than a JavaScript call stack reaches.
+  const pending: unknown[] = [args];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      if (key === "__proto__" || (key === "constructor" && typeof item === "object" && item !== null)) return key;
+      pending.push(item);
+    }
+  }
   return undefined;
 }
 

@@ -275,6 +275,48 @@ describe("execution", () => {
     expect(out.content).toContain("started");
   });
 
+  // The limit and the caller's cancellation are watched from the turn after a call began: these
+  // calls hang at once, or are cancelled before that turn comes.
+  it("times out a call that hangs without ever waiting on anything", async () => {
+    registry.register(
+      defineTool({
+        name: "hang",
+        description: "Never answers.",
+        effect: "read",
+        input: z.object({}),
+        execute: () => new Promise<string>(() => {}),
+      }),
+    );
+    const out = await runner({ timeoutMs: 30 }).run({ name: "hang", args: {} });
+    expect(out.error?.code).toBe("TIMEOUT");
+  });
+
+  it("cancels a call aborted in the turn it began in, and its signal says so when asked later", async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    let looked!: () => void;
+    const lookedLater = new Promise<void>((resolve) => (looked = resolve));
+    registry.register(
+      defineTool({
+        name: "cancel_self",
+        description: "Cancels its own call, then asks for its signal a little later.",
+        effect: "read",
+        input: z.object({}),
+        execute: async (_args, ctx) => {
+          controller.abort();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          seen = ctx.signal;
+          looked();
+          return "too late";
+        },
+      }),
+    );
+    const out = await runner().run({ name: "cancel_self", args: {} }, { signal: controller.signal });
+    expect(out.status).toBe("cancelled");
+    await lookedLater;
+    expect(seen?.aborted).toBe(true);
+  });
+
   it("uses the runner's default timeout when the tool sets none", async () => {
     const out = await runner({ timeoutMs: 30 }).run({ name: "slow", args: { ms: 10_000 } });
     expect(out.error?.code).toBe("TIMEOUT");

@@ -1,0 +1,47 @@
+/**
+ * One attempt's cancellation. The tool's `AbortSignal` is made only when the tool asks for it:
+ * most calls (a small read, a lookup) never look, and a controller with its listeners costs more
+ * than such a call's own work. The runner stops waiting for the tool the moment it aborts, signal
+ * or not.
+ */
+export class LazyAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+  #stopWaiting: ((reason: unknown) => void) | undefined;
+
+  /** The signal handed to the tool, already aborted if the attempt was. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Aborts once: the tool's signal fires (if it was made) and {@link race} rejects with `reason`. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#stopWaiting?.(reason);
+  }
+
+  /** Settles as `promise` does, or rejects as soon as the attempt aborts; the promise itself runs on. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.#aborted) {
+      // The tool's own failure, if it comes, is nobody's to report any more.
+      promise.catch(() => {});
+      return Promise.reject(this.#reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#stopWaiting = reject;
+      promise.then(resolve, reject);
+    });
+  }
+}
