@@ -92,21 +92,29 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   const count = Math.max(0, end - from);
   const width = Math.max(NUMBER_WIDTH, String(end).length);
   const numbered: string[] = [];
-  const bare: string[] = [];
+  // The bare lines, made only from the first line shown otherwise than the file has it.
+  let bare: string[] | undefined;
   for (let n = from; n < end; n++) {
-    let line = segments[n]!;
+    const original = segments[n]!;
+    let line = original;
     if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
     let notice = "";
     if (line.length > options.maxLineChars) {
       notice = cutNotice(line.length, options.maxLineChars);
       line = line.slice(0, options.maxLineChars);
     }
-    bare.push(line);
+    if (line.length !== original.length) bare ??= segments.slice(from, n);
+    bare?.push(line);
     numbered.push(prefix(n + 1, width) + line + notice);
   }
+  let raw: string;
+  if (bare) raw = bare.join("\n");
+  // A whole file shown as it is (most small reads) is its own bare text.
+  else if (from === 0 && end === total) raw = text.endsWith("\n") ? text.slice(0, -1) : text;
+  else raw = segments.slice(from, end).join("\n");
   return {
     numbered: numbered.join("\n"),
-    raw: bare.join("\n"),
+    raw,
     count,
     ...(count > 0 ? { first: from + 1, last: end } : {}),
     hasMore: end < total,

@@ -101,20 +101,35 @@ function resolvedOnce(ctx: ToolContext, given: string): Promise<ResolvedPath> {
 const WHOLE_TEXT_MAX = 256 * 1024;
 
 /**
+ * Where reads land, kept from call to call: a small read then allocates no buffer of its own
+ * (nor leaves one for the collector). Grown to fit, never past a whole small file.
+ */
+let landing: Buffer | undefined;
+
+/**
  * The first bytes of a file, read synchronously (a few syscalls cost less than thread-pool round
  * trips), and the whole file when it is small: then it is read once, for the sniff and the text.
+ * The bytes are views of {@link landing}: use them before awaiting anything, when another call
+ * may read over them.
  */
 function readStart(file: string, size: number): { start: Buffer; whole?: Buffer } {
   const fd = openSync(file, READ_NOFOLLOW);
   try {
     const small = size <= WHOLE_TEXT_MAX;
     // One byte more than the file held at stat shows whether it has grown since.
-    const buf = Buffer.allocUnsafe(small ? size + 1 : Math.min(SNIFF_BYTES, size));
+    const wanted = small ? size + 1 : Math.min(SNIFF_BYTES, size);
+    if (!landing || landing.length < wanted) {
+      // Doubling, so a run of growing files does not allocate at every call.
+      landing = Buffer.allocUnsafeSlow(Math.min(WHOLE_TEXT_MAX + 1, Math.max(wanted, 2 * (landing?.length ?? 16 * 1024))));
+    }
+    const buf = landing;
     let filled = 0;
-    while (filled < buf.length) {
-      const n = readSync(fd, buf, filled, buf.length - filled, filled);
-      if (n === 0) break;
+    while (filled < wanted) {
+      const n = readSync(fd, buf, filled, wanted - filled, filled);
       filled += n;
+      // Everything stat promised, from a read that stopped short of the byte asked beyond it: the
+      // end of the file, without one more read to hear so.
+      if (n === 0 || (small && filled === size)) break;
     }
     const start = buf.subarray(0, Math.min(filled, SNIFF_BYTES));
     return small && filled <= size ? { start, whole: buf.subarray(0, filled) } : { start };
@@ -204,6 +219,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     return textResult(meta, numberText(text, wanted), offset, "docx", "converted from .docx");
   }
 
+  // Nothing is awaited from here until the bytes read are decoded (see readStart).
   const read = readStart(resolved.absolute, st.size);
   const kind = sniffContent(read.start);
   if (kind.kind === "image" && kind.mimeType && IMAGE_MIME_TYPES.has(kind.mimeType)) {

@@ -66,6 +66,11 @@ describe("sniffContent's text or binary verdict", () => {
       // NUL bytes and magic numbers are decided before the counts.
       if (sample.includes(0) || (verdict.label !== undefined && verdict.label !== "binary data")) continue;
       expect(verdict.kind, sample.toString("hex")).toBe(reference(sample));
+      // The bytes are counted a word at a time: the same sample at every alignment.
+      for (const shift of [1, 2, 3]) {
+        const shifted = Buffer.concat([Buffer.alloc(shift, 0x41), sample]).subarray(shift);
+        expect(sniffContent(shifted).kind, `${sample.toString("hex")} shifted by ${shift}`).toBe(verdict.kind);
+      }
     }
   });
 });

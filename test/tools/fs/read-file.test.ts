@@ -31,6 +31,30 @@ describe("read_file", () => {
     expect(new Date((r.structured as { modified: string }).modified).toString()).not.toBe("Invalid Date");
   });
 
+  it("gives every one of many calls at once its own file, small and large, text and image", async () => {
+    // Reads land in one buffer kept between calls: no call may see another's bytes.
+    const files = Array.from({ length: 24 }, (_, i) => {
+      const name = `f${i}.${i % 6 === 5 ? "png" : "txt"}`;
+      // Up to 2,000 lines and well under the size cap, except one file too large to read whole.
+      const body =
+        i % 6 === 5 ? PNG : Buffer.from(i === 7 ? lines(20_000, "x".repeat(30)) : lines(1 + ((i * 997) % 1999), `file ${i} line`));
+      writeFileSync(path.join(sb.ws, name), body);
+      return { name, body };
+    });
+    // Growing, shrinking and growing again, then all at once.
+    const order = [...files, ...[...files].reverse()];
+    const results = await Promise.all(order.map((f) => read({ path: f.name })));
+    results.forEach((r, i) => {
+      const f = order[i]!;
+      if (f.name.endsWith(".png")) expect(r.blocks?.[0], f.name).toMatchObject({ type: "image", data: PNG.toString("base64") });
+      else {
+        const { content, endLine } = r.structured as { content: string; endLine: number };
+        expect(content, f.name).toBe(f.body.toString().split("\n").slice(0, endLine).join("\n"));
+        expect(endLine, f.name).toBeGreaterThan(f.name === "f7.txt" ? 100 : Math.min(f.body.toString().split("\n").length - 2, 1999));
+      }
+    });
+  });
+
   it("reads a window with offset and limit and says how to read on", async () => {
     writeFileSync(path.join(sb.ws, "many.txt"), lines(50));
     const r = await read({ path: "many.txt", offset: 10, limit: 5 });
