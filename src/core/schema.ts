@@ -28,7 +28,8 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
 /** Validates `args` against `schema`, after folding other spellings of its parameters into theirs. */
 export function validateWithZod<A>(schema: z.ZodType<A>, given: unknown, aliases?: ParameterAliases): ValidationResult<A> {
   const { args, issues: clashes } = foldAliases(given, aliases);
-  const unknown = [...clashes, ...unknownParameters(schema, args)];
+  const strays = unknownParameters(schema, args);
+  const unknown = clashes.length ? [...clashes, ...strays] : strays;
   if (unknown.length) return { valid: false, error: `Invalid arguments: ${formatIssues(unknown)}.`, issues: unknown };
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { valid: true, value: parsed.data };
@@ -44,8 +45,17 @@ interface SchemaDef {
   innerType?: { _zod: { def: SchemaDef } };
 }
 
+/** What {@link parameterNames} found, per schema: it is asked on every call. */
+const namesOf = new WeakMap<z.ZodType, string[] | null>();
+
 /** The parameter names an argument schema takes, or undefined when it takes any (a loose or non-object schema). */
 function parameterNames(schema: z.ZodType): string[] | undefined {
+  let names = namesOf.get(schema);
+  if (names === undefined) namesOf.set(schema, (names = findParameterNames(schema) ?? null));
+  return names ?? undefined;
+}
+
+function findParameterNames(schema: z.ZodType): string[] | undefined {
   let def = (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
   for (let depth = 0; depth < 10; depth++) {
     if (def.type === "object") return def.catchall && def.catchall._zod.def.type !== "never" ? undefined : Object.keys(def.shape ?? {});
@@ -64,7 +74,9 @@ function unknownParameters(schema: z.ZodType, args: unknown): ValidationIssue[] 
   if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
   const known = parameterNames(schema);
   if (!known) return [];
-  return Object.keys(args)
+  const keys = Object.keys(args);
+  if (keys.every((key) => known.includes(key))) return [];
+  return keys
     .filter((key) => !known.includes(key))
     .map((key) => {
       const near = nearestNames(key, known);

@@ -119,9 +119,9 @@ export function jsonSizeBound(value: unknown, budget: number): number | undefine
       total += 2 + v.length;
       for (const item of v) stack.push(item);
     } else {
-      for (const [key, item] of Object.entries(v)) {
+      for (const key of Object.keys(v)) {
         total += key.length * 6 + 4;
-        stack.push(item);
+        stack.push((v as Record<string, unknown>)[key]);
       }
       total += 2;
     }
