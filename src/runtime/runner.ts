@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
-import type { AnyTool, ToolAccess, ToolContext } from "../core/tool.js";
+import type { AnyTool, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
@@ -159,7 +159,8 @@ export class ToolRunner {
 
   /** Runs one call to its outcome. Never throws. */
   async run(call: ToolCall, options: RunOptions = {}): Promise<ToolOutcome> {
-    await this.#awaitPendingTools([call]);
+    const arriving = this.#toolsArriving([call]);
+    if (arriving) await arriving;
     const prepared = this.#prepare(call);
     if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
     return this.#runPrepared(prepared, options);
@@ -170,7 +171,7 @@ export class ToolRunner {
    * write what another reads) run in the order given. Outcomes come back in the calls' order.
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
-    await this.#awaitPendingTools(calls);
+    await this.#toolsArriving(calls);
     const prepared = calls.map((c) => this.#prepare(c));
     const accesses = await Promise.all(prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})));
     const running: Array<Promise<ToolOutcome>> = [];
@@ -192,15 +193,16 @@ export class ToolRunner {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Lets tools still on their way (an MCP server connecting) join before calls name them: waits
-   * until every named tool is registered, nothing more is coming, or the wait is over.
+   * Lets tools still on their way (an MCP server connecting) join before calls name them: settles
+   * once every named tool is registered, nothing more is coming, or the wait is over. Undefined
+   * when there is nothing to wait for, so the common call does not take a turn of the queue.
    */
-  async #awaitPendingTools(calls: readonly ToolCall[]): Promise<void> {
+  #toolsArriving(calls: readonly ToolCall[]): Promise<void> | undefined {
     const present = () => calls.every((c) => this.registry.has(String(c.name ?? "")));
-    if (!this.#toolsPending || present()) return;
+    if (!this.#toolsPending || present()) return undefined;
     const pending = this.#toolsPending();
-    if (!pending) return;
-    await new Promise<void>((resolve) => {
+    if (!pending) return undefined;
+    return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         unsubscribe();
@@ -260,37 +262,61 @@ export class ToolRunner {
     return p.tool.effect === "read" || p.tool.effect === "network" ? {} : { writes: [EVERYTHING] };
   }
 
-  #context(p: Prepared, abort: AbortSignal | LazyAbort, options: RunOptions, partial?: { text: string }): ToolContext {
-    const ctx: ToolContext & { [VALIDATED]: true } = {
+  #context(
+    p: Prepared,
+    abort: AbortSignal | LazyAbort,
+    options: RunOptions,
+    partial?: { text: string },
+  ): ToolContext & { [VALIDATED]: true } {
+    const denied = (subject: string) => {
+      const kind = p.tool.scope?.kind;
+      const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
+      return rule ? `denied by the rule "${rule.source}"` : undefined;
+    };
+    const onOutput = (chunk: string) => {
+      if (partial) {
+        partial.text += chunk;
+        if (partial.text.length > PARTIAL_OUTPUT_CHARS * 2) partial.text = partial.text.slice(-PARTIAL_OUTPUT_CHARS);
+      }
+      options.onOutput?.(chunk, p.id);
+      if (options.onEvent || this.events.hasListeners) {
+        this.events.emit({ type: "tool.output", toolCallId: p.id, tool: p.name, chunk }, options.onEvent);
+      }
+    };
+    const onProgress = (progress: Progress) => {
+      this.events.emit({ type: "tool.progress", toolCallId: p.id, tool: p.name, ...progress }, options.onEvent);
+    };
+    const outputLimit = p.tool.maxOutputChars ?? this.#maxOutput;
+    // Two literals, not one with a getter for both: an object literal with an accessor costs
+    // twenty times one without, and a caller's own signal needs none.
+    if (!(abort instanceof LazyAbort)) {
+      return {
+        [VALIDATED]: true,
+        toolCallId: p.id,
+        signal: abort,
+        workspace: this.workspace,
+        log: this.#logger,
+        memo: p.memo,
+        outputLimit,
+        denied,
+        onOutput,
+        onProgress,
+      };
+    }
+    return {
       [VALIDATED]: true,
       toolCallId: p.id,
       get signal() {
-        return abort instanceof LazyAbort ? abort.signal : abort;
+        return abort.signal;
       },
       workspace: this.workspace,
       log: this.#logger,
       memo: p.memo,
-      outputLimit: p.tool.maxOutputChars ?? this.#maxOutput,
-      denied: (subject) => {
-        const kind = p.tool.scope?.kind;
-        const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
-        return rule ? `denied by the rule "${rule.source}"` : undefined;
-      },
-      onOutput: (chunk) => {
-        if (partial) {
-          partial.text += chunk;
-          if (partial.text.length > PARTIAL_OUTPUT_CHARS * 2) partial.text = partial.text.slice(-PARTIAL_OUTPUT_CHARS);
-        }
-        options.onOutput?.(chunk, p.id);
-        if (options.onEvent || this.events.hasListeners) {
-          this.events.emit({ type: "tool.output", toolCallId: p.id, tool: p.name, chunk }, options.onEvent);
-        }
-      },
-      onProgress: (progress) => {
-        this.events.emit({ type: "tool.progress", toolCallId: p.id, tool: p.name, ...progress }, options.onEvent);
-      },
+      outputLimit,
+      denied,
+      onOutput,
+      onProgress,
     };
-    return ctx;
   }
 
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {

@@ -1,5 +1,4 @@
-import { realpathSync } from "node:fs";
-import { lstat, readlink } from "node:fs/promises";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
@@ -69,7 +68,7 @@ export class Workspace implements ToolWorkspace {
       throw invalid(`"${input}" uses "~"; paths are relative to the workspace root (${this.root}).`);
     }
     const lexical = path.resolve(this.root, input);
-    const absolute = await realOf(lexical, 0);
+    const absolute = realOf(lexical, 0);
     const root = this.rootOf(absolute, options.write);
     if (!root) {
       const lexicalInside = this.rootOf(lexical) !== undefined;
@@ -97,12 +96,12 @@ function invalid(message: string): ToolError {
 /**
  * The real path of `p`: symlinks followed, including a dangling one at the end (its target is
  * what a write would create), and a missing tail appended to the real path of what exists.
+ * Synchronous: each step is one system call, where the promise API costs a thread-pool round
+ * trip (and a turn of the queue) on every tool call.
  */
-async function realOf(p: string, depth: number): Promise<string> {
+function realOf(p: string, depth: number): string {
   if (depth > MAX_LINK_DEPTH) throw invalid("Too many levels of symbolic links.");
   try {
-    // The kernel's own realpath, synchronously: one syscall, where the promise API costs a
-    // thread-pool round trip on every tool call.
     return realpathSync.native(p);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -113,14 +112,10 @@ async function realOf(p: string, depth: number): Promise<string> {
   }
   const parent = path.dirname(p);
   if (parent === p) return p;
-  const realParent = await realOf(parent, depth + 1);
+  const realParent = realOf(parent, depth + 1);
   const here = path.join(realParent, path.basename(p));
   try {
-    const st = await lstat(here);
-    if (st.isSymbolicLink()) {
-      const target = await readlink(here);
-      return await realOf(path.resolve(realParent, target), depth + 1);
-    }
+    if (lstatSync(here).isSymbolicLink()) return realOf(path.resolve(realParent, readlinkSync(here)), depth + 1);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR") throw err;
   }

@@ -74,6 +74,20 @@ export function numberLines(window: LineWindow & { reachedStart?: boolean }, max
   return { ...where, numbered, raw, count: lines.length, first, last };
 }
 
+/** Where a window of `segments` from `from` ends: at the limit, or before the line that would pass the size. */
+function fitting(segments: readonly string[], from: number, options: TextWindowOptions): number {
+  let end = from;
+  let chars = 0;
+  for (; end < segments.length && end - from < options.limit; end++) {
+    const segment = segments[end]!;
+    const length = segment.charCodeAt(segment.length - 1) === CARRIAGE_RETURN ? segment.length - 1 : segment.length;
+    const shown = Math.min(length, options.maxLineChars);
+    if (end > from && chars + shown + 8 > options.maxChars) break;
+    chars += shown + 8;
+  }
+  return end;
+}
+
 /**
  * A window of text already in memory (a small file read whole, a converted .docx, UTF-16 text),
  * numbered: the same answer as {@link numberLines} over the streaming reader's window, except that a
@@ -86,38 +100,36 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;
   const from = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
-  // First which lines fit (the limit, the size), since the widest number decides the column.
-  let end = from;
+  // The widest number decides the column. Below a million lines it is the narrowest whatever fits,
+  // and the lines are numbered as they are measured; past that, which lines fit is found first.
+  const bound = Math.min(total, from + options.limit);
+  const width = Math.max(NUMBER_WIDTH, String(bound < 1_000_000 ? bound : fitting(segments, from, options)).length);
+  let numbered = "";
+  // The bare lines, made only from the first line shown otherwise than the file has it.
+  let bare: string[] | undefined;
   let chars = 0;
   let stoppedForSize = false;
-  for (; end < total && end - from < options.limit; end++) {
-    const segment = segments[end]!;
-    const length = segment.charCodeAt(segment.length - 1) === CARRIAGE_RETURN ? segment.length - 1 : segment.length;
-    const shown = Math.min(length, options.maxLineChars);
+  let end = from;
+  for (; end < bound; end++) {
+    const original = segments[end]!;
+    let line = original;
+    if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
+    const shown = Math.min(line.length, options.maxLineChars);
     if (end > from && chars + shown + 8 > options.maxChars) {
       stoppedForSize = true;
       break;
     }
     chars += shown + 8;
-  }
-  const count = Math.max(0, end - from);
-  const width = Math.max(NUMBER_WIDTH, String(end).length);
-  let numbered = "";
-  // The bare lines, made only from the first line shown otherwise than the file has it.
-  let bare: string[] | undefined;
-  for (let n = from; n < end; n++) {
-    const original = segments[n]!;
-    let line = original;
-    if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
     let notice = "";
     if (line.length > options.maxLineChars) {
       notice = cutNotice(line.length, options.maxLineChars);
       line = line.slice(0, options.maxLineChars);
     }
-    if (line.length !== original.length) bare ??= segments.slice(from, n);
+    if (line.length !== original.length) bare ??= segments.slice(from, end);
     bare?.push(line);
-    numbered = addLine(numbered, n === from, n + 1, width, notice ? line + notice : line);
+    numbered = addLine(numbered, end === from, end + 1, width, notice ? line + notice : line);
   }
+  const count = Math.max(0, end - from);
   let raw: string;
   if (bare) raw = bare.join("\n");
   // A whole file shown as it is (most small reads) is its own bare text.
