@@ -173,7 +173,8 @@ export class ToolCallService {
         // Without a progress token nobody listens: the runner is spared the callbacks.
         { signal: ctx.mcpReq.signal, scope: this.#scopeOf(server), ...(emit === noEmit ? {} : progressOptions(id, () => emit)) },
       );
-      await emit.flush?.();
+      // Only a call with a progress token has notifications to see out first.
+      if (emit.flush) await emit.flush();
       return result(server, this.#registry, outcome);
     } finally {
       unroute();
