@@ -108,7 +108,9 @@ export async function decide(input: PolicyInput): Promise<Decision> {
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
   if (mode === "safe") {
-    const own = await ownVerdict(tool, args, ctx);
+    // Awaited only when the tool has something to say: most say nothing, and a turn is not free.
+    const verdict = ownVerdict(tool, args, ctx);
+    const own = verdict instanceof Promise ? await verdict : verdict;
     if (own?.required) {
       const reason =
         own.message ?? (effect === "read" ? `${tool.name} asks for approval of this call` : `${describeEffect(effect)} need approval`);
@@ -123,13 +125,21 @@ export async function decide(input: PolicyInput): Promise<Decision> {
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
 }
 
+interface Verdict {
+  required: boolean;
+  message?: string;
+}
+
 /**
  * What a tool says of one call, in `safe` mode: `needsApproval(args)` (defineTool, spec 003's
  * `requiresApproval`) or a `getConfirmation(args)` a class overrides (spec 001). A destructive
  * effect is asked about whatever the tool says; undefined when the tool says nothing.
  */
-async function ownVerdict(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<{ required: boolean; message?: string } | undefined> {
-  if (tool.needsApproval) return { required: await tool.needsApproval(args, ctx) };
+function ownVerdict(tool: AnyTool, args: unknown, ctx: ToolContext): Verdict | undefined | Promise<Verdict> {
+  if (tool.needsApproval) {
+    const required = tool.needsApproval(args, ctx);
+    return typeof required === "boolean" ? { required } : Promise.resolve(required).then((r) => ({ required: r }));
+  }
   if (tool.getConfirmation && tool.getConfirmation !== BaseTool.prototype.getConfirmation) {
     const confirmation = tool.getConfirmation(args);
     return { required: confirmation.required, ...(confirmation.message ? { message: confirmation.message } : {}) };
