@@ -100,34 +100,25 @@ export function numberText(text: string, options: TextWindowOptions): NumberedWi
   if (segments.at(-1) === "") segments.pop();
   const total = segments.length;
   const from = options.offset < 0 ? Math.max(0, total + options.offset) : options.offset - 1;
-  // The widest number decides the column. Below a million lines it is the narrowest whatever fits,
-  // and the lines are numbered as they are measured; past that, which lines fit is found first.
-  const bound = Math.min(total, from + options.limit);
-  const width = Math.max(NUMBER_WIDTH, String(bound < 1_000_000 ? bound : fitting(segments, from, options)).length);
+  // Which lines fit comes first: the widest number decides the column.
+  const end = fitting(segments, from, options);
+  const stoppedForSize = end < Math.min(total, from + options.limit);
+  const width = Math.max(NUMBER_WIDTH, String(end).length);
   let numbered = "";
   // The bare lines, made only from the first line shown otherwise than the file has it.
   let bare: string[] | undefined;
-  let chars = 0;
-  let stoppedForSize = false;
-  let end = from;
-  for (; end < bound; end++) {
-    const original = segments[end]!;
+  for (let n = from; n < end; n++) {
+    const original = segments[n]!;
     let line = original;
     if (line.charCodeAt(line.length - 1) === CARRIAGE_RETURN) line = line.slice(0, -1);
-    const shown = Math.min(line.length, options.maxLineChars);
-    if (end > from && chars + shown + 8 > options.maxChars) {
-      stoppedForSize = true;
-      break;
-    }
-    chars += shown + 8;
     let notice = "";
     if (line.length > options.maxLineChars) {
       notice = cutNotice(line.length, options.maxLineChars);
       line = line.slice(0, options.maxLineChars);
     }
-    if (line.length !== original.length) bare ??= segments.slice(from, end);
+    if (line.length !== original.length) bare ??= segments.slice(from, n);
     bare?.push(line);
-    numbered = addLine(numbered, end === from, end + 1, width, notice ? line + notice : line);
+    numbered = addLine(numbered, n === from, n + 1, width, notice ? line + notice : line);
   }
   const count = Math.max(0, end - from);
   let raw: string;
