@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { toTool, type ToolLike } from "../../core/registry.js";
 import type { AnyTool } from "../../core/tool.js";
 import { importAtRuntime } from "../../process/import-at-runtime.js";
+import { pathBelow } from "../../workspace/path-below.js";
 
 /** Where tool modules live when configuration says only `"toolModules": true`. */
 export const DEFAULT_TOOL_MODULE_DIR = ".tackle/tools";
@@ -55,8 +56,8 @@ function moduleFiles(root: string, entry: string, optional: boolean): string[] {
     if (optional) return [];
     throw new Error(`toolModules names ${entry}, which does not exist in the workspace.`);
   }
-  const rel = path.relative(root, real);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) throw new Error(`toolModules names ${entry}, which is outside the workspace.`);
+  const rel = pathBelow(root, real);
+  if (rel === undefined) throw new Error(`toolModules names ${entry}, which is outside the workspace.`);
   let names: string[];
   try {
     names = readdirSync(real);
