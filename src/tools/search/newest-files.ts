@@ -249,8 +249,8 @@ export class NewestFiles {
     let read = 0;
     const onFile = (absolute: string) => {
       entries++;
-      const relative = absolute.slice(this.#base.length);
-      if (this.#match(relative)) found.push(relative);
+      const relative = this.#matched(absolute);
+      if (relative !== undefined) found.push(relative);
     };
     const onFolder = (folder: Folder) => {
       entries++;
@@ -307,6 +307,12 @@ export class NewestFiles {
     return this.#request;
   }
 
+  /** A walked file's path relative to the base, if the filter keeps it. */
+  #matched(absolute: string): string | undefined {
+    const relative = absolute.slice(this.#base.length);
+    return this.#match(relative) ? relative : undefined;
+  }
+
   #stat(request: Request, relative: string): void {
     this.#batch.push(relative);
     if (this.#batch.length >= BATCH) request.stat(this.#batch.splice(0));
@@ -318,8 +324,8 @@ export class NewestFiles {
       await walkFiles(this.#walked, {
         signal: this.#signal,
         onFile: (absolute) => {
-          const relative = absolute.slice(this.#base.length);
-          if (this.#match(relative)) relatives.push(relative);
+          const relative = this.#matched(absolute);
+          if (relative !== undefined) relatives.push(relative);
         },
       });
     }
