@@ -31,6 +31,8 @@ export interface ToolWorkspace {
   relative(absolute: string): string;
   display(resolved: ResolvedPath): string;
   resolve(input: string, options?: ResolveOptions): Promise<ResolvedPath>;
+  /** {@link resolve} without a promise, for hooks that run on every call (a read's scope and execute). */
+  resolveSync(input: string, options?: ResolveOptions): ResolvedPath;
   withExtraRoot(extra: ExtraRoot): ToolWorkspace;
 }
 

@@ -1,5 +1,5 @@
 import type { Effect } from "../core/effect.js";
-import type { AnyTool, ToolContext } from "../core/tool.js";
+import type { AnyTool, Assessment, ToolContext } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
 import { BaseTool } from "../core/base-tool.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
@@ -39,12 +39,27 @@ export interface PolicyInput {
  * sensitive paths, then ask rules and the tool's own "ask", then allow rules, then what the
  * person allowed for the session, then the mode. deny beats ask beats allow.
  */
-export async function decide(input: PolicyInput): Promise<Decision> {
+export function decide(input: PolicyInput): Decision | Promise<Decision> {
+  // Synchronous when the tool's hooks are: most calls' hooks are, and each promise costs a turn
+  // of the queue (and keeps the code on it from being inlined).
+  const assessment = input.tool.assess?.(input.args, input.ctx);
+  return isThenable(assessment) ? Promise.resolve(assessment).then((a) => withSubjects(input, a)) : withSubjects(input, assessment);
+}
+
+function withSubjects(input: PolicyInput, assessment: Assessment | undefined): Decision | Promise<Decision> {
+  const { tool, args, ctx } = input;
+  const subjects = tool.scope ? tool.scope.subjects(args, ctx) : [];
+  return isThenable(subjects) ? Promise.resolve(subjects).then((s) => judge(input, assessment, s)) : judge(input, assessment, subjects);
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
+}
+
+function judge(input: PolicyInput, assessment: Assessment | undefined, subjects: readonly string[]): Decision | Promise<Decision> {
   const { tool, names, args, ctx, mode, rules } = input;
-  const assessment = tool.assess ? await tool.assess(args, ctx) : undefined;
   const effect = assessment?.effect ?? tool.effect;
   const kind = tool.scope?.kind;
-  const subjects = tool.scope ? await tool.scope.subjects(args, ctx) : [];
 
   const denied = rules.deny.find((r) => ruleCovers(r, names, kind, subjects, false));
   if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
@@ -108,21 +123,25 @@ export async function decide(input: PolicyInput): Promise<Decision> {
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
   if (mode === "safe") {
-    // Awaited only when the tool has something to say: most say nothing, and a turn is not free.
+    // Waited for only when the tool has something to say: most say nothing, and a turn is not free.
     const verdict = ownVerdict(tool, args, ctx);
-    const own = verdict instanceof Promise ? await verdict : verdict;
-    if (own?.required) {
-      const reason =
-        own.message ?? (effect === "read" ? `${tool.name} asks for approval of this call` : `${describeEffect(effect)} need approval`);
-      return { action: "ask", reason, effect };
-    }
-    if (effect === "read") return { action: "allow", approvedBy: "auto", reason: "reads are auto-approved", effect };
-    if (own && !own.required && effect !== "destructive") {
-      return { action: "allow", approvedBy: "auto", reason: "this call needs no approval", effect };
-    }
-    return { action: "ask", reason: `${describeEffect(effect)} need approval`, effect };
+    return isThenable(verdict) ? Promise.resolve(verdict).then((own) => judgeSafe(tool, effect, own)) : judgeSafe(tool, effect, verdict);
   }
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
+}
+
+/** Mode `safe`, once nothing else decided: the tool's own word, then the effect. */
+function judgeSafe(tool: AnyTool, effect: Effect, own: Verdict | undefined): Decision {
+  if (own?.required) {
+    const reason =
+      own.message ?? (effect === "read" ? `${tool.name} asks for approval of this call` : `${describeEffect(effect)} need approval`);
+    return { action: "ask", reason, effect };
+  }
+  if (effect === "read") return { action: "allow", approvedBy: "auto", reason: "reads are auto-approved", effect };
+  if (own && !own.required && effect !== "destructive") {
+    return { action: "allow", approvedBy: "auto", reason: "this call needs no approval", effect };
+  }
+  return { action: "ask", reason: `${describeEffect(effect)} need approval`, effect };
 }
 
 interface Verdict {

@@ -163,7 +163,8 @@ export class ToolRunner {
     if (arriving) await arriving;
     const prepared = this.#prepare(call);
     if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
-    return this.#runPrepared(prepared, options);
+    // Awaited, not returned: a returned promise costs two more turns of the queue than an awaited one.
+    return await this.#runPrepared(prepared, options);
   }
 
   /**
@@ -327,7 +328,7 @@ export class ToolRunner {
 
     let decision: Decision;
     try {
-      decision = await decide({
+      const decided = decide({
         tool,
         names: this.registry.namesOf(p.name),
         args: p.args,
@@ -336,6 +337,7 @@ export class ToolRunner {
         rules: this.#rules,
         sessionAllows: this.sessionAllows(options.scope),
       });
+      decision = decided instanceof Promise ? await decided : decided;
     } catch (err) {
       return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
     }
@@ -354,7 +356,7 @@ export class ToolRunner {
 
     if (decision.action === "allow") {
       emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy });
-      return this.#execute(p, options, decision.approvedBy);
+      return await this.#execute(p, options, decision.approvedBy);
     }
     const answer = await this.#askPerson(p, ctx, decision, options);
     return "outcome" in answer ? this.#finish(answer.outcome, answer.args, options) : this.#execute(answer.approved, options, "user");

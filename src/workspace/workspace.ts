@@ -62,6 +62,11 @@ export class Workspace implements ToolWorkspace {
    * Missing files are fine (a write may create them) as long as where they would be is inside.
    */
   async resolve(input: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+    return this.resolveSync(input, options);
+  }
+
+  /** {@link resolve}, synchronously: resolution makes only synchronous system calls. */
+  resolveSync(input: string, options: ResolveOptions = {}): ResolvedPath {
     if (typeof input !== "string" || input.length === 0) throw invalid("The path is empty.");
     if (input.includes("\0")) throw invalid("The path contains a null byte.");
     if (input.startsWith("~")) {

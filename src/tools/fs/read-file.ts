@@ -69,7 +69,7 @@ const output = z.object({
  * the current directory and each parent up to the workspace root, then against the root. The
  * first that exists wins; when none does, the root's reading is used (and reported missing).
  */
-export async function resolveForRead(ws: Workspace, given: string): Promise<ResolvedPath> {
+export function resolveForRead(ws: Workspace, given: string): ResolvedPath {
   if (!path.isAbsolute(given) && !given.includes("\0")) {
     let cwd: string | undefined;
     try {
@@ -81,7 +81,7 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
     if (cwd && cwd !== ws.root && Workspace.isInside(ws.root, cwd)) {
       for (let dir = cwd; dir !== ws.root && Workspace.isInside(ws.root, dir); dir = path.dirname(dir)) {
         try {
-          const candidate = await ws.resolve(path.join(dir, given));
+          const candidate = ws.resolveSync(path.join(dir, given));
           if (candidate.root === ws.root && statOrUndefined(candidate.absolute)) return candidate;
         } catch {
           // a candidate that leaves the workspace is simply not a candidate
@@ -89,11 +89,14 @@ export async function resolveForRead(ws: Workspace, given: string): Promise<Reso
       }
     }
   }
-  return ws.resolve(given);
+  return ws.resolveSync(given);
 }
 
-/** {@link resolveForRead}, once per call: scope, access and execute share the answer. */
-function resolvedOnce(ctx: ToolContext, given: string): Promise<ResolvedPath> {
+/**
+ * {@link resolveForRead}, once per call: scope, access and execute share the answer. Synchronous,
+ * like the resolution itself: every read passes here twice, and a promise costs a turn each time.
+ */
+function resolvedOnce(ctx: ToolContext, given: string): ResolvedPath {
   return ctx.memo.once(`read:${given}`, () => resolveForRead(ctx.workspace, given));
 }
 
@@ -180,7 +183,7 @@ function describeBinary(meta: Meta, kind: ContentKind, reason?: string): ToolExe
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  const resolved = await resolvedOnce(ctx, args.path);
+  const resolved = resolvedOnce(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
@@ -390,15 +393,15 @@ export const readFileTool = defineTool({
   effect: "read",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => {
-      const resolved = await resolvedOnce(ctx, args.path);
+    subjects: (args, ctx) => {
+      const resolved = resolvedOnce(ctx, args.path);
       const lexical = lexicalRelative(ctx.workspace, args.path);
       return [...new Set([ctx.workspace.display(resolved), ...(lexical !== undefined ? [lexical] : [])])];
     },
   },
-  access: async (args, ctx) => {
+  access: (args, ctx) => {
     try {
-      return { reads: [ctx.workspace.display(await resolvedOnce(ctx, args.path))] };
+      return { reads: [ctx.workspace.display(resolvedOnce(ctx, args.path))] };
     } catch {
       return { reads: [] };
     }

@@ -1,0 +1,131 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../src/core/define-tool.js";
+import { ToolRegistry } from "../../src/core/registry.js";
+import { CallMemo } from "../../src/core/call-memo.js";
+import { VALIDATED } from "../../src/core/context.js";
+import type { AnyTool, ToolContext } from "../../src/core/tool.js";
+import { decide, type Decision } from "../../src/runtime/policy.js";
+import { parseRules } from "../../src/runtime/rules.js";
+import { ToolRunner } from "../../src/runtime/runner.js";
+import { readFileTool } from "../../src/tools/fs/read-file.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+
+// The policy answers without a promise when the tool's hooks do (a read's scope resolves its path
+// synchronously), and with one when any hook is asynchronous. Both must reach the same decision.
+
+let dir: string;
+let ws: Workspace;
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-policy-")));
+  writeFileSync(path.join(dir, "notes.txt"), "hello\n");
+  writeFileSync(path.join(dir, ".env"), "KEY=1\n");
+  ws = Workspace.open(dir);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function ctxFor(): ToolContext {
+  return {
+    [VALIDATED]: true,
+    toolCallId: "t",
+    signal: new AbortController().signal,
+    workspace: ws,
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    memo: new CallMemo(),
+    outputLimit: 100_000,
+    denied: () => undefined,
+    onOutput: () => {},
+    onProgress: () => {},
+  } as unknown as ToolContext;
+}
+
+function input(tool: AnyTool, args: unknown, rules = {}) {
+  return { tool, names: [tool.name], args, ctx: ctxFor(), mode: "safe" as const, rules: parseRules(rules), sessionAllows: [] };
+}
+
+/** The same tool with every hook made asynchronous. */
+function asyncTwin(tool: AnyTool): AnyTool {
+  const scope = tool.scope!;
+  return Object.create(tool, {
+    scope: { value: { kind: scope.kind, subjects: async (args: unknown, ctx: ToolContext) => scope.subjects(args as never, ctx) } },
+    assess: { value: async () => undefined },
+  }) as AnyTool;
+}
+
+describe("policy: synchronous hooks give a synchronous decision", () => {
+  const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, Decision["action"]]> = [
+    ["a plain read", { path: "notes.txt" }, {}, "allow"],
+    ["a secret", { path: ".env" }, {}, "deny"],
+    ["a deny rule", { path: "notes.txt" }, { deny: ["read_file(notes.txt)"] }, "deny"],
+    ["an ask rule", { path: "notes.txt" }, { ask: ["read_file"] }, "ask"],
+  ];
+  for (const [what, args, rules, action] of cases) {
+    it(`${what}: ${action}, with and without promises`, async () => {
+      const now = decide(input(readFileTool, args, rules));
+      expect(now).not.toBeInstanceOf(Promise);
+      expect((now as Decision).action).toBe(action);
+      const later = decide(input(asyncTwin(readFileTool), args, rules));
+      expect(later).toBeInstanceOf(Promise);
+      expect(await later).toEqual(now);
+    });
+  }
+
+  it("a tool's asynchronous needsApproval is waited for", async () => {
+    const tool = defineTool({
+      name: "probe",
+      description: "Probes.",
+      effect: "read",
+      input: z.object({}),
+      needsApproval: async () => true,
+      execute: async () => "ok",
+    });
+    const decision = decide(input(tool, {}));
+    expect(decision).toBeInstanceOf(Promise);
+    expect((await decision).action).toBe("ask");
+  });
+});
+
+describe("runner: a hook that throws at once is an error outcome, not an exception", () => {
+  for (const shape of ["sync", "async"] as const) {
+    it(`${shape} scope that throws`, async () => {
+      const tool = defineTool({
+        name: "boom",
+        description: "Throws in its scope.",
+        effect: "read",
+        input: z.object({}),
+        scope: {
+          kind: "path",
+          subjects:
+            shape === "sync"
+              ? () => {
+                  throw new Error("scope failed");
+                }
+              : async () => {
+                  throw new Error("scope failed");
+                },
+        },
+        execute: async () => "never",
+      });
+      const registry = new ToolRegistry();
+      registry.register(tool);
+      const runner = new ToolRunner({ registry, workspace: dir, cache: false });
+      const outcome = await runner.run({ name: "boom", args: {} });
+      expect(outcome.status).toBe("error");
+      expect(outcome.content).toContain("scope failed");
+      await runner.close();
+    });
+  }
+
+  it("a path outside the workspace is refused by read_file's synchronous scope", async () => {
+    const registry = new ToolRegistry();
+    registry.register(readFileTool);
+    const runner = new ToolRunner({ registry, workspace: dir, cache: false });
+    const outcome = await runner.run({ name: "read_file", args: { path: "../outside.txt" } });
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.code).toBe("INVALID_PATH");
+    await runner.close();
+  });
+});
