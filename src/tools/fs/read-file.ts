@@ -257,37 +257,46 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     return textResult(meta, numberText(text, wanted), offset, "text", note);
   }
 
-  const fileSize = st.size;
+  return readStreamed(ctx, resolved.absolute, meta, kind, { offset, limit, encoding, note });
+}
+
+/**
+ * A file too large to read whole: the window asked for, streamed, with progress. Apart from
+ * execute, so a small read does not set up this path's closures.
+ */
+async function readStreamed(
+  ctx: ToolContext,
+  file: string,
+  meta: Meta,
+  kind: ContentKind,
+  ask: { offset: number; limit: number; encoding: "utf-8" | "windows-1252"; note: string | undefined },
+): Promise<ToolExecutionResult> {
+  const { offset, limit, encoding, note } = ask;
+  const fileSize = meta.st.size;
   let readSoFar = 0;
   const stopProgress = reportProgress(ctx, () => ({
     progress: readSoFar,
     total: fileSize,
     message: `read ${formatCount(readSoFar)} of ${formatCount(fileSize)} bytes`,
   }));
+  const common = {
+    maxLineChars: MAX_LINE_CHARS,
+    maxChars: MAX_READ_CHARS,
+    encoding,
+    startByte: kind.bomLength ?? 0,
+    signal: ctx.signal,
+    onRead: (position: number) => void (readSoFar = position),
+  };
   try {
-    return await readWindow();
-  } finally {
-    stopProgress();
-  }
-
-  async function readWindow(): Promise<ToolExecutionResult> {
-    const common = {
-      maxLineChars: MAX_LINE_CHARS,
-      maxChars: MAX_READ_CHARS,
-      encoding,
-      startByte: kind.bomLength ?? 0,
-      signal: ctx.signal,
-      onRead: (position: number) => void (readSoFar = position),
-    };
     if (offset < 0) {
       const from = -offset;
       const count = Math.min(limit, from);
       // Small files are counted so lines keep their ordinary numbers.
       if (fileSize <= COUNT_TOTAL_BELOW) {
-        const counted = await readLineWindow(resolved.absolute, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
+        const counted = await readLineWindow(file, { ...common, offset: Number.MAX_SAFE_INTEGER, limit: 1, countTotal: true });
         const total = counted.totalLines ?? 0;
         const start = Math.max(1, total - from + 1);
-        const window = await readLineWindow(resolved.absolute, {
+        const window = await readLineWindow(file, {
           ...common,
           offset: start,
           limit: Math.min(count, total - start + 1 || 1),
@@ -295,7 +304,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         });
         return textResult(meta, numberLines(window, MAX_LINE_CHARS), start, "text", note);
       }
-      const tail = await readTailLines(resolved.absolute, count, from - count, common);
+      const tail = await readTailLines(file, count, from - count, common);
       return textResult(
         meta,
         numberLines(
@@ -308,8 +317,10 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         true,
       );
     }
-    const window = await readLineWindow(resolved.absolute, { ...common, offset, limit, countTotal: fileSize <= COUNT_TOTAL_BELOW });
+    const window = await readLineWindow(file, { ...common, offset, limit, countTotal: fileSize <= COUNT_TOTAL_BELOW });
     return textResult(meta, numberLines(window, MAX_LINE_CHARS), offset, "text", note);
+  } finally {
+    stopProgress();
   }
 }
 
