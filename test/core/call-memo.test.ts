@@ -28,8 +28,9 @@ function countingRunner(
   runner = new ToolRunner({ registry, workspace: ws.dir, cache: false, ...options });
   const resolves: string[] = [];
   const ws0 = runner.workspace;
-  const original = ws0.resolve.bind(ws0);
-  ws0.resolve = (input, opts) => {
+  // resolve() goes through resolveSync(), so counting there counts every resolution.
+  const original = ws0.resolveSync.bind(ws0);
+  ws0.resolveSync = (input, opts) => {
     resolves.push(input);
     return original(input, opts);
   };

@@ -12,6 +12,8 @@ import { decide, type Decision } from "../../src/runtime/policy.js";
 import { parseRules } from "../../src/runtime/rules.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { readFileTool } from "../../src/tools/fs/read-file.js";
+import { FILE_TOOLS } from "../../src/tools/fs/index.js";
+import { createGlobTool } from "../../src/tools/search/glob.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 // The policy answers without a promise when the tool's hooks do (a read's scope resolves its path
@@ -42,8 +44,8 @@ function ctxFor(): ToolContext {
   } as unknown as ToolContext;
 }
 
-function input(tool: AnyTool, args: unknown, rules = {}) {
-  return { tool, names: [tool.name], args, ctx: ctxFor(), mode: "safe" as const, rules: parseRules(rules), sessionAllows: [] };
+function input(tool: AnyTool, args: unknown, rules = {}, mode: "safe" | "all" = "safe") {
+  return { tool, names: [tool.name], args, ctx: ctxFor(), mode, rules: parseRules(rules), sessionAllows: [] };
 }
 
 /** The same tool with every hook made asynchronous. */
@@ -72,6 +74,36 @@ describe("policy: synchronous hooks give a synchronous decision", () => {
       expect(await later).toEqual(now);
     });
   }
+
+  // Every file tool and the search tools resolve their paths synchronously in their hooks.
+  const sample: Record<string, Record<string, unknown>> = {
+    read_file: { path: "notes.txt" },
+    write_file: { path: "new.txt", content: "x" },
+    append_file: { path: "notes.txt", content: "x" },
+    edit_file: { path: "notes.txt", old_string: "hello", new_string: "bye" },
+    list_directory: { path: "." },
+    create_directory: { path: "sub" },
+    delete_file: { path: "notes.txt" },
+    move_file: { from: "notes.txt", to: "moved.txt" },
+    copy_file: { source: "notes.txt", dest: "copied.txt" },
+    glob: { pattern: "**/*.txt" },
+  };
+  const tools = [...FILE_TOOLS, createGlobTool()] as AnyTool[];
+  for (const tool of tools) {
+    const args = sample[tool.name];
+    if (!args) continue;
+    // move and copy look inside a folder for files that run code (a walk, so asynchronous).
+    const walks = tool.name === "move_file" || tool.name === "copy_file";
+    it(`${tool.name} decides ${walks ? "after its walk" : "without a promise"}`, async () => {
+      const decision = decide(input(tool, args, {}, "all"));
+      if (walks) expect(decision).toBeInstanceOf(Promise);
+      else expect(decision).not.toBeInstanceOf(Promise);
+      expect((await decision).action).toBe("allow");
+    });
+  }
+  it("the sample covers every file tool", () => {
+    expect(FILE_TOOLS.map((t) => t.name).filter((n) => !sample[n])).toEqual([]);
+  });
 
   it("a tool's asynchronous needsApproval is waited for", async () => {
     const tool = defineTool({

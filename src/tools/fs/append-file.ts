@@ -20,7 +20,7 @@ const input = z.object({
 type Args = z.output<typeof input>;
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  const resolved = await resolveArg(ctx, args.path, true);
+  const resolved = resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "append to");
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
@@ -77,9 +77,9 @@ export const appendFileTool = defineTool({
   input,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
-    const resolved = await resolveArg(ctx, args.path, true);
+    const resolved = resolveArg(ctx, args.path, true);
     const rel = ctx.workspace.display(resolved);
     const shownText =
       args.content.length > 4000 ? `${args.content.slice(0, 4000)}\n… (${args.content.length - 4000} more characters)` : args.content;

@@ -12,8 +12,10 @@ import { pathBelow } from "../../workspace/path-below.js";
  * Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise),
  * once per call: scope, access, approval, preview and execute all get the first answer.
  */
-export function resolveArg(ctx: ToolContext, input: string, write = false): Promise<ResolvedPath> {
-  return ctx.memo.once(`resolve:${write}:${input}`, () => ctx.workspace.resolve(input, { write }));
+export function resolveArg(ctx: ToolContext, input: string, write = false): ResolvedPath {
+  // Synchronous like the resolution itself, so the policy's check of a file tool's call takes no
+  // turn of the queue.
+  return ctx.memo.once(`resolve:${write}:${input}`, () => ctx.workspace.resolveSync(input, { write }));
 }
 
 /**
@@ -31,10 +33,10 @@ export function lexicalRelative(ws: Workspace, input: string): string | undefine
  * argument, and also the path as written when a symlink makes them differ, so a link named
  * `notes.txt` that points at `.env` is judged as `.env`, and a link named `.env` stays denied.
  */
-export async function pathSubjects(ctx: ToolContext, inputs: readonly string[], write = false): Promise<string[]> {
+export function pathSubjects(ctx: ToolContext, inputs: readonly string[], write = false): string[] {
   const out = new Set<string>();
   for (const input of inputs) {
-    const resolved = await resolveArg(ctx, input, write);
+    const resolved = resolveArg(ctx, input, write);
     out.add(ctx.workspace.display(resolved));
     const lexical = lexicalRelative(ctx.workspace, input);
     if (lexical !== undefined) out.add(lexical);
@@ -46,11 +48,11 @@ export async function pathSubjects(ctx: ToolContext, inputs: readonly string[], 
  * Workspace-relative paths for the scheduler and the cache; best effort, never throws. `write`
  * resolves as the call will (sharing its resolution with the other hooks).
  */
-export async function accessPaths(ctx: ToolContext, inputs: readonly string[], write = false): Promise<string[]> {
+export function accessPaths(ctx: ToolContext, inputs: readonly string[], write = false): string[] {
   const out: string[] = [];
   for (const input of inputs) {
     try {
-      out.push(ctx.workspace.display(await resolveArg(ctx, input, write)));
+      out.push(ctx.workspace.display(resolveArg(ctx, input, write)));
     } catch {
       const lexical = lexicalRelative(ctx.workspace, input);
       if (lexical !== undefined) out.push(lexical);
@@ -157,8 +159,8 @@ export function assertNotRoot(resolved: ResolvedPath, verb: string): void {
  */
 export async function carriesExecutionSensitive(ctx: ToolContext, from: string, to: string): Promise<Assessment | undefined> {
   try {
-    const src = await resolveArg(ctx, from);
-    const dest = await resolveArg(ctx, to, true);
+    const src = resolveArg(ctx, from);
+    const dest = resolveArg(ctx, to, true);
     const why =
       (src.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, src.relative) : undefined) ??
       (dest.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, dest.relative) : undefined);

@@ -34,11 +34,11 @@ const input = z.object({
 type Args = z.output<typeof input>;
 
 async function plan(args: Args, ctx: ToolContext) {
-  const src = await resolveArg(ctx, args.source);
+  const src = resolveArg(ctx, args.source);
   const srcRel = ctx.workspace.display(src);
   const srcStat = statOrUndefined(src.absolute);
   if (!srcStat) throw await notFound(ctx, src, "file or folder");
-  const dest = await resolveArg(ctx, args.dest, true);
+  const dest = resolveArg(ctx, args.dest, true);
   assertNotRoot(dest, "replace");
   const destRel = ctx.workspace.display(dest);
   if (dest.absolute === src.absolute) throw new ToolError("INVALID_ARGS", `source and dest are the same path ("${srcRel}").`);
@@ -102,11 +102,9 @@ export const copyFileTool = defineTool({
   effect: "write",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => [
-      ...new Set([...(await pathSubjects(ctx, [args.source])), ...(await pathSubjects(ctx, [args.dest], true))]),
-    ],
+    subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.source]), ...pathSubjects(ctx, [args.dest], true)])],
   },
-  access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.source]), writes: await accessPaths(ctx, [args.dest], true) }),
+  access: (args, ctx) => ({ reads: accessPaths(ctx, [args.source]), writes: accessPaths(ctx, [args.dest], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.source, args.dest),
   preview: async (args, ctx) => {
     const { srcRel, destRel, srcStat, destStat } = await plan(args, ctx);

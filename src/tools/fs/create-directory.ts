@@ -15,7 +15,7 @@ const input = z.object({
 type Args = z.output<typeof input>;
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  const resolved = await resolveArg(ctx, args.path, true);
+  const resolved = resolveArg(ctx, args.path, true);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
   if (st?.isDirectory()) {
@@ -39,8 +39,7 @@ export const createDirectoryTool = defineTool({
   input,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
-  preview: async (args, ctx) =>
-    `Create the folder ${ctx.workspace.display(await resolveArg(ctx, args.path, true))} (and any missing parents).`,
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
+  preview: async (args, ctx) => `Create the folder ${ctx.workspace.display(resolveArg(ctx, args.path, true))} (and any missing parents).`,
   execute,
 });

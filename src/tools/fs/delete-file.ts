@@ -27,13 +27,13 @@ const output = z.object({
 });
 
 /** What a call would remove: the link itself for a symlink, else the resolved file or folder. */
-export async function target(ctx: ToolContext, given: string, write = true): Promise<{ absolute: string; rel: string; isLink: boolean }> {
-  const resolved = await resolveArg(ctx, given, write);
+export function target(ctx: ToolContext, given: string, write = true): { absolute: string; rel: string; isLink: boolean } {
+  const resolved = resolveArg(ctx, given, write);
   assertNotRoot(resolved, "delete or move");
   const base = path.basename(given.replace(/[\\/]+$/, ""));
   if (base && base !== "." && base !== "..") {
     // A symlink is removed (or moved) itself, never what it points at.
-    const parent = await resolveArg(ctx, path.join(path.dirname(given), "."), write);
+    const parent = resolveArg(ctx, path.join(path.dirname(given), "."), write);
     const lexical = path.join(parent.absolute, base);
     const st = lstatOrUndefined(lexical);
     if (st?.isSymbolicLink()) {
@@ -60,9 +60,9 @@ async function walk(dir: string, rel: string, out: string[], signal: AbortSignal
 }
 
 async function plan(args: Args, ctx: ToolContext) {
-  const t = await target(ctx, args.path);
+  const t = target(ctx, args.path);
   const st = lstatOrUndefined(t.absolute);
-  if (!st) throw await notFound(ctx, await resolveArg(ctx, args.path, true), "file or folder");
+  if (!st) throw await notFound(ctx, resolveArg(ctx, args.path, true), "file or folder");
   const inside: string[] = [];
   if (st.isDirectory()) {
     await walk(t.absolute, t.rel, inside, ctx.signal);
@@ -124,9 +124,9 @@ export const deleteFileTool = defineTool({
   effect: "destructive",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => [...new Set([...(await pathSubjects(ctx, [args.path], true)), (await target(ctx, args.path)).rel])],
+    subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.path], true), target(ctx, args.path).rel])],
   },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
     const { t, st, inside } = await plan(args, ctx);
     if (!st.isDirectory())

@@ -187,7 +187,7 @@ export function nearestCandidates(text: string, old: string): string {
 }
 
 async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
-  const resolved = await resolveArg(ctx, args.path, true);
+  const resolved = resolveArg(ctx, args.path, true);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
@@ -317,7 +317,7 @@ export const editFileTool = defineTool({
   parameterAliases: { old_string: "old", new_string: "new" },
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
     return diffOf(await plan(args, ctx));
   },

@@ -42,7 +42,7 @@ function line(e: Entry): string {
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  const resolved = await resolveArg(ctx, args.path);
+  const resolved = resolveArg(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved, "folder");
@@ -118,6 +118,6 @@ export const listDirectoryTool = defineTool({
   output,
   effect: "read",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path]) },
-  access: async (args, ctx) => ({ reads: await accessPaths(ctx, [args.path]) }),
+  access: (args, ctx) => ({ reads: accessPaths(ctx, [args.path]) }),
   execute,
 });

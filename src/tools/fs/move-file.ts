@@ -33,10 +33,10 @@ type Args = z.output<typeof input>;
 const output = z.object({ from: z.string(), to: z.string() });
 
 async function plan(args: Args, ctx: ToolContext) {
-  const src = await target(ctx, args.from);
+  const src = target(ctx, args.from);
   const srcStat = lstatOrUndefined(src.absolute);
-  if (!srcStat) throw await notFound(ctx, await resolveArg(ctx, args.from, true), "file or folder");
-  const dest = await resolveArg(ctx, args.to, true);
+  if (!srcStat) throw await notFound(ctx, resolveArg(ctx, args.from, true), "file or folder");
+  const dest = resolveArg(ctx, args.to, true);
   assertNotRoot(dest, "replace");
   const destRel = ctx.workspace.display(dest);
   if (dest.absolute === src.absolute)
@@ -94,13 +94,11 @@ export const moveFileTool = defineTool({
   effect: "write",
   scope: {
     kind: "path",
-    subjects: async (args, ctx) => [
-      ...new Set([...(await pathSubjects(ctx, [args.from, args.to], true)), (await target(ctx, args.from)).rel]),
-    ],
+    subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.from, args.to], true), target(ctx, args.from).rel])],
   },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.from, args.to], true) }),
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.from, args.to], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.from, args.to),
-  needsApproval: async (args, ctx) => statOrUndefined((await resolveArg(ctx, args.to, true)).absolute) !== undefined,
+  needsApproval: (args, ctx) => statOrUndefined(resolveArg(ctx, args.to, true).absolute) !== undefined,
   preview: async (args, ctx) => {
     const { src, destRel, destStat } = await plan(args, ctx);
     return `Move ${src.rel} → ${destRel}${destStat ? ` (replacing the existing ${destRel}, ${formatBytes(destStat.size)})` : ""}.`;

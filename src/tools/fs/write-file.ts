@@ -80,7 +80,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   if (/[\\/]$/.test(args.path)) {
     throw new ToolError("INVALID_PATH", `"${args.path}" ends with a slash, so it names a folder; give the path of the file to write.`);
   }
-  const resolved = await resolveArg(ctx, args.path, true);
+  const resolved = resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "overwrite");
   const rel = ctx.workspace.display(resolved);
   const bytes = contentBytes(args.content, args.encoding);
@@ -109,14 +109,14 @@ export const writeFileTool = defineTool({
   output,
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
-  access: async (args, ctx) => ({ writes: await accessPaths(ctx, [args.path], true) }),
+  access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   // Spec 003: a new file is written without asking; overwriting an existing one asks.
   needsApproval: async (args, ctx) => {
-    const resolved = await resolveArg(ctx, args.path, true);
+    const resolved = resolveArg(ctx, args.path, true);
     return statOrUndefined(resolved.absolute) !== undefined;
   },
   preview: async (args, ctx) => {
-    const resolved = await resolveArg(ctx, args.path, true);
+    const resolved = resolveArg(ctx, args.path, true);
     const st = statOrUndefined(resolved.absolute);
     return replacementPreview(
       ctx.workspace.display(resolved),

@@ -50,13 +50,13 @@ export async function resolveSearchRoot(ctx: ToolContext, input: string | undefi
 }
 
 /** The scope subject and access path of a search: the resolved search root, relative. */
-export async function searchSubject(ctx: ToolContext, input: string | undefined): Promise<string> {
+export function searchSubject(ctx: ToolContext, input: string | undefined): string {
   const given = input === undefined || input.trim() === "" ? "." : input;
-  return ctx.workspace.display(await ctx.workspace.resolve(given));
+  return ctx.workspace.display(ctx.workspace.resolveSync(given));
 }
 
 /** The policy and scheduler hooks of a tool that searches under `path`: the resolved search root. */
 export const searchRootHooks = {
-  scope: { kind: "path" as const, subjects: async (args: { path?: string }, ctx: ToolContext) => [await searchSubject(ctx, args.path)] },
-  access: async (args: { path?: string }, ctx: ToolContext) => ({ reads: [await searchSubject(ctx, args.path)] }),
+  scope: { kind: "path" as const, subjects: (args: { path?: string }, ctx: ToolContext) => [searchSubject(ctx, args.path)] },
+  access: (args: { path?: string }, ctx: ToolContext) => ({ reads: [searchSubject(ctx, args.path)] }),
 };
