@@ -154,5 +154,20 @@ for (const [label, s] of stats) {
   );
 }
 
+// The p50 of each thousand calls in turn: the first thousands run while V8 is still optimising
+// each server's code (a function called once per call is optimised only after some hundreds to
+// thousands of calls), the later ones show the servers warmed up.
+console.log("\np50 ms by 1,000 calls, in order (JIT warm-up, then warmed up):");
+const p50Of = (samples: number[]) =>
+  quantile(
+    [...samples].sort((a, b) => a - b),
+    0.5,
+  );
+for (const c of connected) {
+  const parts: string[] = [];
+  for (let at = 0; at + 1000 <= c.samples.length; at += 1000) parts.push(p50Of(c.samples.slice(at, at + 1000)).toFixed(3));
+  console.log(`  ${c.target.label.padEnd(38)} ${parts.join("  ")}`);
+}
+
 await Promise.allSettled(connected.map((c) => c.client.close()));
 rmSync(dir, { recursive: true, force: true });
