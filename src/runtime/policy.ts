@@ -37,7 +37,8 @@ export interface PolicyInput {
 /**
  * Decides allow / ask / deny for one call. Order: deny rules and the tool's own denial, then
  * sensitive paths, then ask rules and the tool's own "ask", then allow rules, then what the
- * person allowed for the session, then the mode. deny beats ask beats allow.
+ * person allowed for the session, then the mode. deny beats ask beats allow. The decision comes
+ * at once when the tool's hooks answer at once, and as a promise when one of them is asynchronous.
  */
 export function decide(input: PolicyInput): Decision | Promise<Decision> {
   // Synchronous when the tool's hooks are: most calls' hooks are, and each promise costs a turn
