@@ -19,6 +19,7 @@ export function pathBelow(root: string, target: string): string | undefined {
     return target.startsWith(prefix) ? target.slice(prefix.length) : undefined;
   }
   const rel = path.relative(root, target);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined;
+  // Only a whole ".." segment climbs out: "..foo" is a file inside that happens to start with dots.
+  if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
   return rel.split(path.sep).join("/");
 }

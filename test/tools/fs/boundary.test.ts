@@ -165,6 +165,40 @@ describe("workspace boundary", () => {
   });
 });
 
+describe("names that begin with dots", () => {
+  it("are inside: written, read, edited and listed like any other name", async () => {
+    const runner = makeRunner(sb.ws, { approval: "all" });
+    mkdirSync(path.join(sb.ws, "dots"));
+    for (const p of ["..foo", "dots/..bar", "dots/...", "./..baz"]) {
+      expect((await runner.run({ name: "write_file", args: { path: p, content: "mine" } })).status, p).toBe("success");
+      expect((await runner.run({ name: "edit_file", args: { path: p, old: "mine", new: "ours" } })).status, p).toBe("success");
+      const read = await runner.run({ name: "read_file", args: { path: p } });
+      expect(read.status, p).toBe("success");
+      expect(read.content, p).toContain("ours");
+      expect(readFileSync(path.join(sb.ws, p), "utf8")).toBe("ours");
+    }
+    const listed = await runner.run({ name: "list_directory", args: { path: "dots", includeHidden: true } });
+    expect(listed.content).toContain("..bar");
+    await runner.close();
+  });
+
+  it("do not let a link so named lead outside", async () => {
+    symlinkSync(path.join(sb.outside, "secret.txt"), path.join(sb.ws, "..secret"));
+    const runner = makeRunner(sb.ws, { approval: "all" });
+    for (const call of [
+      { name: "read_file", args: { path: "..secret" } },
+      { name: "write_file", args: { path: "..secret", content: "pwned" } },
+      { name: "read_file", args: { path: "../..foo" } },
+      { name: "write_file", args: { path: "dots/../../..foo", content: "pwned" } },
+    ]) {
+      expect((await runner.run(call)).error?.code, JSON.stringify(call)).toBe("INVALID_PATH");
+    }
+    expect(readFileSync(path.join(sb.outside, "secret.txt"), "utf8")).toBe("outside secret");
+    expect(existsSync(path.join(sb.outside, "..foo")) || existsSync(path.join(path.dirname(sb.ws), "..foo"))).toBe(false);
+    await runner.close();
+  });
+});
+
 describe("hard links to files outside", () => {
   for (const mode of MODES) {
     it(`writes replace the link and leave the outside file unchanged (mode ${mode})`, async () => {
