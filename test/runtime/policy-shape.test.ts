@@ -14,6 +14,12 @@ import { ToolRunner } from "../../src/runtime/runner.js";
 import { readFileTool } from "../../src/tools/fs/read-file.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";
 import { createGlobTool } from "../../src/tools/search/glob.js";
+import { LspManager } from "../../src/tools/lsp/lsp-manager.js";
+import { definitionTool } from "../../src/tools/lsp/definition.js";
+import { diagnosticsTool } from "../../src/tools/lsp/diagnostics.js";
+import { hoverTool } from "../../src/tools/lsp/hover.js";
+import { referencesTool } from "../../src/tools/lsp/references.js";
+import { symbolsTool } from "../../src/tools/lsp/symbols.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 // The policy answers without a promise when the tool's hooks do (a read's scope resolves its path
@@ -98,6 +104,16 @@ describe("policy: synchronous hooks give a synchronous decision", () => {
       const decision = decide(input(tool, args, {}, "all"));
       if (walks) expect(decision).toBeInstanceOf(Promise);
       else expect(decision).not.toBeInstanceOf(Promise);
+      expect((await decision).action).toBe("allow");
+    });
+  }
+  // The language-server tools' scope names the file, resolved at once (no server starts to decide).
+  const manager = new LspManager({});
+  for (const make of [diagnosticsTool, symbolsTool, hoverTool, definitionTool, referencesTool]) {
+    const tool = make(manager) as AnyTool;
+    it(`${tool.name} decides without a promise`, async () => {
+      const decision = decide(input(tool, { path: "notes.txt", line: 1, col: 1 }, {}, "all"));
+      expect(decision).not.toBeInstanceOf(Promise);
       expect((await decision).action).toBe("allow");
     });
   }

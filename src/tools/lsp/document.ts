@@ -22,13 +22,14 @@ export const lspToolBase = {
   cacheable: false,
   scope: {
     kind: "path" as const,
-    subjects: async ({ path }: { path: string }, ctx: ToolContext) => [(await ctx.workspace.resolve(path)).relative],
+    // Synchronous, so the policy decides without a turn of the queue, as for the file tools.
+    subjects: ({ path }: { path: string }, ctx: ToolContext) => [ctx.workspace.resolveSync(path).relative],
   },
 };
 
 /** Resolves the file, syncs it with its server and checks the position is in it. */
 export async function openDocument(manager: LspManager, args: { path: string; line?: number; col?: number }, ctx: ToolContext) {
-  const file = await ctx.workspace.resolve(args.path);
+  const file = ctx.workspace.resolveSync(args.path);
   const client = manager.clientFor(file.absolute, ctx.workspace.root);
   const uri = await client.sync(file.absolute);
   let position: Position | undefined;
