@@ -1,10 +1,16 @@
-import { lstatSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
-import { hasRules, IGNORE_FILE_NAMES, isIgnored, makeLevel, type IgnoreLevel } from "./gitignore.js";
+import { hasRules, IGNORE_FILE_NAMES, isIgnored, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
 import { yielder } from "./yielder.js";
 
+/**
+ * The text of an ignore file, or undefined when there is none. Most folders have none, so it asks
+ * first without an exception: a failed read throws, and building that error costs ten times the
+ * question.
+ */
 function readIfPresent(file: string): string | undefined {
   try {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
     return readFileSync(file, "utf8");
   } catch {
     return undefined;
@@ -13,8 +19,7 @@ function readIfPresent(file: string): string | undefined {
 
 function exists(file: string): boolean {
   try {
-    lstatSync(file);
-    return true;
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -67,20 +72,16 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
   }
   let levels = inherited;
   let hasGit = false;
-  let hasIgnoreFile = false;
+  let texts: LevelSource["texts"] | undefined;
   for (const e of entries) {
     if (e.name === ".git") hasGit = true;
-    else if ((IGNORE_FILE_NAMES as readonly string[]).includes(e.name)) hasIgnoreFile = true;
+    else if ((IGNORE_FILE_NAMES as readonly string[]).includes(e.name)) {
+      // Only the ignore files the listing shows are read.
+      (texts ??= {})[e.name as IgnoreFileName] = readIfPresent(path.join(dir, e.name));
+    }
   }
-  if (hasIgnoreFile || hasGit) {
-    const texts = hasIgnoreFile
-      ? {
-          ".rgignore": readIfPresent(path.join(dir, ".rgignore")),
-          ".ignore": readIfPresent(path.join(dir, ".ignore")),
-          ".gitignore": readIfPresent(path.join(dir, ".gitignore")),
-        }
-      : {};
-    const level = makeLevel(dir, texts, hasGit);
+  if (texts || hasGit) {
+    const level = makeLevel(dir, texts ?? {}, hasGit);
     if (level) levels = [level, ...inherited];
   }
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;

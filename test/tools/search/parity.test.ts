@@ -47,7 +47,8 @@ beforeAll(() => {
   const next = rng(42);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
   const files: Record<string, string | Buffer> = {
-    ".gitignore": "*.log\n!important.log\n/build/\ncache/\n**/tmp-*\n# comment\n\\#hash.txt\n",
+    ".gitignore":
+      "*.log\n!important.log\n/build/\ncache/\n**/tmp-*\n# comment\n\\#hash.txt\nign?re-me.txt\n[xy]-file.md\n.cache-*\nnotes\n",
     "src/.gitignore": "generated.ts\n!keep/generated.ts\n",
     "src/.ignore": "!generated.ts\nskip-me.*\n",
     "docs/.rgignore": "private/\n",
@@ -58,6 +59,14 @@ beforeAll(() => {
     "lib/build/out.js": "alpha build kept\n",
     "a/cache/c.txt": "alpha\n",
     "a/tmp-1.txt": "alpha\n",
+    "a/b/ignore-me.txt": "alpha\n",
+    "x-file.md": "alpha\n",
+    "docs/y-file.md": "alpha\n",
+    "docs/z-file.md": "alpha kept z\n",
+    ".cache-db": "alpha\n",
+    "src/.cache-x/inner.txt": "alpha\n",
+    "lib/notes/n.txt": "alpha\n",
+    "lib/notes.txt": "alpha notes kept\n",
     "src/generated.ts": "alpha generated\n",
     "src/skip-me.ts": "alpha\n",
     "docs/private/p.md": "alpha\n",
