@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
@@ -67,13 +67,13 @@ function normalisePattern(pattern: string, root: SearchRoot): string {
  * so only it is walked. Only a real directory reached without symbolic links qualifies: the
  * walk never follows links, so narrowing through one would change the answer.
  */
-async function narrowedRoot(root: SearchRoot, pattern: string): Promise<SearchRoot> {
+function narrowedRoot(root: SearchRoot, pattern: string): SearchRoot {
   const scan = picomatch.scan(pattern);
   const base = scan.isGlob ? scan.base : path.posix.dirname(pattern);
   if (!base || base === ".") return root;
   const lexical = path.join(root.absolute, base);
   try {
-    if ((await realpath(lexical)) !== lexical || !(await stat(lexical)).isDirectory()) return root;
+    if (realpathSync.native(lexical) !== lexical || !statSync(lexical).isDirectory()) return root;
   } catch {
     return root;
   }
@@ -102,7 +102,7 @@ export function createGlobTool(options: GlobToolOptions = {}) {
     ...searchRootHooks,
     timeoutMs: () => 120_000,
     async execute(args, ctx): Promise<ToolExecutionResult> {
-      const root = await resolveSearchRoot(ctx, args.path);
+      const root = resolveSearchRoot(ctx, args.path);
       if (root.isFile) {
         throw new ToolError("INVALID_ARGS", `"${args.path}" is a file; glob's path must be a directory (use read_file to read a file).`);
       }
@@ -114,7 +114,7 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       } catch (err) {
         throw new ToolError("INVALID_ARGS", `The glob "${args.pattern}" is not valid (${(err as Error).message}).`);
       }
-      const walkRoot = await narrowedRoot(root, pattern);
+      const walkRoot = narrowedRoot(root, pattern);
       const backend = globBackend(options.backend);
       const stopProgress = reportElapsed(ctx, "listing files");
       let found: Newest;

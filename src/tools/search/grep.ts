@@ -68,7 +68,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     ...searchRootHooks,
     timeoutMs: () => 120_000,
     async execute(args, ctx): Promise<ToolExecutionResult> {
-      const root = await resolveSearchRoot(ctx, args.path);
+      const root = resolveSearchRoot(ctx, args.path);
       const pattern = compilePattern(args.pattern, args.caseInsensitive);
       const filter = compileFileFilter(args.glob);
       const backend = chooseBackend(options.backend === "auto" ? undefined : options.backend);

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
@@ -18,14 +18,15 @@ export interface SearchRoot {
 
 /**
  * Resolves the `path` argument of glob and grep: it must lie inside the workspace after every
- * symbolic link is followed (INVALID_PATH otherwise, from the workspace) and exist.
+ * symbolic link is followed (INVALID_PATH otherwise, from the workspace) and exist. Synchronous:
+ * one stat, where a trip to the thread pool and back would cost a small search a fifth of its time.
  */
-export async function resolveSearchRoot(ctx: ToolContext, input: string | undefined): Promise<SearchRoot> {
+export function resolveSearchRoot(ctx: ToolContext, input: string | undefined): SearchRoot {
   const given = input === undefined || input.trim() === "" ? "." : input;
-  const resolved = await ctx.workspace.resolve(given);
+  const resolved = ctx.workspace.resolveSync(given);
   let isFile: boolean;
   try {
-    const st = await stat(resolved.absolute);
+    const st = statSync(resolved.absolute);
     if (!st.isFile() && !st.isDirectory()) {
       throw new ToolError("INVALID_ARGS", `"${given}" is neither a file nor a directory; give a file or a folder to search.`);
     }
