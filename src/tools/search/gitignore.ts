@@ -41,15 +41,16 @@ export class IgnoreFile {
   }
 
   /**
-   * `true` ignored, `false` re-included (by a `!` line), `undefined` no line matched.
-   * `relative` is "/"-separated and relative to the ignore file's directory.
+   * `true` ignored, `false` re-included (by a `!` line), `undefined` no line matched. The path is
+   * `place + name`, "/"-separated and relative to the ignore file's directory: `place` is the
+   * folder holding `name` ("" or ending in "/"), joined only when a line needs the whole path.
    */
-  decide(relative: string, isDir: boolean): boolean | undefined {
-    let name: string | undefined;
+  decide(name: string, place: string, isDir: boolean): boolean | undefined {
+    let relative: string | undefined;
     for (let i = this.#rules.length - 1; i >= 0; i--) {
       const rule = this.#rules[i]!;
       if (rule.onlyDir && !isDir) continue;
-      if (rule.match(rule.byName ? (name ??= relative.slice(relative.lastIndexOf("/") + 1)) : relative)) return !rule.whitelist;
+      if (rule.match(rule.byName ? name : (relative ??= place + name))) return !rule.whitelist;
     }
     return undefined;
   }
@@ -156,31 +157,39 @@ export function makeLevel(dir: string, texts: LevelSource["texts"], hasGit: bool
 }
 
 /**
- * Whether `absolute` is ignored given the levels that apply to it, deepest first: .rgignore
- * beats .ignore beats .gitignore, each decided by the deepest file with a matching line;
- * .gitignore files above the nearest directory holding `.git` are not consulted.
+ * What decides whether an entry of folder `dir` (absolute) is ignored, given the levels that apply
+ * there, deepest first: .rgignore beats .ignore beats .gitignore, each decided by the deepest file
+ * with a matching line; .gitignore files above the nearest directory holding `.git` are not
+ * consulted. Where the folder sits below each level is worked out once, so an entry costs only
+ * the rules it meets. Undefined when no rule could ignore anything.
  */
-export function isIgnored(levels: readonly IgnoreLevel[], absolute: string, isDir: boolean): boolean {
-  let rg: boolean | undefined;
-  let dot: boolean | undefined;
-  let git: boolean | undefined;
-  let sawGit = false;
-  for (const level of levels) {
-    if (!absolute.startsWith(level.prefix)) continue;
-    const rel = absolute.slice(level.prefix.length);
-    if (rg === undefined && level.rgignore) rg = level.rgignore.decide(rel, isDir);
-    if (dot === undefined && level.ignore) dot = level.ignore.decide(rel, isDir);
-    if (!sawGit && git === undefined && level.gitignore) git = level.gitignore.decide(rel, isDir);
-    sawGit ||= level.hasGit;
-  }
-  return rg ?? dot ?? git ?? false;
+export function folderRules(levels: readonly IgnoreLevel[], dir: string): ((name: string, isDir: boolean) => boolean) | undefined {
+  if (!hasRules(levels)) return undefined;
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  const places = levels.map((level) => (prefix.startsWith(level.prefix) ? prefix.slice(level.prefix.length) : undefined));
+  return (name, isDir) => {
+    let rg: boolean | undefined;
+    let dot: boolean | undefined;
+    let git: boolean | undefined;
+    let sawGit = false;
+    for (let i = 0; i < levels.length; i++) {
+      const place = places[i];
+      if (place === undefined) continue;
+      const level = levels[i]!;
+      if (rg === undefined && level.rgignore) rg = level.rgignore.decide(name, place, isDir);
+      if (dot === undefined && level.ignore) dot = level.ignore.decide(name, place, isDir);
+      if (!sawGit && git === undefined && level.gitignore) git = level.gitignore.decide(name, place, isDir);
+      sawGit ||= level.hasGit;
+    }
+    return rg ?? dot ?? git ?? false;
+  };
 }
 
 /**
- * Whether {@link isIgnored} would consult any rule for a path below these levels. A level that
+ * Whether any rule would be consulted for a path below these levels. A level that
  * only marks a repository, or .gitignore rules above the nearest one, ignore nothing.
  */
-export function hasRules(levels: readonly IgnoreLevel[]): boolean {
+function hasRules(levels: readonly IgnoreLevel[]): boolean {
   let sawGit = false;
   for (const level of levels) {
     if (level.rgignore || level.ignore || (!sawGit && level.gitignore)) return true;

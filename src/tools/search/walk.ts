@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
-import { hasRules, IGNORE_FILE_NAMES, isIgnored, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
+import { folderRules, IGNORE_FILE_NAMES, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
 import { yielder } from "./yielder.js";
 
 /**
@@ -85,7 +85,7 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
     if (level) levels = [level, ...inherited];
   }
   const prefix = dir.endsWith("/") ? dir : `${dir}/`;
-  const check = hasRules(levels);
+  const ignored = folderRules(levels, dir);
   for (const e of entries) {
     if (e.name === ".git") continue;
     const absolute = prefix + e.name;
@@ -102,9 +102,9 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
       }
     }
     if (isDir) {
-      if (!check || !isIgnored(levels, absolute, true)) onFolder({ dir: absolute, levels });
+      if (!ignored?.(e.name, true)) onFolder({ dir: absolute, levels });
     } else if (isFile) {
-      if (!check || !isIgnored(levels, absolute, false)) onFile(absolute);
+      if (!ignored?.(e.name, false)) onFile(absolute);
     }
   }
 }
