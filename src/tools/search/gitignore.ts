@@ -21,8 +21,9 @@ const GLOB_OPTIONS: picomatch.PicomatchOptions = {
 /**
  * The rules of one ignore file (.gitignore, .ignore, .rgignore), compiled the way ripgrep's
  * `ignore` crate compiles them: a line without an inner slash matches a name at any depth, a
- * leading or inner slash anchors it to the file's directory, a trailing slash limits it to directories, `dir/**` matches what is inside, and the last matching line wins.
- * Globs are picomatch's; paths are tested one at a time, without looking at their parents (a
+ * leading or inner slash anchors it to the file's directory, a trailing slash limits it to
+ * directories, `dir/**` matches what is inside, and the last matching line wins. Globs are
+ * picomatch's; paths are tested one at a time, without looking at their parents (a
  * walker prunes ignored directories itself, and a directory searched explicitly must not be
  * ignored because an ancestor is).
  */
