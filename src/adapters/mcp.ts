@@ -40,12 +40,14 @@ export function toMcpTools(source: ToolSource): McpToolDefinition[] {
 
 /** An outcome as a tools/call result; anything but success is `isError`. */
 export function toMcpCallToolResult(outcome: ToolOutcome): McpCallToolResult {
+  const text = { type: "text" as const, text: outcome.content };
+  // Assigned rather than spread: this runs for every call an MCP client makes.
+  const result: McpCallToolResult = { content: outcome.blocks?.length ? [text, ...outcome.blocks] : [text] };
   const structured = outcome.structured;
-  return {
-    content: [{ type: "text", text: outcome.content }, ...(outcome.blocks ?? [])],
-    ...(structured && typeof structured === "object" && !Array.isArray(structured) && outcome.status === "success"
-      ? { structuredContent: structured as Record<string, unknown> }
-      : {}),
-    ...(outcome.status === "success" ? {} : { isError: true }),
-  };
+  const success = outcome.status === "success";
+  if (success && structured && typeof structured === "object" && !Array.isArray(structured)) {
+    result.structuredContent = structured as Record<string, unknown>;
+  }
+  if (!success) result.isError = true;
+  return result;
 }

@@ -221,7 +221,6 @@ export class ToolRunner {
     const started = performance.now();
     const id = call.id ?? `call_${randomUUID()}`;
     const name = String(call.name ?? "");
-    const fail = (code: ErrorCode, message: string): ToolOutcome => errorOutcome(id, name, started, new ToolError(code, message));
     const tool = this.registry.get(name);
     if (!tool) {
       const near = this.registry.suggest(name);
@@ -230,27 +229,36 @@ export class ToolRunner {
         : this.registry.size
           ? ` Available tools: ${this.registry.names().slice(0, 40).join(", ")}.`
           : " No tools are registered.";
-      return fail("UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
+      return failed(id, name, started, "UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
     }
     let args: unknown = call.args ?? {};
     if (typeof args === "string") {
-      if (args.length > this.#maxArgsBytes) return fail("INVALID_ARGS", tooLarge(args.length, this.#maxArgsBytes));
+      if (args.length > this.#maxArgsBytes) return failed(id, name, started, "INVALID_ARGS", tooLarge(args.length, this.#maxArgsBytes));
       try {
         args = args.trim() === "" ? {} : JSON.parse(args);
       } catch (err) {
-        return fail("INVALID_ARGS", `The arguments are not valid JSON (${(err as Error).message}); send one JSON object.`);
+        return failed(
+          id,
+          name,
+          started,
+          "INVALID_ARGS",
+          `The arguments are not valid JSON (${(err as Error).message}); send one JSON object.`,
+        );
       }
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return fail(
+      return failed(
+        id,
+        name,
+        started,
         "INVALID_ARGS",
         `The arguments must be a JSON object, not ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.`,
       );
     }
     const problem = checkArgs(args, this.#maxArgsBytes);
-    if (problem) return fail("INVALID_ARGS", problem);
+    if (problem) return failed(id, name, started, "INVALID_ARGS", problem);
     const checked = tool.validate(args);
-    if (!checked.valid) return fail("INVALID_ARGS", `${checked.error} Fix the arguments and call ${name} again.`);
+    if (!checked.valid) return failed(id, name, started, "INVALID_ARGS", `${checked.error} Fix the arguments and call ${name} again.`);
     return { id, name, tool, args: checked.value as Record<string, unknown>, started, memo: new CallMemo() };
   }
 
@@ -322,7 +330,6 @@ export class ToolRunner {
 
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {
     const { tool } = p;
-    const emit = (e: ToolEvent) => this.events.emit(e, options.onEvent);
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
     const ctx = this.#context(p, options.signal ?? new LazyAbort(), options);
 
@@ -341,7 +348,13 @@ export class ToolRunner {
     } catch (err) {
       return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
     }
-    emit({ type: "tool.call", toolCallId: p.id, tool: p.name, args: p.args, requiresApproval: decision.action === "ask" });
+    const hears = heard(this.events, options);
+    if (hears) {
+      this.events.emit(
+        { type: "tool.call", toolCallId: p.id, tool: p.name, args: p.args, requiresApproval: decision.action === "ask" },
+        options.onEvent,
+      );
+    }
 
     if (decision.action === "deny") {
       const outcome = rejected(
@@ -350,12 +363,22 @@ export class ToolRunner {
         "PERMISSION_DENIED",
         `Not allowed: ${decision.reason}. This is policy, not a failure; do not retry the same call.`,
       );
-      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: false, approvedBy: "policy", message: decision.reason });
+      if (hears) {
+        this.events.emit(
+          { type: "tool.approval", toolCallId: p.id, tool: p.name, approved: false, approvedBy: "policy", message: decision.reason },
+          options.onEvent,
+        );
+      }
       return this.#finish(outcome, p.args, options);
     }
 
     if (decision.action === "allow") {
-      emit({ type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy });
+      if (hears) {
+        this.events.emit(
+          { type: "tool.approval", toolCallId: p.id, tool: p.name, approved: true, approvedBy: decision.approvedBy },
+          options.onEvent,
+        );
+      }
       return await this.#execute(p, options, decision.approvedBy);
     }
     const answer = await this.#askPerson(p, ctx, decision, options);
@@ -478,7 +501,8 @@ export class ToolRunner {
         );
       }
     }
-    if (this.#active++ === 0) this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
+    if (this.#active++ === 0 && heard(this.events, options))
+      this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
     try {
       // What the call reads and writes matters only to the cache: a read that is not cached skips it.
       const access = p.access ?? (this.#cache && (key || tool.effect !== "read") ? await this.#accessOf(p) : {});
@@ -491,7 +515,7 @@ export class ToolRunner {
       }
       return this.#finish(withWait(outcome, p), p.args, options);
     } finally {
-      if (--this.#active === 0) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
+      if (--this.#active === 0 && heard(this.events, options)) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
     }
   }
 
@@ -563,7 +587,7 @@ export class ToolRunner {
         }
         const outcome = errorOutcome(p.id, p.name, p.started, error, approvedBy);
         const result = error.details?.result as ToolExecutionResult | undefined;
-        if (result) Object.assign(outcome, pickExtras(result));
+        if (result) addExtras(outcome, result);
         return this.#capped(outcome, tool);
       } finally {
         unwatch();
@@ -581,8 +605,8 @@ export class ToolRunner {
       content: result.content,
       executionTimeMs: performance.now() - p.started,
       approvedBy,
-      ...pickExtras(result),
     };
+    addExtras(outcome, result);
     if (result.changedPaths?.length) outcome.metadata = { ...outcome.metadata, changedPaths: result.changedPaths };
     const capped = this.#capped(outcome, p.tool);
     if (result.untrusted) capped.content = markUntrusted(capped.content, result.untrusted.source);
@@ -613,6 +637,7 @@ export class ToolRunner {
   #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
     this.metrics.record(outcome);
     this.#log?.record(args, outcome);
+    if (!heard(this.events, options)) return outcome;
     // Spec 002's order: the result, then the files it changed.
     this.events.emit({ type: "tool.result", toolCallId: outcome.toolCallId, tool: outcome.toolName, outcome }, options.onEvent);
     for (const change of changedList(outcome)) {
@@ -626,6 +651,15 @@ export class ToolRunner {
 }
 
 function noop(): void {}
+
+/** Whether anyone hears this call's events: most calls have nobody, and then none are built. */
+function heard(events: EventBus, options: RunOptions): boolean {
+  return options.onEvent !== undefined || events.hasListeners;
+}
+
+function failed(id: string, name: string, started: number, code: ErrorCode, message: string): ToolOutcome {
+  return errorOutcome(id, name, started, new ToolError(code, message));
+}
 
 function withWait(outcome: ToolOutcome, p: Prepared): ToolOutcome {
   if (p.approvalWaitMs !== undefined) outcome.approvalWaitMs = Math.round(p.approvalWaitMs);
@@ -672,13 +706,12 @@ function cancelled(p: Prepared, approvedBy?: ApprovedBy): ToolOutcome {
   );
 }
 
-function pickExtras(result: ToolExecutionResult): Partial<ToolOutcome> {
-  const out: Partial<ToolOutcome> = {};
-  if (result.displayContent !== undefined) out.displayContent = result.displayContent;
-  if (result.structured !== undefined) out.structured = result.structured;
-  if (result.blocks?.length) out.blocks = result.blocks;
-  if (result.metadata) out.metadata = { ...result.metadata };
-  return out;
+/** What a result carries besides its text, added to its outcome (assigned, not spread: spreading costs more). */
+function addExtras(outcome: ToolOutcome, result: ToolExecutionResult): void {
+  if (result.displayContent !== undefined) outcome.displayContent = result.displayContent;
+  if (result.structured !== undefined) outcome.structured = result.structured;
+  if (result.blocks?.length) outcome.blocks = result.blocks;
+  if (result.metadata) outcome.metadata = { ...result.metadata };
 }
 
 function changedList(outcome: ToolOutcome): Array<{ path: string; operation: string }> {

@@ -14,7 +14,7 @@ import {
 import type { ToolRegistry } from "../../core/registry.js";
 import type { ToolOutcome } from "../../core/result.js";
 import type { Logger } from "../../core/logger.js";
-import type { ToolRunner } from "../../runtime/runner.js";
+import type { RunOptions, ToolRunner } from "../../runtime/runner.js";
 import type { ToolEvent } from "../../runtime/events.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.js";
 import { toMcpCallToolResult, toMcpTools } from "../../adapters/mcp.js";
@@ -168,11 +168,14 @@ export class ToolCallService {
     const unroute = this.#router.route(id, canElicitForm(caps) ? legacyAsk(ctx, caps, this.#approvalTimeoutMs) : undefined);
     try {
       const emit = progressEmitter(ctx);
-      const outcome = await this.#runner.run(
-        { id, name, args },
-        // Without a progress token nobody listens: the runner is spared the callbacks.
-        { signal: ctx.mcpReq.signal, scope: this.#scopeOf(server), ...(emit === noEmit ? {} : progressOptions(id, () => emit)) },
-      );
+      const options: RunOptions = { signal: ctx.mcpReq.signal, scope: this.#scopeOf(server) };
+      // Without a progress token nobody listens: the runner is spared the callbacks.
+      if (emit !== noEmit)
+        Object.assign(
+          options,
+          progressOptions(id, () => emit),
+        );
+      const outcome = await this.#runner.run({ id, name, args }, options);
       // Only a call with a progress token has notifications to see out first.
       if (emit.flush) await emit.flush();
       return result(server, this.#registry, outcome);
