@@ -1,4 +1,4 @@
-import { lstat, readdir, readlink } from "node:fs/promises";
+import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
@@ -9,6 +9,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
 import { accessPaths, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
 import { formatCount } from "../../core/format-count.js";
+import { yielder } from "../yielder.js";
 
 /** Most entries in one listing; beyond it the answer says how to narrow. */
 export const MAX_LIST_ENTRIES = 1000;
@@ -41,6 +42,14 @@ function line(e: Entry): string {
   return `${e.type === "directory" ? "dir " : e.type === "symlink" ? "link" : "file"}  ${size.padStart(13)}  ${e.modified.slice(0, 19)}Z  ${name}`;
 }
 
+function readlinkOr(file: string, otherwise: string): string {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return otherwise;
+  }
+}
+
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const resolved = resolveArg(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
@@ -50,15 +59,19 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const entries: Entry[] = [];
   let truncated = false;
   let skippedHidden = 0;
+  // Synchronous calls, in slices that let the event loop run: each costs a small part of a
+  // thread-pool round trip, and a listing makes one per entry.
+  const pause = yielder(ctx.signal, "listing");
   // Breadth first: when the cap is reached, the upper levels are complete.
   const queue: string[] = [""];
   outer: while (queue.length) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const wait = pause();
+    if (wait) await wait;
     const sub = queue.shift()!;
     const dir = path.join(resolved.absolute, sub);
-    let dirents;
+    let dirents: Dirent[];
     try {
-      dirents = await readdir(dir, { withFileTypes: true });
+      dirents = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       if (sub === "") throw err;
       continue; // a folder that vanished or cannot be read is skipped, not fatal
@@ -74,15 +87,17 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
         break outer;
       }
       const name = sub ? `${sub}/${d.name}` : d.name;
+      const wait = pause();
+      if (wait) await wait;
       let info;
       try {
-        info = await lstat(path.join(dir, d.name));
+        info = lstatSync(path.join(dir, d.name));
       } catch {
         continue;
       }
       const type = info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "directory" : "file";
       const entry: Entry = { name, type, size: type === "directory" ? 0 : info.size, modified: info.mtime.toISOString() };
-      if (type === "symlink") entry.target = await readlink(path.join(dir, d.name)).catch(() => "?");
+      if (type === "symlink") entry.target = readlinkOr(path.join(dir, d.name), "?");
       entries.push(entry);
       if (args.recursive && type === "directory") queue.push(name);
     }

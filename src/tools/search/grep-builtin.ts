@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import type { GrepHit } from "./hits.js";
 import type { CompiledPattern } from "./regex.js";
-import { yielder } from "./yielder.js";
+import { yielder } from "../yielder.js";
 
 /** Files larger than this are searched in blocks rather than read whole. */
 export const BLOCK_BYTES = 16 * 1024 * 1024;

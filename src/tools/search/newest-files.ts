@@ -14,7 +14,7 @@ import {
 } from "./newest-files-protocol.js";
 import { ancestorLevels, readFolder, walkFiles, type Folder } from "./walk.js";
 import { workerScript } from "./worker-script.js";
-import { yielder } from "./yielder.js";
+import { yielder } from "../yielder.js";
 
 /** The newest files (paths relative to the base) and how many matched in all. */
 export interface Newest {

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { folderRules, IGNORE_FILE_NAMES, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
-import { yielder } from "./yielder.js";
+import { yielder } from "../yielder.js";
 
 /**
  * The text of an ignore file, or undefined when there is none. Most folders have none, so it asks

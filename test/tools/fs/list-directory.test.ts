@@ -60,6 +60,20 @@ describe("list_directory", () => {
     expect(r.content).toContain("list a subfolder");
   });
 
+  it("stops when cancelled, with CANCELLED", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(listDirectoryTool.execute({ path: "." } as never, { ...sb.ctx, signal: controller.signal })).rejects.toMatchObject({
+      code: "CANCELLED",
+    });
+  });
+
+  it("a dangling link is listed with its target", async () => {
+    symlinkSync("nowhere.txt", at("src", "dangling"));
+    const r = await list({ path: "src" });
+    expect(r.content).toContain("dangling -> nowhere.txt");
+  });
+
   it("refuses files and missing folders", async () => {
     await expect(list({ path: "README.md" })).rejects.toMatchObject({ code: "INVALID_PATH" });
     const err = await list({ path: "nope" }).catch((e: ToolError) => e);
