@@ -162,6 +162,31 @@ describe("a pathological pattern on the built-in engine", () => {
   });
 });
 
+describe("the built-in engine's worker threads", () => {
+  it("are reused by later searches: each gets its own answer, also after a cancelled one and side by side", async () => {
+    const sandbox = makeSandbox();
+    try {
+      sandbox.write({ "evil.txt": `${"a".repeat(60)}b\n`, "notes.txt": "alpha one\nbeta two\n", "more.txt": "alpha three\n" });
+      const tool = createGrepTool({ backend: "builtin" });
+      const grep = (pattern: string, signal?: AbortSignal) =>
+        tool.execute({ pattern } as never, { ...sandbox.ctx, ...(signal ? { signal } : {}) });
+      expect((await grep("alpha")).content).toBe("more.txt:1: alpha three\nnotes.txt:1: alpha one");
+      expect((await grep("beta")).content).toBe("notes.txt:2: beta two");
+      const controller = new AbortController();
+      const running = grep("^(a|aa)+$", controller.signal);
+      setTimeout(() => controller.abort(), 200);
+      expect((await failure(running)).code).toBe("CANCELLED");
+      // The cancelled search's thread was ended, not handed to the next search.
+      const [a, b, c] = await Promise.all([grep("alpha"), grep("two"), grep("three")]);
+      expect(a.content).toBe("more.txt:1: alpha three\nnotes.txt:1: alpha one");
+      expect(b.content).toBe("notes.txt:2: beta two");
+      expect(c.content).toBe("more.txt:1: alpha three");
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
+
 describe("search tool metadata", () => {
   it("declares read effect, a path scope and reads of the resolved root", async () => {
     const sandbox = makeSandbox();
