@@ -82,6 +82,12 @@ The delay doubles on each failure, up to 10 seconds."
 (defvar tackle--reconnect-timer nil)
 (defvar tackle--reconnect-delay nil)
 (defvar tackle--pending nil "Approval requests waiting for a person, oldest first, as alists.")
+
+(defvar tackle--approval-logs nil
+  "One cons cell per reload of the approvals still in flight.
+Its cdr collects, newest first, what events changed since the reload was
+sent: (added . REQUEST) or (resolved . ID).  The reload's answer may have been
+made before those events, so they are applied again on top of it.")
 (defvar tackle--agent-state "idle" "The agent's state from the last agent.state event.")
 (defvar tackle--tools nil "Tools as GET /api/tools answered, cached for completion.")
 (defvar tackle--connected-hook nil "Functions run once after each successful (re)connection.")
@@ -318,7 +324,7 @@ Paths in events are taken relative to `default-directory'."
   (let ((process tackle--events-process))
     (setq tackle--events-process nil tackle--stream-ready nil)
     (when process (delete-process process)))
-  (setq tackle--url nil tackle--pending nil tackle--tools nil tackle--agent-state "idle")
+  (setq tackle--url nil tackle--pending nil tackle--approval-logs nil tackle--tools nil tackle--agent-state "idle")
   (tackle--render-approvals)
   (force-mode-line-update t))
 
@@ -409,22 +415,39 @@ Returns non-nil when connected.  Meant for scripts and tests."
 
 ;;;; Events
 
+(defun tackle--pending-with (pending request)
+  "PENDING with REQUEST added at the end, unless one with its id is there."
+  (if (cl-find (alist-get 'toolCallId request) pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal)
+      pending
+    (append pending (list request))))
+
+(defun tackle--pending-without (pending id)
+  "PENDING without the request whose id is ID."
+  (cl-remove id pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal))
+
+(defun tackle--add-pending (request)
+  "Add REQUEST to the waiting approvals, and to every reload in flight."
+  (setq tackle--pending (tackle--pending-with tackle--pending request))
+  (dolist (log tackle--approval-logs) (push (cons 'added request) (cdr log))))
+
+(defun tackle--drop-pending (id)
+  "Remove the approval ID from the waiting ones, and from every reload in flight."
+  (setq tackle--pending (tackle--pending-without tackle--pending id))
+  (dolist (log tackle--approval-logs) (push (cons 'resolved id) (cdr log))))
+
 (defun tackle--handle-event (type data)
   "React to the event TYPE with DATA, then log it."
   (pcase type
     ("approval.requested"
-     (let ((id (alist-get 'toolCallId data)))
-       (unless (cl-find id tackle--pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal)
-         (setq tackle--pending (append tackle--pending (list data))))
-       (tackle--render-approvals)
-       (when tackle-announce-approvals
-         (message "tackle: %s wants approval (%s). %s"
-                  (alist-get 'tool data) (alist-get 'reason data)
-                  (substitute-command-keys "\\[tackle-approvals] to answer")))))
+     (tackle--add-pending data)
+     (tackle--render-approvals)
+     (when tackle-announce-approvals
+       (message "tackle: %s wants approval (%s). %s"
+                (alist-get 'tool data) (alist-get 'reason data)
+                (substitute-command-keys "\\[tackle-approvals] to answer"))))
     ("approval.resolved"
-     (let ((id (alist-get 'toolCallId data)))
-       (setq tackle--pending (cl-remove id tackle--pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal))
-       (tackle--render-approvals)))
+     (tackle--drop-pending (alist-get 'toolCallId data))
+     (tackle--render-approvals))
     ("agent.state"
      (setq tackle--agent-state (or (alist-get 'state data) "idle"))
      (force-mode-line-update t))
@@ -562,12 +585,21 @@ message, \\[tackle-approvals-always] always,
   "Reload the waiting approvals from the server."
   (interactive)
   (when tackle--url
-    (tackle--request "GET" "/api/approvals" nil
-                     (lambda (status data)
-                       (when (eq status 200)
-                         (setq tackle--pending data)
-                         (tackle--render-approvals)
-                         (force-mode-line-update t))))))
+    (let ((log (list 'reload)))
+      (push log tackle--approval-logs)
+      (tackle--request "GET" "/api/approvals" nil
+                       (lambda (status data)
+                         (setq tackle--approval-logs (delq log tackle--approval-logs))
+                         (when (eq status 200)
+                           ;; What the events said since the request went out is newer than the answer.
+                           (let ((pending data))
+                             (dolist (change (reverse (cdr log)))
+                               (setq pending (if (eq (car change) 'added)
+                                                 (tackle--pending-with pending (cdr change))
+                                               (tackle--pending-without pending (cdr change)))))
+                             (setq tackle--pending pending))
+                           (tackle--render-approvals)
+                           (force-mode-line-update t)))))))
 
 (defun tackle--fontify-diff (text)
   "TEXT with diff-mode's faces."
@@ -627,8 +659,7 @@ message, \\[tackle-approvals-always] always,
                    (lambda (status data)
                      (if (eq status 200)
                          (progn
-                           (setq tackle--pending (cl-remove id tackle--pending
-                                                            :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal))
+                           (tackle--drop-pending id)
                            (tackle--render-approvals)
                            (message "tackle: %s" what))
                        (message "tackle: could not answer: %s" (if (listp data) (alist-get 'error data) data))))))

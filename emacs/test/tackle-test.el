@@ -117,6 +117,23 @@
       (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))
       (should (equal (tackle-test--file dir) "as edited\n")))))
 
+(ert-deftest tackle-a-reload-of-the-approvals-does-not-undo-newer-events ()
+  ;; The answer to a reload can be made before an event that arrives first (a loaded machine):
+  ;; what the events said since the reload was sent must survive it.
+  (tackle-test--with-server nil
+    (let ((box (tackle-test--overwrite "asked\n"))
+          (stale '((toolCallId . "made-up") (tool . "write_file") (reason . "test"))))
+      (let ((real (alist-get 'toolCallId (car tackle--pending))))
+        (tackle-refresh)
+        ;; Before the reload's answer is read: one request arrives, the real one is answered elsewhere.
+        (tackle--handle-event "approval.requested" stale)
+        (tackle--handle-event "approval.resolved" `((toolCallId . ,real)))
+        (tackle-test--wait (lambda () (null tackle--approval-logs)) "the reload's answer")
+        (should (equal (mapcar (lambda (r) (alist-get 'toolCallId r)) tackle--pending) '("made-up")))
+        ;; Let the real call finish, so the server stops cleanly.
+        (tackle-approve real)
+        (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))))))
+
 (ert-deftest tackle-always-approves-later-calls ()
   (tackle-test--with-server nil
     (let ((box (tackle-test--overwrite "first\n")))

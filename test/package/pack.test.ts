@@ -1,30 +1,29 @@
 // The published package, as a user gets it: `npm pack`, installed with runtime dependencies only
 // into a fresh folder, then the command and the README's library example run from there.
 // Slow (an npm install); it talks only to the npm registry, through npm's cache when it can.
-import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runOrFail, runProcess } from "../support/run-process.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 let base: string;
 let project: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   base = mkdtempSync(path.join(os.tmpdir(), "tackle-pack-"));
   // The build is already there (npm test builds first); packing must not rebuild it.
-  execFileSync(npm, ["pack", "--ignore-scripts", "--pack-destination", base], { cwd: root, stdio: "pipe" });
+  await runOrFail(npm, ["pack", "--ignore-scripts", "--pack-destination", base], { cwd: root, timeoutMs: 300_000 });
   const tarball = readdirSync(base).find((f) => f.endsWith(".tgz"))!;
   project = path.join(base, "project");
   mkdirSync(project);
   writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "uses-tackle", version: "1.0.0", type: "module" }));
-  execFileSync(npm, ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", path.join(base, tarball)], {
+  await runOrFail(npm, ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", path.join(base, tarball)], {
     cwd: project,
-    stdio: "pipe",
-    timeout: 600_000,
+    timeoutMs: 600_000,
   });
 }, 660_000);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -40,24 +39,20 @@ describe("the packed package in a fresh folder", () => {
     }
   });
 
-  it("runs `tackle tools` and `tackle call`", () => {
+  it("runs `tackle tools` and `tackle call`", async () => {
     const bin = path.join(project, "node_modules", ".bin", "tackle");
-    const tools = spawnSync(bin, ["tools"], { cwd: project, encoding: "utf8", timeout: 120_000 });
+    const tools = await runProcess(bin, ["tools"], { cwd: project, timeoutMs: 120_000 });
     expect(tools.status, tools.stderr).toBe(0);
     expect(tools.stdout).toContain("read_file");
-    const call = spawnSync(bin, ["call", "read_file", "path=package.json", "limit=2"], {
-      cwd: project,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    const call = await runProcess(bin, ["call", "read_file", "path=package.json", "limit=2"], { cwd: project, timeoutMs: 120_000 });
     expect(call.stdout).toContain('"name":"uses-tackle"');
   });
 
-  it("runs the README's library example as written", () => {
+  it("runs the README's library example as written", async () => {
     const readme = readFileSync(path.join(root, "README.md"), "utf8");
     const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
     writeFileSync(path.join(project, "example.mjs"), example);
-    const run = spawnSync(process.execPath, ["example.mjs"], { cwd: project, encoding: "utf8", timeout: 120_000 });
+    const run = await runProcess(process.execPath, ["example.mjs"], { cwd: project, timeoutMs: 120_000 });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^5 /);
   });
