@@ -162,6 +162,9 @@ function diffTable(text) {
 // ---- approvals
 const deadlines = new Map();
 let approvalIds = "";
+/** Reloads of the queue asked for, and still unanswered. */
+let approvalsAsked = 0;
+let approvalsInFlight = 0;
 
 function countdown() {
   for (const span of document.querySelectorAll(".countdown")) {
@@ -262,13 +265,23 @@ function approvalCard(a) {
 }
 
 async function loadApprovals() {
-  const list = await api("/api/approvals");
+  const asked = ++approvalsAsked;
+  const box = $("approvals");
+  approvalsInFlight++;
+  box.setAttribute("aria-busy", "true");
+  let list;
+  try {
+    list = await api("/api/approvals");
+  } finally {
+    if (--approvalsInFlight === 0) box.setAttribute("aria-busy", "false");
+  }
+  // Answers can overtake each other: one to an older reload knows less than the newest does.
+  if (asked !== approvalsAsked) return;
   const ids = list.map((a) => a.toolCallId).join("\\n");
   $("waiting-count").textContent = list.length ? "(" + list.length + ")" : "";
   // Unchanged queue: keep the cards, so a half-typed message or edit survives other events.
   if (ids === approvalIds) return;
   approvalIds = ids;
-  const box = $("approvals");
   const focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".approval") : null;
   const keep = new Map([...box.querySelectorAll(".approval")].map((c) => [c.dataset.id, c]));
   box.replaceChildren();

@@ -152,6 +152,45 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     expect(outside).toEqual([]);
   });
 
+  it("an older answer about the queue that arrives last does not bring back answered requests", async () => {
+    const h = await serve({ approvalTimeoutMs: 300_000 });
+    const { page } = await open(h);
+    const first = call(h, "q1", "write_file", { path: "a.txt", content: "one\n" });
+    await card(page, "q1").waitFor();
+    // The next reload is held: fetched at once, while q1 (and q2) wait, and handed to the page only later.
+    let release!: () => Promise<void>;
+    const held = new Promise<void>((resolve) => {
+      let holding = false;
+      void page.route("**/api/approvals", async (route) => {
+        if (holding || route.request().method() !== "GET") return route.continue();
+        holding = true;
+        const response = await route.fetch();
+        release = () => route.fulfill({ response });
+        resolve();
+      });
+    });
+    const second = call(h, "q2", "write_file", { path: "a.txt", content: "two\n" });
+    // q2's request made the page reload the queue: that is the reload held, so q2 shows no card yet.
+    await held;
+    // Both are answered; the newer reloads say nothing is waiting.
+    for (const id of ["q1", "q2"]) {
+      const r = await fetch(`${base(h)}api/approvals/${id}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ approved: false, message: "not now" }),
+      });
+      expect(r.status).toBe(200);
+    }
+    expect((await first).status).toBe("rejected");
+    expect((await second).status).toBe("rejected");
+    await page.locator("#approvals", { hasText: "Nothing is waiting." }).waitFor();
+    // Now the stale answer, which still lists both, arrives: it must change nothing.
+    await release();
+    await page.locator('#approvals[aria-busy="false"]').waitFor({ state: "attached" });
+    await expect(page.locator("#approvals .approval").count()).resolves.toBe(0);
+    await expect(page.locator("#waiting-count").textContent()).resolves.toBe("");
+  });
+
   it("rejects with a message for the model", async () => {
     const h = await serve();
     const { page } = await open(h);
