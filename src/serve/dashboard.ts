@@ -118,6 +118,19 @@ async function api(path, body) {
   return data;
 }
 
+/**
+ * Turns of one loader: \`const current = turn()\` before asking, and after the answer
+ * \`current()\` says whether no newer load has started since. Answers can overtake each other,
+ * and an older one knows less: shown last, it would undo what a newer one showed.
+ */
+function turns() {
+  let n = 0;
+  return () => {
+    const mine = ++n;
+    return () => mine === n;
+  };
+}
+
 /** Runs fn at most once per delay, after the last request: bursts of events refresh once. */
 function later(fn, delay) {
   let timer;
@@ -162,8 +175,8 @@ function diffTable(text) {
 // ---- approvals
 const deadlines = new Map();
 let approvalIds = "";
-/** Reloads of the queue asked for, and still unanswered. */
-let approvalsAsked = 0;
+const approvalsTurn = turns();
+/** Reloads of the queue still unanswered: the queue is aria-busy meanwhile. */
 let approvalsInFlight = 0;
 
 function countdown() {
@@ -265,7 +278,7 @@ function approvalCard(a) {
 }
 
 async function loadApprovals() {
-  const asked = ++approvalsAsked;
+  const current = approvalsTurn();
   const box = $("approvals");
   approvalsInFlight++;
   box.setAttribute("aria-busy", "true");
@@ -275,8 +288,7 @@ async function loadApprovals() {
   } finally {
     if (--approvalsInFlight === 0) box.setAttribute("aria-busy", "false");
   }
-  // Answers can overtake each other: one to an older reload knows less than the newest does.
-  if (asked !== approvalsAsked) return;
+  if (!current()) return;
   const ids = list.map((a) => a.toolCallId).join("\\n");
   $("waiting-count").textContent = list.length ? "(" + list.length + ")" : "";
   // Unchanged queue: keep the cards, so a half-typed message or edit survives other events.
@@ -397,8 +409,11 @@ function sparkline(values) {
   s.lastChild.textContent = "last " + values.length + " durations, up to " + ms(max);
   return s;
 }
+const metricsTurn = turns();
 async function loadMetrics() {
+  const current = metricsTurn();
   const [metrics, recent] = await Promise.all([api("/api/metrics"), api("/api/metrics/recent")]);
+  if (!current()) return;
   const body = $("metrics").tBodies[0];
   body.replaceChildren();
   for (const m of metrics.sort((x, y) => y.calls - x.calls)) {
@@ -415,8 +430,11 @@ async function loadMetrics() {
 }
 
 // ---- agent state and active calls
+const stateTurn = turns();
 async function loadState() {
+  const current = stateTurn();
   const s = await api("/api/state");
+  if (!current()) return;
   const agent = $("agent");
   agent.textContent = s.state === "tool_execution" ? "running tools" : "idle";
   agent.className = "pill" + (s.state === "tool_execution" ? " busy" : "");
@@ -424,10 +442,13 @@ async function loadState() {
 }
 
 // ---- tools: description, parameters, effect and the rules naming each
+const toolsTurn = turns();
 async function loadTools() {
+  const current = toolsTurn();
+  const [tools, rulesOf] = await Promise.all([api("/api/tools"), api("/api/rules")]);
+  if (!current()) return;
   const box = $("tools");
   box.replaceChildren();
-  const [tools, rulesOf] = await Promise.all([api("/api/tools"), api("/api/rules")]);
   for (const t of tools) {
     const div = el("div", undefined, "tool");
     div.dataset.tool = t.name;
