@@ -119,15 +119,25 @@ async function api(path, body) {
 }
 
 /**
- * Turns of one loader: \`const current = turn()\` before asking, and after the answer
- * \`current()\` says whether no newer load has started since. Answers can overtake each other,
- * and an older one knows less: shown last, it would undo what a newer one showed.
+ * The loads of one part of the page (the element \`id\`): \`await load(api(...))\` gives the answer,
+ * and whether it is still current, that is no newer load of that part started meanwhile. Answers
+ * can overtake each other, and an older one knows less: shown last, it would undo what a newer
+ * one showed. The part is aria-busy while any of its loads is out.
  */
-function turns() {
-  let n = 0;
-  return () => {
-    const mine = ++n;
-    return () => mine === n;
+function loads(id) {
+  let asked = 0;
+  let out = 0;
+  return async (request) => {
+    const mine = ++asked;
+    const part = $(id);
+    out++;
+    part.setAttribute("aria-busy", "true");
+    try {
+      const value = await request;
+      return { value, current: mine === asked };
+    } finally {
+      if (--out === 0) part.setAttribute("aria-busy", "false");
+    }
   };
 }
 
@@ -175,9 +185,7 @@ function diffTable(text) {
 // ---- approvals
 const deadlines = new Map();
 let approvalIds = "";
-const approvalsTurn = turns();
-/** Reloads of the queue still unanswered: the queue is aria-busy meanwhile. */
-let approvalsInFlight = 0;
+const approvalsLoad = loads("approvals");
 
 function countdown() {
   for (const span of document.querySelectorAll(".countdown")) {
@@ -278,17 +286,9 @@ function approvalCard(a) {
 }
 
 async function loadApprovals() {
-  const current = approvalsTurn();
+  const { value: list, current } = await approvalsLoad(api("/api/approvals"));
+  if (!current) return;
   const box = $("approvals");
-  approvalsInFlight++;
-  box.setAttribute("aria-busy", "true");
-  let list;
-  try {
-    list = await api("/api/approvals");
-  } finally {
-    if (--approvalsInFlight === 0) box.setAttribute("aria-busy", "false");
-  }
-  if (!current()) return;
   const ids = list.map((a) => a.toolCallId).join("\\n");
   $("waiting-count").textContent = list.length ? "(" + list.length + ")" : "";
   // Unchanged queue: keep the cards, so a half-typed message or edit survives other events.
@@ -318,8 +318,11 @@ function historyQuery(before) {
   return "/api/history?" + q;
 }
 
+const historyLoad = loads("history");
 async function loadHistory(more) {
-  const page = await api(historyQuery(more ? historyNext : undefined));
+  // A newer load (another filter, a reload on an event) makes an older one's page stale.
+  const { value: page, current } = await historyLoad(api(historyQuery(more ? historyNext : undefined)));
+  if (!current) return;
   const body = $("history").tBodies[0];
   if (!more) body.replaceChildren();
   for (const c of page.items) {
@@ -338,10 +341,13 @@ async function loadHistory(more) {
   for (const t of page.tools) if (!known.has(t)) select.append(el("option", t));
 }
 
+const detailLoad = loads("detail");
 async function openCall(seq, row) {
   for (const r of document.querySelectorAll("tr.call.open")) r.classList.remove("open");
   row.classList.add("open");
-  const c = await api("/api/history/" + seq);
+  // Rows clicked in quick succession: only the last one's details are shown.
+  const { value: c, current } = await detailLoad(api("/api/history/" + seq));
+  if (!current) return;
   const box = $("detail");
   box.replaceChildren();
   const title = el("h2");
@@ -409,11 +415,10 @@ function sparkline(values) {
   s.lastChild.textContent = "last " + values.length + " durations, up to " + ms(max);
   return s;
 }
-const metricsTurn = turns();
+const metricsLoad = loads("metrics");
 async function loadMetrics() {
-  const current = metricsTurn();
-  const [metrics, recent] = await Promise.all([api("/api/metrics"), api("/api/metrics/recent")]);
-  if (!current()) return;
+  const { value: [metrics, recent], current } = await metricsLoad(Promise.all([api("/api/metrics"), api("/api/metrics/recent")]));
+  if (!current) return;
   const body = $("metrics").tBodies[0];
   body.replaceChildren();
   for (const m of metrics.sort((x, y) => y.calls - x.calls)) {
@@ -430,11 +435,10 @@ async function loadMetrics() {
 }
 
 // ---- agent state and active calls
-const stateTurn = turns();
+const stateLoad = loads("agent");
 async function loadState() {
-  const current = stateTurn();
-  const s = await api("/api/state");
-  if (!current()) return;
+  const { value: s, current } = await stateLoad(api("/api/state"));
+  if (!current) return;
   const agent = $("agent");
   agent.textContent = s.state === "tool_execution" ? "running tools" : "idle";
   agent.className = "pill" + (s.state === "tool_execution" ? " busy" : "");
@@ -442,11 +446,10 @@ async function loadState() {
 }
 
 // ---- tools: description, parameters, effect and the rules naming each
-const toolsTurn = turns();
+const toolsLoad = loads("tools");
 async function loadTools() {
-  const current = toolsTurn();
-  const [tools, rulesOf] = await Promise.all([api("/api/tools"), api("/api/rules")]);
-  if (!current()) return;
+  const { value: [tools, rulesOf], current } = await toolsLoad(Promise.all([api("/api/tools"), api("/api/rules")]));
+  if (!current) return;
   const box = $("tools");
   box.replaceChildren();
   for (const t of tools) {

@@ -257,6 +257,33 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await page.locator("#detail", { hasText: "earlier run" }).waitFor();
   });
 
+  it("shows the history for the last filter chosen, whichever answer comes last", async () => {
+    const h = await serve();
+    const { page } = await open(h);
+    await page.locator("#history tr.call").nth(49).waitFor();
+    // The next history request is held: its answer (shell calls) reaches the page only later.
+    let release!: () => Promise<void>;
+    const held = new Promise<void>((resolve) => {
+      let holding = false;
+      void page.route(/\/api\/history\?/, async (route) => {
+        if (holding) return route.continue();
+        holding = true;
+        const response = await route.fetch();
+        release = () => route.fulfill({ response });
+        resolve();
+      });
+    });
+    await page.selectOption("#f-tool", "shell");
+    await held;
+    await page.selectOption("#f-tool", "read_file");
+    // The unfiltered list held shell calls too: none left means the read_file answer is shown.
+    await page.waitForFunction('![...document.querySelectorAll("#history tr.call td")].some((td) => td.textContent === "shell")');
+    await release();
+    await page.locator('#history[aria-busy="false"]').waitFor({ state: "attached" });
+    await expect(page.locator("#history tr.call td", { hasText: "shell" }).count()).resolves.toBe(0);
+    await expect(page.locator("#history tr.call td", { hasText: "read_file" }).count()).resolves.toBeGreaterThan(0);
+  });
+
   it("shows tools with their parameters and rules, works with a token, and writes a screenshot", async () => {
     // Bound beyond loopback, as a token requires.
     const h = await serve({ host: "0.0.0.0", token: TOKEN });
