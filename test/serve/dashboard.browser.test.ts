@@ -277,7 +277,7 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await held;
     await page.selectOption("#f-tool", "read_file");
     // The unfiltered list held shell calls too: none left means the read_file answer is shown.
-    await page.waitForFunction('![...document.querySelectorAll("#history tr.call td")].some((td) => td.textContent === "shell")');
+    await page.locator("#history tr.call td", { hasText: "shell" }).first().waitFor({ state: "detached" });
     await release();
     await page.locator('#history[aria-busy="false"]').waitFor({ state: "attached" });
     await expect(page.locator("#history tr.call td", { hasText: "shell" }).count()).resolves.toBe(0);
