@@ -7,6 +7,8 @@ import { defineTool } from "../../src/core/define-tool.js";
 import { ToolRegistry } from "../../src/core/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { writeFileTool } from "../../src/tools/fs/write-file.js";
+import { createGlobTool } from "../../src/tools/search/glob.js";
+import { createGrepTool } from "../../src/tools/search/grep.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -67,6 +69,20 @@ describe("one per-call memo shared by a tool's hooks", () => {
     const outcome = await runner.run({ name: "write_file", args: { path: "a/b.txt", content: "hi" } });
     expect(outcome.status).toBe("success");
     expect(resolves.filter((p) => p === "a/b.txt")).toHaveLength(1);
+  });
+
+  it("glob and grep resolve their search folder once per call, cache on or off", async () => {
+    writeFileSync(path.join(ws.dir, "a.txt"), "needle\n");
+    for (const cache of [false, true]) {
+      const { runner, resolves } = countingRunner([createGlobTool(), createGrepTool({ backend: "builtin" })], {
+        approval: "all",
+        ...(cache ? { cache: {} } : {}),
+      });
+      expect((await runner.run({ name: "glob", args: { pattern: "*.txt", path: "." } })).content).toBe("a.txt");
+      expect((await runner.run({ name: "grep", args: { pattern: "needle", path: "." } })).content).toBe("a.txt:1: needle");
+      expect(resolves.filter((p) => p === ".")).toHaveLength(2);
+      await runner.close();
+    }
   });
 
   it("after a person answers, execute works the path out afresh (the file may have moved meanwhile)", async () => {

@@ -8,7 +8,8 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
 import { ToolError } from "../../core/errors.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 

@@ -7,16 +7,7 @@ import { executionSensitiveWithin } from "../../workspace/protected.js";
 import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
 import { formatCount } from "../../core/format-count.js";
 import { pathBelow } from "../../workspace/path-below.js";
-
-/**
- * Resolves a path argument inside the workspace (INVALID_PATH / PERMISSION_DENIED otherwise),
- * once per call: scope, access, approval, preview and execute all get the first answer.
- */
-export function resolveArg(ctx: ToolContext, input: string, write = false): ResolvedPath {
-  // Synchronous like the resolution itself, so the policy's check of a file tool's call takes no
-  // turn of the queue.
-  return ctx.memo.once(`resolve:${write}:${input}`, () => ctx.workspace.resolveSync(input, { write }));
-}
+import { resolveArg } from "../resolve-arg.js";
 
 /**
  * The path as written, relative to the root, without following symlinks; undefined when it

@@ -12,16 +12,8 @@ import type { ToolContext } from "../../core/tool.js";
 import { ATOMIC_TEMP_PREFIX, syncDirectory } from "../../workspace/atomic-write.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import {
-  accessPaths,
-  assertNotRoot,
-  carriesExecutionSensitive,
-  formatBytes,
-  notFound,
-  pathSubjects,
-  resolveArg,
-  statOrUndefined,
-} from "./common.js";
+import { accessPaths, assertNotRoot, carriesExecutionSensitive, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { assertWritableFile, ensureParent } from "./write-file.js";
 
 const input = z.object({

@@ -6,7 +6,8 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import { accessPaths, pathSubjects, statOrUndefined } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 
 const input = z.object({
   path: z.string().describe("Folder to create, relative to the workspace root; missing parents are created too."),

@@ -9,7 +9,8 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { isProtectedPath } from "../../workspace/protected.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, resolveArg } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
 
 /** Most paths reported one by one in structured output. */

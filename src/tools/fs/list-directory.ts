@@ -7,7 +7,8 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, notFound, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import { accessPaths, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
 import { yielder } from "../yielder.js";
 

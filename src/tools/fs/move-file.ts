@@ -16,9 +16,9 @@ import {
   lstatOrUndefined,
   notFound,
   pathSubjects,
-  resolveArg,
   statOrUndefined,
 } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { target } from "./delete-file.js";
 import { ensureParent } from "./write-file.js";
 

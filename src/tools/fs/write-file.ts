@@ -10,7 +10,8 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, resolveArg, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined } from "./common.js";
+import { resolveArg } from "../resolve-arg.js";
 import { replacementPreview } from "./preview.js";
 
 const input = z.object({

@@ -3,6 +3,7 @@ import type { Position } from "vscode-languageserver-protocol/node";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import type { LspManager } from "./lsp-manager.js";
+import { resolveArg } from "../resolve-arg.js";
 
 const pathArg = z.string().describe("A source file in the workspace");
 
@@ -22,14 +23,13 @@ export const lspToolBase = {
   cacheable: false,
   scope: {
     kind: "path" as const,
-    // Synchronous, so the policy decides without a turn of the queue, as for the file tools.
-    subjects: ({ path }: { path: string }, ctx: ToolContext) => [ctx.workspace.resolveSync(path).relative],
+    subjects: ({ path }: { path: string }, ctx: ToolContext) => [resolveArg(ctx, path).relative],
   },
 };
 
 /** Resolves the file, syncs it with its server and checks the position is in it. */
 export async function openDocument(manager: LspManager, args: { path: string; line?: number; col?: number }, ctx: ToolContext) {
-  const file = ctx.workspace.resolveSync(args.path);
+  const file = resolveArg(ctx, args.path);
   const client = manager.clientFor(file.absolute, ctx.workspace.root);
   const uri = await client.sync(file.absolute);
   let position: Position | undefined;

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
+import { resolveArg } from "../resolve-arg.js";
 
 /** Where a search runs, resolved inside the workspace. */
 export interface SearchRoot {
@@ -22,8 +23,8 @@ export interface SearchRoot {
  * one stat, where a trip to the thread pool and back would cost a small search a fifth of its time.
  */
 export function resolveSearchRoot(ctx: ToolContext, input: string | undefined): SearchRoot {
-  const given = input === undefined || input.trim() === "" ? "." : input;
-  const resolved = ctx.workspace.resolveSync(given);
+  const given = searchPath(input);
+  const resolved = resolveArg(ctx, given);
   let isFile: boolean;
   try {
     const st = statSync(resolved.absolute);
@@ -50,10 +51,14 @@ export function resolveSearchRoot(ctx: ToolContext, input: string | undefined): 
   };
 }
 
+/** The `path` argument as searched: the workspace when none is given. */
+function searchPath(input: string | undefined): string {
+  return input === undefined || input.trim() === "" ? "." : input;
+}
+
 /** The scope subject and access path of a search: the resolved search root, relative. */
 export function searchSubject(ctx: ToolContext, input: string | undefined): string {
-  const given = input === undefined || input.trim() === "" ? "." : input;
-  return ctx.workspace.display(ctx.workspace.resolveSync(given));
+  return ctx.workspace.display(resolveArg(ctx, searchPath(input)));
 }
 
 /** The policy and scheduler hooks of a tool that searches under `path`: the resolved search root. */

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGlobTool } from "../../../src/tools/search/glob.js";
+import { CallMemo } from "../../../src/core/call-memo.js";
 import { createGrepTool } from "../../../src/tools/search/grep.js";
 import { descendantsOf } from "../../../src/process/process-tree.js";
 import { BACKENDS, failure, HAS_RG, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
@@ -195,7 +196,8 @@ describe("search tool metadata", () => {
       for (const tool of [createGrepTool(), createGlobTool()]) {
         expect(tool.effect).toBe("read");
         expect(tool.scope?.kind).toBe("path");
-        const ctx = { ...sandbox.ctx } as never;
+        // A call's hooks share one memo, as the runner gives them.
+        const ctx = { ...sandbox.ctx, memo: new CallMemo() } as never;
         expect(await tool.scope!.subjects({ pattern: "x", path: "./src/" } as never, ctx)).toEqual(["src"]);
         expect(await tool.access!({ pattern: "x" } as never, ctx)).toEqual({ reads: ["."] });
       }
