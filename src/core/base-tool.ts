@@ -4,7 +4,7 @@ import type { ToolExecutionResult } from "./result.js";
 import type { JsonSchema, Tool, ToolConfirmation, ToolDefinition, ValidationResult, ToolExecutionOptions } from "./tool.js";
 import { toJsonSchema, validateWithZod } from "./schema.js";
 import { assertToolName } from "./names.js";
-import { isValidatedContext } from "./context.js";
+import { copiedSignal, isValidatedContext } from "./context.js";
 import { ToolError } from "./errors.js";
 import type { ParameterAliases } from "./parameter-aliases.js";
 
@@ -36,7 +36,8 @@ export abstract class BaseTool<TParams = Record<string, unknown>> implements Too
         if (isValidatedContext(options)) return own.call(this, params, options);
         const checked = this.validate(params);
         if (!checked.valid) return Promise.reject(new ToolError("INVALID_ARGS", checked.error));
-        return own.call(this, checked.value, options);
+        const signal = options && !options.signal ? copiedSignal(options) : undefined;
+        return own.call(this, checked.value, signal ? { ...options, signal } : options);
       };
     }
   }

@@ -1,10 +1,45 @@
-import type { ToolContext, ToolExecutionOptions } from "./tool.js";
-import { openDefaultWorkspace } from "./tool-workspace.js";
-import { silentLogger } from "./logger.js";
+import type { Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
+import { openDefaultWorkspace, type ToolWorkspace } from "./tool-workspace.js";
+import { silentLogger, type Logger } from "./logger.js";
 import { CallMemo } from "./call-memo.js";
 
-/** Marks a context the runner built, whose arguments it has already validated. */
-export const VALIDATED = Symbol("tackle.validated");
+/** A call's signal: the caller's own, or a source that makes one only when asked. */
+export type SignalSource = AbortSignal | { readonly signal: AbortSignal };
+
+const SOURCE = Symbol("tackle.signal-source");
+
+/**
+ * The context the runner gives one call's hooks and execute, whose arguments it has validated.
+ * A class rather than an object literal: a literal with a symbol key or a getter is assembled by
+ * the runtime on every call, and this is built once or twice per call.
+ */
+export class CallContext implements ToolContext {
+  /** An own property, so a copy (`{ ...ctx }`) still reaches the call's signal (see completeContext). */
+  readonly [SOURCE]: SignalSource;
+
+  constructor(
+    readonly toolCallId: string,
+    source: SignalSource,
+    readonly workspace: ToolWorkspace,
+    readonly log: Logger,
+    readonly memo: CallMemo,
+    readonly outputLimit: number,
+    readonly denied: (subject: string) => string | undefined,
+    readonly onOutput: (chunk: string) => void,
+    readonly onProgress: (progress: Progress) => void,
+  ) {
+    this[SOURCE] = source;
+  }
+
+  /** Made on first use: most calls never look at it, and an AbortController is not free. */
+  get signal(): AbortSignal {
+    return signalOf(this[SOURCE]);
+  }
+}
+
+function signalOf(source: SignalSource): AbortSignal {
+  return source instanceof AbortSignal ? source : source.signal;
+}
 
 let counter = 0;
 
@@ -17,7 +52,7 @@ export function completeContext(partial: ToolExecutionOptions | undefined): Tool
   return {
     ...partial,
     toolCallId: partial?.toolCallId ?? `direct_${++counter}`,
-    signal: partial?.signal ?? new AbortController().signal,
+    signal: partial?.signal ?? copiedSignal(partial) ?? new AbortController().signal,
     // Opened only when the tool reaches for it: a tool that touches no files needs no boundary.
     get workspace() {
       return (workspace ??= openDefaultWorkspace(cwd));
@@ -29,6 +64,16 @@ export function completeContext(partial: ToolExecutionOptions | undefined): Tool
   };
 }
 
+/**
+ * The call's signal behind a copy of a runner's context (`{ ...ctx }`): the copy has no `signal`
+ * (a getter is not copied) but keeps the call's source, so cancelling the call still reaches it.
+ */
+export function copiedSignal(options: ToolExecutionOptions | undefined): AbortSignal | undefined {
+  const source = (options as { [SOURCE]?: SignalSource } | undefined)?.[SOURCE];
+  return source ? signalOf(source) : undefined;
+}
+
+/** Whether the runner built this context (a copy of one is checked again: it may have been changed). */
 export function isValidatedContext(ctx: ToolExecutionOptions | undefined): boolean {
-  return ctx !== undefined && (ctx as Record<symbol, unknown>)[VALIDATED] === true;
+  return ctx instanceof CallContext;
 }

@@ -4,7 +4,7 @@ import type { AnyTool, Progress, ToolAccess, ToolContext } from "../core/tool.js
 import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
-import { VALIDATED } from "../core/context.js";
+import { CallContext } from "../core/context.js";
 import { CallMemo } from "../core/call-memo.js";
 import type { ToolCall } from "../core/tool-call.js";
 
@@ -271,12 +271,7 @@ export class ToolRunner {
     return p.tool.effect === "read" || p.tool.effect === "network" ? {} : { writes: [EVERYTHING] };
   }
 
-  #context(
-    p: Prepared,
-    abort: AbortSignal | LazyAbort,
-    options: RunOptions,
-    partial?: { text: string },
-  ): ToolContext & { [VALIDATED]: true } {
+  #context(p: Prepared, abort: AbortSignal | LazyAbort, options: RunOptions, partial?: { text: string }): CallContext {
     const denied = (subject: string) => {
       const kind = p.tool.scope?.kind;
       const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
@@ -295,37 +290,17 @@ export class ToolRunner {
     const onProgress = (progress: Progress) => {
       this.events.emit({ type: "tool.progress", toolCallId: p.id, tool: p.name, ...progress }, options.onEvent);
     };
-    const outputLimit = p.tool.maxOutputChars ?? this.#maxOutput;
-    // Two literals, not one with a getter for both: an object literal with an accessor costs
-    // twenty times one without, and a caller's own signal needs none.
-    if (!(abort instanceof LazyAbort)) {
-      return {
-        [VALIDATED]: true,
-        toolCallId: p.id,
-        signal: abort,
-        workspace: this.workspace,
-        log: this.#logger,
-        memo: p.memo,
-        outputLimit,
-        denied,
-        onOutput,
-        onProgress,
-      };
-    }
-    return {
-      [VALIDATED]: true,
-      toolCallId: p.id,
-      get signal() {
-        return abort.signal;
-      },
-      workspace: this.workspace,
-      log: this.#logger,
-      memo: p.memo,
-      outputLimit,
+    return new CallContext(
+      p.id,
+      abort,
+      this.workspace,
+      this.#logger,
+      p.memo,
+      p.tool.maxOutputChars ?? this.#maxOutput,
       denied,
       onOutput,
       onProgress,
-    };
+    );
   }
 
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {

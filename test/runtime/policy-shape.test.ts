@@ -6,7 +6,7 @@ import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolRegistry } from "../../src/core/registry.js";
 import { CallMemo } from "../../src/core/call-memo.js";
-import { VALIDATED } from "../../src/core/context.js";
+import { CallContext } from "../../src/core/context.js";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import { decide, type Decision } from "../../src/runtime/policy.js";
 import { parseRules } from "../../src/runtime/rules.js";
@@ -36,18 +36,18 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function ctxFor(): ToolContext {
-  return {
-    [VALIDATED]: true,
-    toolCallId: "t",
-    signal: new AbortController().signal,
-    workspace: ws,
-    log: { debug() {}, info() {}, warn() {}, error() {} },
-    memo: new CallMemo(),
-    outputLimit: 100_000,
-    denied: () => undefined,
-    onOutput: () => {},
-    onProgress: () => {},
-  } as unknown as ToolContext;
+  const log = { debug() {}, info() {}, warn() {}, error() {} };
+  return new CallContext(
+    "t",
+    new AbortController().signal,
+    ws,
+    log,
+    new CallMemo(),
+    100_000,
+    () => undefined,
+    () => {},
+    () => {},
+  );
 }
 
 function input(tool: AnyTool, args: unknown, rules = {}, mode: "safe" | "all" = "safe") {
