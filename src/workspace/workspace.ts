@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
 import { pathBelow } from "./path-below.js";
@@ -72,7 +73,8 @@ export class Workspace implements ToolWorkspace {
     if (input.startsWith("~")) {
       throw invalid(`"${input}" uses "~"; paths are relative to the workspace root (${this.root}).`);
     }
-    const lexical = path.resolve(this.root, input);
+    // Models copy file URIs from language servers and editors: the path they name, under the same rules.
+    const lexical = path.resolve(this.root, isFileUrl(input) ? pathOfFileUrl(input, this.root) : input);
     const absolute = realOf(lexical, 0);
     const root = this.rootOf(absolute, options.write);
     if (!root) {
@@ -91,6 +93,19 @@ export class Workspace implements ToolWorkspace {
       );
     }
     return { absolute, relative, root };
+  }
+}
+
+/** Whether the input is a file URI (`file:///src/a.ts`) rather than a path. */
+export function isFileUrl(input: string): boolean {
+  return input.startsWith("file://");
+}
+
+function pathOfFileUrl(input: string, root: string): string {
+  try {
+    return fileURLToPath(input);
+  } catch (err) {
+    throw invalid(`"${input}" is not a file URI of this machine (${(err as Error).message}); give a path inside ${root}.`);
   }
 }
 

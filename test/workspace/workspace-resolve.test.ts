@@ -1,5 +1,6 @@
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { isSensitivePath } from "../../src/workspace/sensitive.js";
@@ -44,6 +45,18 @@ describe("Workspace.resolve", () => {
     await refuse("~/x");
     await refuse("/etc/passwd");
     await refuse("");
+  });
+
+  it("takes a file URI for the path it names, under the same rules", async () => {
+    const uri = (p: string) => pathToFileURL(p).href;
+    expect((await ws.resolve(uri(path.join(root, "src", "a.ts")))).relative).toBe("src/a.ts");
+    expect((await ws.resolve(`file://${root}/src/has%20space.ts`)).relative).toBe("src/has space.ts");
+    await refuse(uri(path.join(base.dir, "outside", "secret.txt")));
+    await refuse(`file://${root}/src/%2e%2e/%2e%2e/outside/secret.txt`);
+    await refuse(`file://${root}/..%2Foutside/secret.txt`);
+    await refuse("file:///etc/passwd");
+    await refuse(`file://example.com${root}/src/a.ts`);
+    await expect(ws.resolve(`file://example.com${root}/src/a.ts`)).rejects.toThrow(/not a file URI of this machine/);
   });
 
   it("follows symlinks and refuses those that lead out", async () => {

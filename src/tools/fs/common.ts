@@ -1,10 +1,11 @@
 import { readdir } from "node:fs/promises";
 import { lstatSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
 import { executionSensitiveWithin } from "../../workspace/protected.js";
-import type { ResolvedPath, Workspace } from "../../workspace/workspace.js";
+import { isFileUrl, type ResolvedPath, type Workspace } from "../../workspace/workspace.js";
 import { formatCount } from "../../core/format-count.js";
 import { pathBelow } from "../../workspace/path-below.js";
 import { resolveArg } from "../resolve-arg.js";
@@ -15,7 +16,15 @@ import { resolveArg } from "../resolve-arg.js";
  */
 export function lexicalRelative(ws: Workspace, input: string): string | undefined {
   if (input.includes("\0")) return undefined;
-  const rel = pathBelow(ws.root, path.resolve(ws.root, input));
+  let written = input;
+  if (isFileUrl(input)) {
+    try {
+      written = fileURLToPath(input);
+    } catch {
+      return undefined;
+    }
+  }
+  const rel = pathBelow(ws.root, path.resolve(ws.root, written));
   return rel === undefined ? undefined : rel || ".";
 }
 

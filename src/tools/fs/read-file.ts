@@ -11,7 +11,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
 import { decodeText, readLineWindow, readTailLines } from "./line-window.js";
 import { numberLines, numberText, type NumberedWindow } from "./numbered.js";
-import { Workspace, type ResolvedPath } from "../../workspace/workspace.js";
+import { isFileUrl, Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
 import { reportProgress } from "../progress.js";
@@ -70,7 +70,7 @@ const output = z.object({
  * first that exists wins; when none does, the root's reading is used (and reported missing).
  */
 export function resolveForRead(ws: Workspace, given: string): ResolvedPath {
-  if (!path.isAbsolute(given) && !given.includes("\0")) {
+  if (!path.isAbsolute(given) && !given.includes("\0") && !isFileUrl(given)) {
     let cwd: string | undefined;
     try {
       // getcwd(3), which process.cwd() calls, already answers with symlinks resolved.

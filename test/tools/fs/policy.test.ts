@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MODES, approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 import { createRegistry } from "../../../src/tools/builtin.js";
@@ -40,10 +41,10 @@ describe("sensitive files (policy)", () => {
   ];
 
   for (const mode of MODES) {
-    it(`denies reading and writing secrets, even through a symlink, in mode ${mode}`, async () => {
+    it(`denies reading and writing secrets, even through a symlink or as a file URI, in mode ${mode}`, async () => {
       const runner = makeRunner(sb.ws, { approval: mode });
       const problems: string[] = [];
-      for (const p of secrets) {
+      for (const p of [...secrets, ...secrets.map((s) => pathToFileURL(at(s)).href)]) {
         for (const call of [
           { name: "read_file", args: { path: p } },
           { name: "write_file", args: { path: p, content: "x" } },

@@ -1,5 +1,6 @@
 import { writeFileSync, mkdirSync, openSync, writeSync, closeSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import JSZip from "jszip";
 import iconv from "iconv-lite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -29,6 +30,14 @@ describe("read_file", () => {
     expect(r.content).toBe("     1\talpha\n     2\tbeta");
     expect(r.structured).toMatchObject({ content: "alpha\nbeta", size: 11, path: "a.txt", totalLines: 2, hasMore: false });
     expect(new Date((r.structured as { modified: string }).modified).toString()).not.toBe("Invalid Date");
+  });
+
+  it("reads a file named by a file URI, as a language server writes it", async () => {
+    mkdirSync(path.join(sb.ws, "src dir"));
+    writeFileSync(path.join(sb.ws, "src dir", "a.ts"), "export {};\n");
+    const r = await read({ path: pathToFileURL(path.join(sb.ws, "src dir", "a.ts")).href });
+    expect(r.content).toBe("     1\texport {};");
+    expect(r.structured).toMatchObject({ path: "src dir/a.ts" });
   });
 
   it("gives every one of many calls at once its own file, small and large, text and image", async () => {
