@@ -145,6 +145,24 @@ export function formatBytes(n: number): string {
   return unit ? `${plain} (${value.toFixed(1)} ${unit})` : plain;
 }
 
+/**
+ * Whether a path as written names a folder: it ends with "/", "/." or "/..". Resolution drops
+ * what shows it ("notes/." resolves to "notes"), so a write must ask before resolving.
+ */
+export function namesFolder(written: string): boolean {
+  return /[\\/]\.{0,2}$/.test(written);
+}
+
+/**
+ * Refuses a file's destination that is a folder (written as one, or one already there): copy_file
+ * and move_file take the full new name, and a model that meant "into the folder" is told which.
+ */
+export function assertFileDestination(written: string, destRel: string, destStat: Stats | undefined, source: string): void {
+  if (!namesFolder(written) && !destStat?.isDirectory()) return;
+  const example = path.posix.join(destRel, path.basename(source));
+  throw new ToolError("INVALID_PATH", `"${written}" names a folder; give the full new name of the file, such as "${example}".`);
+}
+
 /** Refuses to treat the workspace root (or an extra root) as a file to replace or remove. */
 export function assertNotRoot(resolved: ResolvedPath, verb: string): void {
   if (resolved.relative === ".") {

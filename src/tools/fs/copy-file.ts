@@ -12,7 +12,16 @@ import type { ToolContext } from "../../core/tool.js";
 import { ATOMIC_TEMP_PREFIX, syncDirectory } from "../../workspace/atomic-write.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, carriesExecutionSensitive, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import {
+  accessPaths,
+  assertFileDestination,
+  assertNotRoot,
+  carriesExecutionSensitive,
+  formatBytes,
+  notFound,
+  pathSubjects,
+  statOrUndefined,
+} from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { assertWritableFile, ensureParent } from "./write-file.js";
 
@@ -43,10 +52,13 @@ async function plan(args: Args, ctx: ToolContext) {
     if (destStat) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists; a folder is copied only to a new path.`);
   } else if (!srcStat.isFile()) {
     throw new ToolError("INVALID_PATH", `"${srcRel}" is not a regular file; it cannot be copied.`);
-  } else if (destStat) {
-    if (!args.overwrite)
-      throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
-    await assertWritableFile(dest, destRel);
+  } else {
+    assertFileDestination(args.dest, destRel, destStat, srcRel);
+    if (destStat) {
+      if (!args.overwrite)
+        throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
+      await assertWritableFile(dest, destRel);
+    }
   }
   return { src, srcRel, srcStat, dest, destRel, destStat };
 }

@@ -32,7 +32,14 @@ export function target(ctx: ToolContext, given: string, write = true): { absolut
   const resolved = resolveArg(ctx, given, write);
   assertNotRoot(resolved, "delete or move");
   const base = path.basename(given.replace(/[\\/]+$/, ""));
-  if (base && base !== "." && base !== "..") {
+  if (base === "." || base === "..") {
+    // rm and mv refuse these too: what goes should be named, not reached from inside or below it.
+    throw new ToolError(
+      "INVALID_PATH",
+      `"${given}" ends in "${base}"; name the file or folder itself ("${ctx.workspace.display(resolved)}").`,
+    );
+  }
+  if (base) {
     // A symlink is removed (or moved) itself, never what it points at.
     const parent = resolveArg(ctx, path.join(path.dirname(given), "."), write);
     const lexical = path.join(parent.absolute, base);

@@ -10,6 +10,7 @@ import { Workspace } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import {
   accessPaths,
+  assertFileDestination,
   assertNotRoot,
   carriesExecutionSensitive,
   formatBytes,
@@ -45,15 +46,16 @@ async function plan(args: Args, ctx: ToolContext) {
     throw new ToolError("INVALID_ARGS", `Cannot move the folder "${src.rel}" into itself ("${destRel}").`);
   }
   const destStat = statOrUndefined(dest.absolute);
+  if (!srcStat.isDirectory()) assertFileDestination(args.to, destRel, destStat, src.rel);
   if (destStat) {
-    if (!args.overwrite) {
-      throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
-    }
     if (destStat.isDirectory())
       throw new ToolError(
         "INVALID_ARGS",
         `"${destRel}" is a folder; a folder is never replaced by a move. Delete it first or choose another name.`,
       );
+    if (!args.overwrite) {
+      throw new ToolError("INVALID_ARGS", `"${destRel}" already exists. Set overwrite: true to replace it, or choose another name.`);
+    }
     if (srcStat.isDirectory()) throw new ToolError("INVALID_ARGS", `Cannot replace the file "${destRel}" with the folder "${src.rel}".`);
   }
   return { src, srcStat, dest, destRel, destStat };

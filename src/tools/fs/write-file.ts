@@ -10,7 +10,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, namesFolder, pathSubjects, statOrUndefined } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { replacementPreview } from "./preview.js";
 
@@ -78,8 +78,8 @@ export async function ensureParent(resolved: ResolvedPath, rel: string, create: 
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
-  if (/[\\/]$/.test(args.path)) {
-    throw new ToolError("INVALID_PATH", `"${args.path}" ends with a slash, so it names a folder; give the path of the file to write.`);
+  if (namesFolder(args.path)) {
+    throw new ToolError("INVALID_PATH", `"${args.path}" ends with "/", so it names a folder; give the path of the file to write.`);
   }
   const resolved = resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "overwrite");

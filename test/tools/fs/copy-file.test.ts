@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, statSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyFileTool } from "../../../src/tools/fs/copy-file.js";
@@ -38,6 +38,26 @@ describe("copy_file", () => {
     expect(readFileSync(at("d2", "e", "f.txt"), "utf8")).toBe("f");
     expect((await failure(copy({ source: "d", dest: "d/inside", recursive: true }))).message).toContain("into itself");
     expect((await failure(copy({ source: "missing", dest: "x" }))).code).toBe("FILE_NOT_FOUND");
+  });
+
+  it("takes the full name of the copy: a file is not copied into a folder, whether it exists or is written as one", async () => {
+    writeFileSync(at("a.txt"), "a");
+    mkdirSync(at("d"));
+    writeFileSync(at("d", "keep.txt"), "k");
+    for (const dest of ["d", "d/", "d/.", "new/", "new/."]) {
+      for (const overwrite of [false, true]) {
+        const err = await failure(copy({ source: "a.txt", dest, overwrite }));
+        expect(err.code).toBe("INVALID_PATH");
+        expect(err.message).toContain("names a folder");
+      }
+    }
+    expect((await failure(copy({ source: "a.txt", dest: "d/" }))).message).toContain('such as "d/a.txt"');
+    expect(readFileSync(at("d", "keep.txt"), "utf8")).toBe("k");
+    expect((await failure(copy({ source: "a.txt", dest: "new/.." }))).code).toBe("INVALID_PATH");
+    expect(existsSync(at("new"))).toBe(false);
+    // A folder's copy may be named as a folder.
+    await copy({ source: "d", dest: "d2/", recursive: true });
+    expect(readFileSync(at("d2", "keep.txt"), "utf8")).toBe("k");
   });
 
   it("requires approval (spec 002)", async () => {

@@ -68,6 +68,19 @@ describe("delete_file", () => {
     expect(existsSync(at(".git", "hooks", "pre-commit"))).toBe(true);
   });
 
+  it("refuses a path that ends in . or .., as rm does: what goes is named outright", async () => {
+    mkdirSync(at("s", "l"), { recursive: true });
+    writeFileSync(at("s", "l", "f.txt"), "f");
+    writeFileSync(at("a.txt"), "a");
+    for (const p of ["s/l/..", "s/l/../", "s/.", "a.txt/.", "s/l/f.txt/.."]) {
+      const err = await failure(del({ path: p, recursive: true }));
+      expect(err.code).toBe("INVALID_PATH");
+      expect(err.message).toMatch(/ends in "\.\.?"; name the file or folder itself/);
+    }
+    expect((await failure(del({ path: "s/l/..", recursive: true }))).message).toContain('("s")');
+    expect(existsSync(at("s", "l", "f.txt")) && existsSync(at("a.txt"))).toBe(true);
+  });
+
   it("always asks, even in safe mode, with a list of what would go; rejected means nothing is deleted", async () => {
     mkdirSync(at("d"));
     writeFileSync(at("d", "one.txt"), "1");

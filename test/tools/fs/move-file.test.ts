@@ -59,6 +59,33 @@ describe("move_file", () => {
     expect((await failure(move({ from: "nope", to: "x" }))).code).toBe("FILE_NOT_FOUND");
   });
 
+  it("takes the full new name: a file is not moved into a folder, whether it exists or is written as one", async () => {
+    writeFileSync(at("a.txt"), "a");
+    mkdirSync(at("d"));
+    for (const to of ["d", "d/", "d/.", "new/", "new/."]) {
+      for (const overwrite of [false, true]) {
+        const err = await failure(move({ from: "a.txt", to, overwrite }));
+        expect(err.code).toBe("INVALID_PATH");
+        expect(err.message).toContain("names a folder");
+      }
+    }
+    expect((await failure(move({ from: "a.txt", to: "d" }))).message).toContain('such as "d/a.txt"');
+    expect(readFileSync(at("a.txt"), "utf8")).toBe("a");
+    expect((await failure(move({ from: "a.txt", to: "new/.." }))).code).toBe("INVALID_PATH");
+    expect(existsSync(at("new"))).toBe(false);
+    // A folder's new name may be written as a folder.
+    mkdirSync(at("src"));
+    writeFileSync(at("src", "x.ts"), "x");
+    await move({ from: "src", to: "lib/" });
+    expect(readFileSync(at("lib", "x.ts"), "utf8")).toBe("x");
+    // What moves is named outright, as for mv.
+    expect((await failure(move({ from: "lib/.", to: "lib2" }))).message).toContain('ends in "."');
+    expect((await failure(move({ from: "lib/x.ts/..", to: "lib2" }))).message).toContain('ends in ".."');
+    // A folder is never replaced, and says so even without overwrite.
+    mkdirSync(at("other"));
+    expect((await failure(move({ from: "lib", to: "other" }))).message).toContain("never replaced");
+  });
+
   it("asks only when overwriting (spec 003)", async () => {
     writeFileSync(at("a.txt"), "a");
     writeFileSync(at("b.txt"), "b");

@@ -63,7 +63,9 @@ describe("write_file", () => {
     expect((await failure(append({ path: "ro.txt", content: "x" }))).code).toBe("PERMISSION_DENIED");
     expect(readFileSync(at("ro.txt"), "utf8")).toBe("keep");
     expect((await failure(write({ path: ".", content: "x" }))).code).toBe("INVALID_PATH");
-    expect((await failure(write({ path: "newdir/", content: "x" }))).message).toContain("ends with a slash");
+    expect((await failure(write({ path: "newdir/", content: "x" }))).message).toContain("names a folder");
+    expect((await failure(write({ path: "newdir/.", content: "x" }))).message).toContain("names a folder");
+    expect((await failure(write({ path: "newdir/..", content: "x" }))).message).toContain("names a folder");
   });
 
   it("writes through a symlink that stays inside to its real target", async () => {
