@@ -405,9 +405,9 @@ export const readFileTool = defineTool({
   scope: {
     kind: "path",
     subjects: (args, ctx) => {
-      const resolved = resolvedOnce(ctx, args.path);
+      const shown = ctx.workspace.display(resolvedOnce(ctx, args.path));
       const lexical = lexicalRelative(ctx.workspace, args.path);
-      return [...new Set([ctx.workspace.display(resolved), ...(lexical !== undefined ? [lexical] : [])])];
+      return lexical === undefined || lexical === shown ? [shown] : [shown, lexical];
     },
   },
   access: (args, ctx) => {
