@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Assessment } from "../../core/tool.js";
@@ -132,34 +134,58 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
 }
 
 /**
- * A recursive search (`grep -r`, `rg`) reads every file below its roots: it is read-only only
- * when no file that may hold secrets lies there (hidden ones count only when it reads hidden files).
+ * A recursive search (`grep -r`, `rg`, `git grep`) reads every file below its roots: it is
+ * read-only only when no file that may hold secrets lies there (hidden ones count only when it
+ * reads hidden files; for `git grep`, only those it reads: tracked, or not hidden by .gitignore).
  */
 async function secretUnder(
-  roots: Word[],
+  search: { roots: Word[]; dot: boolean; git?: "tracked" | "visible" },
   cwd: string | undefined,
-  dot: boolean,
   workspace: Workspace,
   home: string,
 ): Promise<string | undefined> {
-  const dirs = roots.length ? roots.map((r) => path.resolve(cwd ?? workspace.root, expandTilde(r.text, home))) : [cwd ?? workspace.root];
+  const here = cwd ?? workspace.root;
+  const dirs = search.roots.length ? search.roots.map((r) => path.resolve(here, expandTilde(r.text, home))) : [here];
+  // A root that is not there may be an option's value read as a folder (an option this judgement
+  // does not know): then the search may well be of the working directory, which is checked too.
+  if (search.roots.length && dirs.some((d) => !existsSync(d))) dirs.push(here);
   for (const dir of dirs) {
     const { glob } = await tinyglobby();
     const found = await glob(SENSITIVE_PATTERNS as string[], {
       cwd: dir,
-      dot,
+      dot: search.dot,
       deep: 8,
       onlyFiles: false,
       absolute: true,
       ignore: ["**/node_modules/**", "**/.git/**"],
     }).catch(() => [] as string[]);
-    for (const f of found) {
+    const secrets = found.filter((f) => {
       const root = workspace.rootOf(f);
-      if (root && isSensitivePath(path.relative(root, f).split(path.sep).join("/")))
-        return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(f)} (may hold secrets)`;
-    }
+      return root !== undefined && isSensitivePath(path.relative(root, f).split(path.sep).join("/"));
+    });
+    const read = search.git && secrets.length ? await gitReads(here, secrets, search.git) : secrets;
+    if (read.length)
+      return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(read[0]!)} (may hold secrets)`;
   }
   return undefined;
+}
+
+/** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
+function gitReads(cwd: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
+  const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
+  return new Promise((resolve) => {
+    execFile("git", args, { cwd, timeout: 10_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
+      if (err) return resolve(files);
+      // Names come back relative to cwd, as the files were found.
+      const listed = new Set(
+        stdout
+          .split("\0")
+          .filter(Boolean)
+          .map((name) => path.resolve(cwd, name)),
+      );
+      resolve(files.filter((f) => listed.has(f)));
+    });
+  });
 }
 
 /** Whether a directory is inside the workspace once symlinks are followed (`cd link` may lead out). */
@@ -423,7 +449,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
         }
         if (!notReadOnly && verdict.recursive) {
-          notReadOnly = await secretUnder(verdict.paths, cmd.cwd, verdict.recursive.dot, workspace, home);
+          notReadOnly = await secretUnder(verdict.recursive, cmd.cwd, workspace, home);
           if (notReadOnly) secret ??= notReadOnly;
         }
       }

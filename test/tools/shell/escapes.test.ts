@@ -226,6 +226,75 @@ describe("files that hold secrets are refused through the shell in every mode", 
   });
 });
 
+describe("a search of a whole tree is judged by where it really searches", () => {
+  let repo: { root: string; workspace: Workspace; cleanup: () => void };
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo.root });
+  beforeAll(() => {
+    repo = makeWorkspace();
+    writeFileSync(path.join(repo.root, ".gitignore"), "key.pem\n");
+    git("init", "-q");
+    git("add", "a.txt", "README.md", "src", "package.json", ".gitignore");
+    git("commit", "-qm", "init");
+  });
+  afterAll(() => repo.cleanup());
+  const judgeIn = (cmd: string) => judgeCommand(cmd, repo.root, repo.workspace, HOME);
+
+  // An option's value taken for the folder to search hid the working directory, and .env in it.
+  for (const cmd of [
+    "grep -r SECRET --exclude=b",
+    "grep -r --exclude=b SECRET",
+    "grep -r --exclude b SECRET",
+    "grep -r -e SECRET",
+    "grep -rne SECRET",
+    "grep -r -A 2 SECRET",
+    "grep -r --context 2 SECRET",
+    "grep -r -m1 -e SECRET",
+    "rg --color never SECRET",
+    "rg -g '*' SECRET",
+    "rg -j 2 SECRET",
+    "rg --hidden -e SECRET",
+    "rg --some-future-option value SECRET",
+    "git grep --untracked SECRET",
+    "git grep --no-index SECRET",
+    "git grep -e SECRET --untracked",
+    "git grep --untracked -A 1 SECRET -- .",
+  ]) {
+    it(`${cmd}: the secret is found`, async () => {
+      const j = await judgeIn(cmd);
+      expect(j.readOnly, cmd).toBe(false);
+      expect(j.secret, cmd).toMatch(/\.env/);
+    });
+  }
+
+  for (const cmd of ["grep -rn alpha src", "grep -r -e alpha src", "rg -g '*.ts' x src", "git grep alpha", "git grep -e alpha -- src"]) {
+    it(`${cmd}: read-only, nothing secret where it searches`, async () => {
+      expect((await judgeIn(cmd)).readOnly, cmd).toBe(true);
+    });
+  }
+
+  it("git grep reads what git tracks, and with --untracked what .gitignore does not hide", async () => {
+    rmSync(path.join(repo.root, ".env"));
+    // key.pem is ignored: only --no-index (or --no-exclude-standard) reads it.
+    expect((await judgeIn("git grep --untracked BEGIN")).readOnly).toBe(true);
+    expect((await judgeIn("git grep --no-index BEGIN")).secret).toMatch(/key\.pem/);
+    expect((await judgeIn("git grep --untracked --no-exclude-standard BEGIN")).secret).toMatch(/key\.pem/);
+    // A secret that was committed is read by a plain git grep.
+    writeFileSync(path.join(repo.root, ".env"), "SECRET=hunter2-do-not-print\n");
+    git("add", "-f", ".env");
+    expect((await judgeIn("git grep SECRET")).secret).toMatch(/\.env/);
+    const registry = new ToolRegistry();
+    registry.registerAll(createShellTools(shellSettingsFrom({})).tools);
+    const runner = new ToolRunner({ registry, workspace: repo.root, approval: "all", cache: false });
+    try {
+      const outcome = await runner.run({ name: "shell", args: { command: "git grep SECRET" } });
+      expect(outcome.status).not.toBe("success");
+      expect(outcome.content).not.toContain("hunter2");
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
 describe("mode all does not carry hidden commands past a deny rule", () => {
   for (const command of [
     "eval 'rm -rf build'",

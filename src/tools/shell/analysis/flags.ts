@@ -16,6 +16,38 @@ export function splitOptions(args: readonly Word[]): { options: string[]; operan
   return { options, operands };
 }
 
+/** Options that take a value as the next word (`grep -e PATTERN`, `rg --glob GLOB`). */
+export interface ValuedOptions {
+  short: string;
+  long: readonly string[];
+}
+
+/**
+ * {@link splitOptions} for a command whose options' values may be separate words: a value is
+ * neither an option nor an operand (in `grep -r -e KEY`, KEY is no folder to search).
+ */
+export function splitValuedOptions(args: readonly Word[], valued: ValuedOptions): { options: string[]; operands: Word[] } {
+  const options: string[] = [];
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text;
+    if (text === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (text.length < 2 || !text.startsWith("-")) {
+      operands.push(args[i]!);
+      continue;
+    }
+    options.push(text);
+    const takesNext = text.startsWith("--")
+      ? !text.includes("=") && valued.long.some((l) => abbreviates(text, l))
+      : valued.short.includes(text.at(-1)!) && [...text.slice(1, -1)].every((c) => !valued.short.includes(c));
+    if (takesNext) i++;
+  }
+  return { options, operands };
+}
+
 /**
  * Whether `option` (`--name` or `--name=value`) is `long` or an abbreviation of it. GNU getopt and
  * git accept any unambiguous prefix (`--o` for `--output` when nothing else starts with `o`); an

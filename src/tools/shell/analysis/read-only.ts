@@ -1,6 +1,6 @@
 import type { SimpleCommand } from "./command-analysis.js";
 import { gitSubcommand } from "./destructive.js";
-import { fileOptionValues, hasOption, optionStartsWith, splitOptions } from "./flags.js";
+import { fileOptionValues, hasOption, optionStartsWith, splitOptions, splitValuedOptions, type ValuedOptions } from "./flags.js";
 import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
@@ -8,7 +8,12 @@ export type ReadOnlyVerdict =
   | {
       readOnly: true;
       paths: Word[];
-      recursive?: { dot: boolean };
+      /**
+       * For a search of whole trees: its roots (none: the working directory), whether hidden files
+       * are read, and for `git grep` which files it reads: those git tracks, or also the untracked
+       * ones .gitignore does not hide (`--untracked`).
+       */
+      recursive?: { dot: boolean; roots: Word[]; git?: "tracked" | "visible" };
       /** Reads nothing at all, not even its working directory. */ noPaths?: boolean;
     }
   | { readOnly: false; reason: string };
@@ -24,6 +29,10 @@ interface Spec {
   unsafe?: (options: string[], operands: Word[], cmd: SimpleCommand) => string | undefined;
   /** It reads whole trees (`grep -r`, `rg`): undefined when not, else whether hidden files are read too. */
   recursive?: (options: string[]) => { dot: boolean } | undefined;
+  /** Options whose value may be the next word: never taken for a pattern or a folder to search. */
+  valued?: ValuedOptions;
+  /** Options that give the pattern (then every operand is a path); default -e, -f, --regexp, --file at the start. */
+  patternOptions?: { short: string; long: string[] };
   /** Options whose value names a file it reads (`date -f`, `diff --from-file`): judged like any path it reads. */
   files?: { short?: string; long?: readonly string[] };
   /** Options whose value names a file listing more files to read (`wc --files0-from`): those cannot be judged. */
@@ -36,6 +45,44 @@ const rgRecursive = (o: string[]) => ({ dot: hasOption(o, "u.", ["hidden", "no-i
 
 const none: Spec = {};
 const grepFiles = { short: "f", long: ["file", "exclude-from"] };
+// GNU grep's options that take a value (the others take none, or only as --name=value).
+const GREP_VALUED: ValuedOptions = {
+  short: "efmABCdDX",
+  long: [
+    ["regexp", "file", "max-count", "after-context", "before-context", "context", "devices", "directories"],
+    ["exclude", "exclude-from", "exclude-dir", "include", "label", "binary-files", "group-separator"],
+  ].flat(),
+};
+// ripgrep's, from `rg --help` (13) and later versions' additions.
+const RG_VALUED: ValuedOptions = {
+  short: "ABCEfgMmerjtTd",
+  long: [
+    ["after-context", "before-context", "color", "colors", "context", "context-separator", "dfa-size-limit", "encoding"],
+    ["engine", "field-context-separator", "field-match-separator", "file", "glob", "iglob", "ignore-file", "max-columns"],
+    ["max-count", "max-depth", "maxdepth", "max-filesize", "path-separator", "pre", "pre-glob", "regex-size-limit"],
+    ["regexp", "replace", "sort", "sortr", "threads", "type", "type-add", "type-clear", "type-not", "hostname-bin"],
+    ["hyperlink-format", "generate"],
+  ].flat(),
+};
+const PATTERN_OPTIONS = { short: "ef", long: ["regexp", "file"] };
+const grepSpec: Spec = { patterns: 1, recursive: grepRecursive, files: grepFiles, valued: GREP_VALUED, patternOptions: PATTERN_OPTIONS };
+const AG_VALUED: ValuedOptions = {
+  short: "ABCGgmpW",
+  long: [
+    "after",
+    "before",
+    "context",
+    "depth",
+    "file-search-regex",
+    "ignore",
+    "ignore-dir",
+    "max-count",
+    "path-to-ignore",
+    "pager",
+    "workers",
+    "width",
+  ],
+};
 /** `sha256sum -c SUMS` reads every file SUMS names: paths nobody sees in the command. */
 const checksums: Spec = {
   unsafe: (o) => (hasOption(o, "c", ["check"]) ? "a checksum check reads the files its list names, which cannot be judged" : undefined),
@@ -143,17 +190,19 @@ const READ_ONLY: Record<string, Spec> = {
   cmp: none,
   comm: none,
   join: none,
-  grep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
-  egrep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
-  fgrep: { patterns: 1, recursive: grepRecursive, files: grepFiles },
-  zgrep: { patterns: 1, files: grepFiles },
+  grep: grepSpec,
+  egrep: grepSpec,
+  fgrep: grepSpec,
+  zgrep: { ...grepSpec, recursive: undefined },
   rg: {
     patterns: 1,
     recursive: rgRecursive,
     files: { short: "f", long: ["file", "ignore-file"] },
+    valued: RG_VALUED,
+    patternOptions: PATTERN_OPTIONS,
     unsafe: (o) => (optionStartsWith(o, ["--pre", "--hostname-bin"]) ? "rg --pre runs a program on every file" : undefined),
   },
-  ag: { patterns: 1, recursive: rgRecursive, files: { short: "p", long: ["path-to-ignore"] } },
+  ag: { patterns: 1, recursive: rgRecursive, files: { short: "p", long: ["path-to-ignore"] }, valued: AG_VALUED },
   file: {
     files: { short: "m", long: ["magic-file"] },
     lists: { short: "f", long: ["files-from"] },
@@ -229,7 +278,6 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
   "diff-index": () => undefined,
   whatchanged: () => undefined,
   version: () => undefined,
-  grep: (o) => (optionStartsWith(o, ["-O", "--open-files-in-pager"]) ? "git grep -O runs a pager" : undefined),
   branch: (o, operands) => {
     const listing = o.every((x) => BRANCH_LISTING.test(x));
     if (!listing) return "git branch with these options changes branches";
@@ -271,6 +319,29 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
   help: () => undefined,
 };
 
+const GIT_GREP_VALUED: ValuedOptions = {
+  short: "efABCmO",
+  long: ["file", "after-context", "before-context", "context", "max-count", "max-depth", "threads", "open-files-in-pager"],
+};
+
+/**
+ * `git grep` searches the files git tracks below its pathspecs, and with `--untracked` or
+ * `--no-index` every file there: a search of a tree, judged like `grep -r`.
+ */
+function gitGrepVerdict(rest: readonly Word[]): ReadOnlyVerdict {
+  const { options, operands } = splitValuedOptions(rest, GIT_GREP_VALUED);
+  if (optionStartsWith(options, ["-O", "--open-files-in-pager"])) return { readOnly: false, reason: "git grep -O runs a pager" };
+  const searched = operands.slice(hasOption(options, "ef", ["file"]) ? 0 : 1);
+  // --no-index reads every file (.gitignore only with --exclude-standard); --untracked what .gitignore does not hide.
+  const git = hasOption(options, "", ["no-index", "no-exclude-standard"])
+    ? undefined
+    : hasOption(options, "", ["untracked"])
+      ? "visible"
+      : "tracked";
+  const files = fileOptionValues(rest, "f", ["file"]);
+  return { readOnly: true, paths: [...searched, ...files], recursive: { dot: true, roots: searched, ...(git ? { git } : {}) } };
+}
+
 function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const { globals, sub, rest } = gitSubcommand(cmd);
   // `-c core.pager=...`, `--exec-path`, `-C elsewhere`: anything but the harmless ones can run code.
@@ -278,22 +349,19 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
     return { readOnly: false, reason: "git with global options" };
   }
   if (!sub) return { readOnly: true, paths: [] };
+  if (sub === "grep") return gitGrepVerdict(rest);
   const check = GIT_READ[sub];
   if (!check) return { readOnly: false, reason: `git ${sub} is not read-only` };
   const { options, operands } = splitOptions(rest);
   const unsafe = check(options, operands);
   if (unsafe) return { readOnly: false, reason: unsafe };
-  // `HEAD:path` and plain paths both name files whose content is shown; `git grep -f FILE` reads FILE.
-  const paths = [
-    ...operands.map((o) => (o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o)),
-    ...(sub === "grep" ? fileOptionValues(rest, "f", ["file"]) : []),
-  ];
+  // `HEAD:path` and plain paths both name files whose content is shown.
+  const paths = operands.map((o) =>
+    o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o,
+  );
   return {
     readOnly: true,
-    paths:
-      sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" || sub === "grep"
-        ? paths
-        : [],
+    paths: sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" ? paths : [],
   };
 }
 
@@ -307,7 +375,7 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   if (cmd.name === "git") return gitVerdict(cmd);
   const spec = READ_ONLY[cmd.name];
   if (!spec) return { readOnly: false, reason: `${cmd.name} is not on the read-only list` };
-  const { options, operands } = splitOptions(cmd.args);
+  const { options, operands } = spec.valued ? splitValuedOptions(cmd.args, spec.valued) : splitOptions(cmd.args);
   const unsafe = spec.unsafe?.(options, operands, cmd);
   if (unsafe) return { readOnly: false, reason: unsafe };
   if (spec.lists && fileOptionValues(cmd.args, spec.lists.short ?? "", spec.lists.long ?? []).length > 0) {
@@ -318,11 +386,15 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
     return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
   if (spec.noPaths) return named.length ? { readOnly: true, paths: named } : { readOnly: true, paths: [], noPaths: true };
   // With -e / -f the pattern is an option's value, so every operand is a path.
-  const patternInOption = options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
+  const patternInOption = spec.patternOptions
+    ? hasOption(options, spec.patternOptions.short, spec.patternOptions.long)
+    : options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
   const skip = patternInOption ? 0 : (spec.patterns ?? 0);
+  const searched = operands.slice(skip);
   const recursive = spec.recursive?.(options);
-  const paths = [...new Set([...operands.slice(skip), ...named])];
-  return { readOnly: true, paths, ...(recursive ? { recursive } : {}) };
+  const paths = [...new Set([...searched, ...named])];
+  // The roots are the operands alone: a file an option names (`--exclude-from=F`) is read, not searched.
+  return { readOnly: true, paths, ...(recursive ? { recursive: { ...recursive, roots: searched } } : {}) };
 }
 
 /** Whether a command name is on the read-only list at all (for messages and tests). */
