@@ -10,7 +10,7 @@ import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand }
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./analysis/dangerous.js";
 import { destructiveReason, gitSubcommand } from "./analysis/destructive.js";
 import { expandBraces, shellQuote } from "./analysis/words.js";
-import { readOnlyVerdict } from "./analysis/read-only.js";
+import { readOnlyVerdict, type TreeSearch } from "./analysis/read-only.js";
 import { SHELLS, shellScriptArg } from "./analysis/wrappers.js";
 import type { Word } from "./analysis/words.js";
 
@@ -138,12 +138,7 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
  * read-only only when no file that may hold secrets lies there (hidden ones count only when it
  * reads hidden files; for `git grep`, only those it reads: tracked, or not hidden by .gitignore).
  */
-async function secretUnder(
-  search: { roots: Word[]; dot: boolean; git?: "tracked" | "visible" },
-  cwd: string | undefined,
-  workspace: Workspace,
-  home: string,
-): Promise<string | undefined> {
+async function secretUnder(search: TreeSearch, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
   const here = cwd ?? workspace.root;
   const dirs = search.roots.length ? search.roots.map((r) => path.resolve(here, expandTilde(r.text, home))) : [here];
   // A root that is not there may be an option's value read as a folder (an option this judgement
@@ -432,8 +427,16 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
     }
     secret ??= await secretNamed(cmd.args, cmd.cwd, workspace, home);
+    const verdict = readOnlyVerdict(cmd);
+    // Whatever else the line does (`npm -v; grep -r KEY .`), a search that reads a secret is one.
+    if (verdict.recursive && !secret) {
+      const why = await secretUnder(verdict.recursive, cmd.cwd, workspace, home);
+      if (why) {
+        secret = why;
+        notReadOnly ??= why;
+      }
+    }
     if (!notReadOnly) {
-      const verdict = readOnlyVerdict(cmd);
       if (!verdict.readOnly) notReadOnly = verdict.reason;
       else {
         if (verdict.noPaths) {
@@ -447,10 +450,6 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
         for (const p of verdict.paths) {
           if (notReadOnly) break;
           notReadOnly = await checkReadPath(p, cmd.cwd, workspace, home);
-        }
-        if (!notReadOnly && verdict.recursive) {
-          notReadOnly = await secretUnder(verdict.recursive, cmd.cwd, workspace, home);
-          if (notReadOnly) secret ??= notReadOnly;
         }
       }
     }

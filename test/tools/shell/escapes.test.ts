@@ -258,6 +258,11 @@ describe("a search of a whole tree is judged by where it really searches", () =>
     "git grep --no-index SECRET",
     "git grep -e SECRET --untracked",
     "git grep --untracked -A 1 SECRET -- .",
+    // Whatever else the line does, and whatever else the search does.
+    "npm -v; grep -r SECRET .",
+    "touch x.txt && grep -r SECRET .",
+    "rg --pre cat SECRET",
+    "git grep -O vi --untracked SECRET",
   ]) {
     it(`${cmd}: the secret is found`, async () => {
       const j = await judgeIn(cmd);

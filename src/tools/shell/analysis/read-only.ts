@@ -8,15 +8,23 @@ export type ReadOnlyVerdict =
   | {
       readOnly: true;
       paths: Word[];
-      /**
-       * For a search of whole trees: its roots (none: the working directory), whether hidden files
-       * are read, and for `git grep` which files it reads: those git tracks, or also the untracked
-       * ones .gitignore does not hide (`--untracked`).
-       */
-      recursive?: { dot: boolean; roots: Word[]; git?: "tracked" | "visible" };
+      /** A search of whole trees, and what it searches. */
+      recursive?: TreeSearch;
       /** Reads nothing at all, not even its working directory. */ noPaths?: boolean;
     }
-  | { readOnly: false; reason: string };
+  /** Not read-only; a search of whole trees still says what it searches (`rg --pre` reads as well as runs). */
+  | { readOnly: false; reason: string; recursive?: TreeSearch };
+
+/**
+ * A search of whole trees: its roots (none: the working directory), whether hidden files are
+ * read, and for `git grep` which files it reads: those git tracks, or also the untracked ones
+ * .gitignore does not hide (`--untracked`).
+ */
+export interface TreeSearch {
+  dot: boolean;
+  roots: Word[];
+  git?: "tracked" | "visible";
+}
 
 interface Spec {
   /** Operands that are not paths (grep's pattern, jq's filter). */
@@ -330,7 +338,6 @@ const GIT_GREP_VALUED: ValuedOptions = {
  */
 function gitGrepVerdict(rest: readonly Word[]): ReadOnlyVerdict {
   const { options, operands } = splitValuedOptions(rest, GIT_GREP_VALUED);
-  if (optionStartsWith(options, ["-O", "--open-files-in-pager"])) return { readOnly: false, reason: "git grep -O runs a pager" };
   const searched = operands.slice(hasOption(options, "ef", ["file"]) ? 0 : 1);
   // --no-index reads every file (.gitignore only with --exclude-standard); --untracked what .gitignore does not hide.
   const git = hasOption(options, "", ["no-index", "no-exclude-standard"])
@@ -338,8 +345,9 @@ function gitGrepVerdict(rest: readonly Word[]): ReadOnlyVerdict {
     : hasOption(options, "", ["untracked"])
       ? "visible"
       : "tracked";
-  const files = fileOptionValues(rest, "f", ["file"]);
-  return { readOnly: true, paths: [...searched, ...files], recursive: { dot: true, roots: searched, ...(git ? { git } : {}) } };
+  const recursive: TreeSearch = { dot: true, roots: searched, ...(git ? { git } : {}) };
+  if (optionStartsWith(options, ["-O", "--open-files-in-pager"])) return { readOnly: false, reason: "git grep -O runs a pager", recursive };
+  return { readOnly: true, paths: [...searched, ...fileOptionValues(rest, "f", ["file"])], recursive };
 }
 
 function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
@@ -376,8 +384,16 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const spec = READ_ONLY[cmd.name];
   if (!spec) return { readOnly: false, reason: `${cmd.name} is not on the read-only list` };
   const { options, operands } = spec.valued ? splitValuedOptions(cmd.args, spec.valued) : splitOptions(cmd.args);
+  // With -e / -f the pattern is an option's value, so every operand is a path.
+  const patternInOption = spec.patternOptions
+    ? hasOption(options, spec.patternOptions.short, spec.patternOptions.long)
+    : options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
+  const searched = operands.slice(patternInOption ? 0 : (spec.patterns ?? 0));
+  const tree = spec.recursive?.(options);
+  // The roots are the operands alone: a file an option names (`--exclude-from=F`) is read, not searched.
+  const recursive = tree ? { ...tree, roots: searched } : undefined;
   const unsafe = spec.unsafe?.(options, operands, cmd);
-  if (unsafe) return { readOnly: false, reason: unsafe };
+  if (unsafe) return { readOnly: false, reason: unsafe, ...(recursive ? { recursive } : {}) };
   if (spec.lists && fileOptionValues(cmd.args, spec.lists.short ?? "", spec.lists.long ?? []).length > 0) {
     return { readOnly: false, reason: `${cmd.name} reads the files a list names, which cannot be judged` };
   }
@@ -385,16 +401,8 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   if (spec.maxOperands !== undefined && operands.length > spec.maxOperands)
     return { readOnly: false, reason: `${cmd.name} with ${operands.length} operands writes a file` };
   if (spec.noPaths) return named.length ? { readOnly: true, paths: named } : { readOnly: true, paths: [], noPaths: true };
-  // With -e / -f the pattern is an option's value, so every operand is a path.
-  const patternInOption = spec.patternOptions
-    ? hasOption(options, spec.patternOptions.short, spec.patternOptions.long)
-    : options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
-  const skip = patternInOption ? 0 : (spec.patterns ?? 0);
-  const searched = operands.slice(skip);
-  const recursive = spec.recursive?.(options);
   const paths = [...new Set([...searched, ...named])];
-  // The roots are the operands alone: a file an option names (`--exclude-from=F`) is read, not searched.
-  return { readOnly: true, paths, ...(recursive ? { recursive: { ...recursive, roots: searched } } : {}) };
+  return { readOnly: true, paths, ...(recursive ? { recursive } : {}) };
 }
 
 /** Whether a command name is on the read-only list at all (for messages and tests). */
