@@ -11,6 +11,7 @@ import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./analysis/dan
 import { destructiveReason, gitSubcommand } from "./analysis/destructive.js";
 import { expandBraces, shellQuote } from "./analysis/words.js";
 import { readOnlyVerdict, type TreeSearch } from "./analysis/read-only.js";
+import { hasOption, splitOptions } from "./analysis/flags.js";
 import { SHELLS, shellScriptArg } from "./analysis/wrappers.js";
 import type { Word } from "./analysis/words.js";
 
@@ -163,6 +164,75 @@ async function secretUnder(search: TreeSearch, cwd: string | undefined, workspac
       return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(read[0]!)} (may hold secrets)`;
   }
   return undefined;
+}
+
+/**
+ * Whether a git command prints the content of files git holds: diffs and blobs, which show what
+ * was ever committed (a .env committed once and deleted since is still in `git log -p`).
+ */
+function printsGitContent(sub: string | undefined, options: string[], operands: readonly Word[]): boolean {
+  const has = (short: string, long: string[] = []) => hasOption(options, short, long);
+  const summaryOnly = ["no-patch", "stat", "shortstat", "numstat", "name-only", "name-status", "summary", "dirstat", "raw", "quiet"];
+  switch (sub) {
+    case "show":
+      return has("pu", ["patch", "unified"]) || !has("s", summaryOnly);
+    case "diff":
+      return has("pu", ["patch", "unified"]) || !has("", summaryOnly);
+    case "log":
+    case "whatchanged":
+    case "diff-tree":
+    case "diff-index":
+    case "diff-files":
+      return has("puUcL", ["patch", "unified", "cc", "combined-all-paths"]);
+    case "stash":
+      return operands[0]?.text === "show" && has("pu", ["patch"]);
+    case "format-patch":
+    case "archive":
+    case "fast-export":
+    case "bundle":
+      return true;
+    case "cat-file":
+      return !options.every((o) => /^-[tse]+$|^--(allow-unknown-type|use-mailmap|no-mailmap)$/.test(o)) || operands.length > 1;
+    default:
+      return false;
+  }
+}
+
+/** The sensitive-file patterns as git pathspecs, from the top of the repository, any case. */
+const GIT_SENSITIVE = SENSITIVE_PATTERNS.map((p) => `:(top,glob,icase)${p}`);
+
+/**
+ * For a git command that prints files' content: a file that may hold secrets among those it can
+ * print, from any commit any ref or reflog reaches or from the index, outside the pathspecs after
+ * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
+ */
+async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<string | undefined> {
+  const { sub, rest } = gitSubcommand(cmd);
+  const { options, operands } = splitOptions(rest);
+  if (!printsGitContent(sub, options, operands)) return undefined;
+  const [history, index, prefix] = await Promise.all([
+    gitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE]),
+    gitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE]),
+    gitOutput(cwd, ["rev-parse", "--show-prefix"]),
+  ]);
+  if (history === undefined || index === undefined || prefix === undefined) return undefined;
+  const dash = rest.findIndex((w) => w.text === "--");
+  const pathspecs = dash >= 0 ? rest.slice(dash + 1) : [];
+  // Only plain pathspecs narrow it: a glob or a magic one is taken to cover everything. Both sides
+  // are paths from the top of the repository, as git names them.
+  const narrowed = pathspecs.length > 0 && pathspecs.every((p) => !p.dynamic && !p.glob && !p.text.startsWith(":"));
+  const specs = pathspecs.map((p) => path.posix.normalize(`${prefix.trim()}${p.text}`).replace(/\/+$/, ""));
+  const within = (name: string) => !narrowed || specs.some((spec) => spec === "." || name === spec || name.startsWith(`${spec}/`));
+  const names = `${history}\0${index}`.split(/\0|\n/).filter(Boolean);
+  const found = names.find((name) => isSensitivePath(name) && within(name));
+  return found ? `git ${sub} can print ${found}, which git holds (may hold secrets)` : undefined;
+}
+
+/** What a git command prints, or undefined when it fails (not a repository, too slow). */
+function gitOutput(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile("git", args, { cwd, timeout: 10_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => resolve(err ? undefined : stdout));
+  });
 }
 
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
@@ -427,6 +497,13 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
     }
     secret ??= await secretNamed(cmd.args, cmd.cwd, workspace, home);
+    if (cmd.name === "git" && !secret) {
+      const history = await secretInGitHistory(cmd, cmd.cwd ?? workspace.root);
+      if (history) {
+        secret = history;
+        notReadOnly ??= history;
+      }
+    }
     const verdict = readOnlyVerdict(cmd);
     // Whatever else the line does (`npm -v; grep -r KEY .`), a search that reads a secret is one.
     if (verdict.recursive && !secret) {

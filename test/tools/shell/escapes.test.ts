@@ -300,6 +300,75 @@ describe("a search of a whole tree is judged by where it really searches", () =>
   });
 });
 
+describe("git commands that print what git holds do not print a committed secret", () => {
+  let repo: { root: string; workspace: Workspace; cleanup: () => void };
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo.root });
+  beforeAll(() => {
+    repo = makeWorkspace();
+    rmSync(path.join(repo.root, "key.pem"));
+    writeFileSync(path.join(repo.root, ".env"), "SECRET=hunter2-do-not-print\n");
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "with a secret");
+    // Deleted since: still in the history.
+    git("rm", "-q", ".env");
+    git("commit", "-qm", "secret removed");
+  });
+  afterAll(() => repo.cleanup());
+  const judgeIn = (cmd: string) => judgeCommand(cmd, repo.root, repo.workspace, HOME);
+
+  for (const cmd of [
+    "git log -p",
+    "git log --all -U1",
+    "git log -p -- .",
+    "git show HEAD~1",
+    "git show HEAD~1 --stat -p",
+    "git diff HEAD~1 HEAD",
+    "git diff-tree -p HEAD",
+    "git whatchanged -p",
+    "git format-patch -1 --stdout HEAD~1",
+    "git archive HEAD~1",
+    "git fast-export --all",
+    "git cat-file --batch",
+    "npm -v; git log -p",
+  ]) {
+    it(`${cmd}: refused`, async () => {
+      const j = await judgeIn(cmd);
+      expect(j.secret, cmd).toMatch(/\.env, which git holds/);
+    });
+  }
+
+  for (const cmd of [
+    "git log --oneline",
+    "git log --stat",
+    "git show --stat HEAD~1",
+    "git log -p -- a.txt",
+    "git show HEAD~1 -- src",
+    "git status",
+  ]) {
+    it(`${cmd}: nothing secret printed`, async () => {
+      const j = await judgeIn(cmd);
+      expect(j.secret, cmd).toBeUndefined();
+      expect(j.readOnly, cmd).toBe(true);
+    });
+  }
+
+  it("in mode all the history stays unprinted", async () => {
+    const registry = new ToolRegistry();
+    registry.registerAll(createShellTools(shellSettingsFrom({})).tools);
+    const runner = new ToolRunner({ registry, workspace: repo.root, approval: "all", cache: false });
+    try {
+      for (const command of ["git log -p", "git show HEAD~1", "git format-patch -1 --stdout HEAD~1"]) {
+        const outcome = await runner.run({ name: "shell", args: { command } });
+        expect(outcome.status, command).not.toBe("success");
+        expect(outcome.content, command).not.toContain("hunter2");
+      }
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
 describe("mode all does not carry hidden commands past a deny rule", () => {
   for (const command of [
     "eval 'rm -rf build'",
