@@ -102,14 +102,7 @@ async function checkReadPath(word: Word, cwd: string | undefined, workspace: Wor
     const staticPart = text.split(/[*?[]/)[0]!;
     const dir = path.resolve(base, staticPart.includes("/") ? staticPart.slice(0, staticPart.lastIndexOf("/") + 1) : ".");
     if (!workspace.rootOf(dir)) return `"${word.raw}" reads outside the workspace`;
-    const { glob } = await tinyglobby();
-    const matches = await glob([path.relative(base, path.resolve(base, text)) || "."], {
-      cwd: base,
-      dot: false,
-      onlyFiles: false,
-      expandDirectories: false,
-      absolute: true,
-    }).catch(() => undefined);
+    const matches = await expandGlob(text, base);
     if (!matches) return `"${word.raw}" could not be expanded`;
     for (const m of matches.slice(0, 2000)) {
       const why = await checkResolved(m, workspace);
@@ -118,6 +111,18 @@ async function checkReadPath(word: Word, cwd: string | undefined, workspace: Wor
     return matches.length > 2000 ? `"${word.raw}" names too many files to check` : undefined;
   }
   return checkResolved(path.resolve(base, text), workspace);
+}
+
+/** The files a glob names, as bash expands it (`*` skips dot files, `.e*` does not), absolute. */
+async function expandGlob(pattern: string, base: string): Promise<string[] | undefined> {
+  const { glob } = await tinyglobby();
+  return glob([path.relative(base, path.resolve(base, pattern)) || "."], {
+    cwd: base,
+    dot: false,
+    onlyFiles: false,
+    expandDirectories: false,
+    absolute: true,
+  }).catch(() => undefined);
 }
 
 async function checkResolved(absolute: string, workspace: Workspace): Promise<string | undefined> {
@@ -596,9 +601,17 @@ async function secretNamed(
   home: string,
 ): Promise<string | undefined> {
   for (const w of words) {
-    if (w.dynamic || w.glob) continue;
+    if (w.dynamic) continue;
     const text = expandTilde(w.text.startsWith("-") && w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text, home);
     if (!text || text.startsWith("-") || text.startsWith("~")) continue;
+    if (w.glob) {
+      // `cat .e*` names .env as surely as `cat .env` does, once bash has expanded it.
+      const matches = (await expandGlob(text, cwd ?? workspace.root)) ?? [];
+      const names = matches.slice(0, 2000).map((m) => ({ ...w, text: m, glob: false }));
+      const why = await secretNamed(names, cwd, workspace, home);
+      if (why) return why;
+      continue;
+    }
     const absolute = path.resolve(cwd ?? workspace.root, text);
     const root = workspace.rootOf(absolute);
     const lexical = root ? path.relative(root, absolute).split(path.sep).join("/") : absolute.slice(1);

@@ -187,6 +187,14 @@ describe("files that hold secrets are refused through the shell in every mode", 
     "cat ./src/../.env",
     "grep -r SECRET .",
     "tail -f .env &",
+    // Globs name the files bash expands them to.
+    "cat .e*",
+    "cat .[e]nv",
+    "head -c 100 -- * .*",
+    "ls .* | xargs cat",
+    // What find runs reads what find finds.
+    "find . -type f -exec cat {} +",
+    "find . -name '*' -execdir cat {} ;",
   ];
   for (const mode of ["none", "safe", "all"] as const) {
     it(`mode ${mode}`, async () => {

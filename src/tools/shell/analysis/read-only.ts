@@ -39,6 +39,8 @@ interface Spec {
   recursive?: (options: string[]) => { dot: boolean } | undefined;
   /** Options whose value may be the next word: never taken for a pattern or a folder to search. */
   valued?: ValuedOptions;
+  /** Where a search of trees starts, when that is not its operands (find's starting points). */
+  roots?: (args: readonly Word[]) => Word[];
   /** Options that give the pattern (then every operand is a path); default -e, -f, --regexp, --file at the start. */
   patternOptions?: { short: string; long: string[] };
   /** Options whose value names a file it reads (`date -f`, `diff --from-file`): judged like any path it reads. */
@@ -97,6 +99,7 @@ const checksums: Spec = {
 };
 const noPaths: Spec = { noPaths: true };
 
+const FIND_RUNS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const FIND_UNSAFE = new Set(["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"]);
 
 /** `git branch` options that only list branches. */
@@ -239,6 +242,12 @@ const READ_ONLY: Record<string, Spec> = {
       hasOption(o, "", ["slurpfile", "rawfile"]) ? "jq --slurpfile / --rawfile read files named in their arguments" : undefined,
   },
   find: {
+    // What -exec runs reads every file find finds: a search of the trees below its starting points.
+    recursive: (o) => (o.some((x) => FIND_RUNS.has(x)) ? { dot: true } : undefined),
+    roots: (args) => {
+      const expression = args.findIndex((a) => /^[-(!)]/.test(a.text));
+      return expression < 0 ? [...args] : args.slice(0, expression);
+    },
     unsafe: (_o, _ops, cmd) => {
       const bad = cmd.args.find((a) => FIND_UNSAFE.has(a.text) || a.text === "-files0-from");
       return bad ? `find ${bad.text} runs commands or writes files` : undefined;
@@ -391,7 +400,7 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const searched = operands.slice(patternInOption ? 0 : (spec.patterns ?? 0));
   const tree = spec.recursive?.(options);
   // The roots are the operands alone: a file an option names (`--exclude-from=F`) is read, not searched.
-  const recursive = tree ? { ...tree, roots: searched } : undefined;
+  const recursive = tree ? { ...tree, roots: spec.roots ? spec.roots(cmd.args) : searched } : undefined;
   const unsafe = spec.unsafe?.(options, operands, cmd);
   if (unsafe) return { readOnly: false, reason: unsafe, ...(recursive ? { recursive } : {}) };
   if (spec.lists && fileOptionValues(cmd.args, spec.lists.short ?? "", spec.lists.long ?? []).length > 0) {
