@@ -70,6 +70,11 @@ export interface SandboxOptions {
   workspace: string;
   /** Mount the workspace read-only too: for commands judged to only read (defence in depth). */
   workspaceReadOnly?: boolean;
+  /**
+   * Entries of the workspace the sandbox must not see (files that may hold secrets): a file is
+   * replaced by one that cannot be opened, a folder by an empty read-only one. Symlinks are skipped.
+   */
+  hidden?: readonly string[];
   /** Working directory inside the sandbox; must be inside the workspace. Default the workspace. */
   cwd?: string;
   /** Share the host's network. Default false: a private network namespace with nothing in it. */
@@ -331,6 +336,7 @@ function buildArgs(
       const p = protectedTarget(ws, name);
       if (p) args.push("--ro-bind", p, p);
     }
+    for (const p of o.hidden ?? []) args.push(...hideArgs(ws, p));
     cwd = o.cwd ?? ws;
     if (!Workspace.isInside(ws, cwd)) throw new Error(`The working directory ${cwd} is outside the workspace ${ws}.`);
   }
@@ -338,6 +344,19 @@ function buildArgs(
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits, forceLimiter));
   return args;
+}
+
+/** The mounts that hide one workspace entry: nothing for a symlink or an entry that is gone. */
+function hideArgs(ws: string, p: string): string[] {
+  if (!path.isAbsolute(p) || !Workspace.isInside(ws, p) || p === ws) throw new Error(`A hidden path must be inside the workspace: ${p}.`);
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink()) return [];
+  return st.isDirectory() ? ["--tmpfs", p, "--remount-ro", p] : ["--ro-bind", "/dev/null", p];
 }
 
 /**

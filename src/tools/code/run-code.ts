@@ -8,6 +8,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { runSandboxed, sandboxAvailable, sandboxUnavailableError, type SandboxRunResult } from "../../sandbox/sandbox.js";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxSettings } from "../../sandbox/config.js";
+import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../../workspace/sensitive-entries.js";
 import { TOOL } from "../names.js";
 import { reportRunning } from "../progress.js";
 import { missingInterpreterMessage, resolveInterpreter, type Language } from "./interpreters.js";
@@ -113,6 +114,8 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
       try {
         run = await runSandboxed([interpreter.path, inSandbox, ...args.args], {
           workspace: root,
+          // Code in a string cannot be judged file by file: the files that may hold secrets are not there for it.
+          hidden: await hiddenFrom(root),
           network,
           env,
           limits,
@@ -142,6 +145,19 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
 }
 
 /** Whether anything is there, a dangling symlink included (existsSync would follow it). */
+/** The workspace's files that may hold secrets, to hide from the code; too many to hide is refused. */
+async function hiddenFrom(root: string): Promise<string[]> {
+  const entries = await sensitiveEntries(root);
+  if (entries.length > MAX_SENSITIVE_ENTRIES) {
+    throw new ToolError(
+      "UNAVAILABLE",
+      `The workspace holds ${entries.length} files that may hold secrets, more than the ${MAX_SENSITIVE_ENTRIES} run_code can hide from the code; move them out of the workspace.`,
+      { recoverable: false },
+    );
+  }
+  return entries;
+}
+
 function entryExists(p: string): boolean {
   try {
     lstatSync(p);

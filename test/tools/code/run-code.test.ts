@@ -236,6 +236,33 @@ sandboxed("run_code", () => {
     expect(readFileSync(path.join(ws.dir, "out.txt"), "utf8")).toBe("written");
   });
 
+  it("cannot read or change files that may hold secrets; the rest of the workspace is as it was", async () => {
+    const at = (...p: string[]) => path.join(ws.dir, ...p);
+    mkdirSync(at(".aws"));
+    mkdirSync(at("deep", "er"), { recursive: true });
+    writeFileSync(at(".env"), "KEY=hunter2-root\n");
+    writeFileSync(at("deep", "er", ".env.local"), "KEY=hunter2-deep\n");
+    writeFileSync(at(".aws", "credentials"), "hunter2-aws\n");
+    writeFileSync(at("server.pem"), "hunter2-pem\n");
+    writeFileSync(at("notes.txt"), "plain notes\n");
+    symlinkSync(".env", at("innocent.txt"));
+    symlinkSync("notes.txt", at(".env.example"));
+    const r = await call({
+      language: "bash",
+      code: [
+        'for f in .env deep/er/.env.local .aws/credentials server.pem innocent.txt; do cat "$f" 2>/dev/null || echo "no $f"; done',
+        "ls -A .aws; cat .env.example notes.txt",
+        "echo changed > .env 2>/dev/null || echo 'no write'; touch .aws/new 2>/dev/null || echo 'no new file'",
+      ].join("\n"),
+    });
+    expect(r.s.stdout).not.toContain("hunter2");
+    expect(r.s.stdout).toBe(
+      "no .env\nno deep/er/.env.local\nno .aws/credentials\nno server.pem\nno innocent.txt\nplain notes\nplain notes\nno write\nno new file\n",
+    );
+    expect(readFileSync(at(".env"), "utf8")).toBe("KEY=hunter2-root\n");
+    expect(readdirSync(at(".aws"))).toEqual(["credentials"]);
+  });
+
   it("has a private /tmp that is gone afterwards", async () => {
     const name = `tackle-private-${process.pid}-${Date.now()}`;
     const r = await call({ language: "bash", code: `echo x > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` });
