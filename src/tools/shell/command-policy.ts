@@ -241,21 +241,18 @@ function gitOutput(cwd: string, args: string[]): Promise<string | undefined> {
 }
 
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
-function gitReads(cwd: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
+async function gitReads(cwd: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
   const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
-  return new Promise((resolve) => {
-    execFile("git", args, { cwd, timeout: 10_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
-      if (err) return resolve(files);
-      // Names come back relative to cwd, as the files were found.
-      const listed = new Set(
-        stdout
-          .split("\0")
-          .filter(Boolean)
-          .map((name) => path.resolve(cwd, name)),
-      );
-      resolve(files.filter((f) => listed.has(f)));
-    });
-  });
+  const out = await gitOutput(cwd, args);
+  if (out === undefined) return files;
+  // Names come back relative to cwd, as the files were found.
+  const listed = new Set(
+    out
+      .split("\0")
+      .filter(Boolean)
+      .map((name) => path.resolve(cwd, name)),
+  );
+  return files.filter((f) => listed.has(f));
 }
 
 /** Whether a directory is inside the workspace once symlinks are followed (`cd link` may lead out). */

@@ -234,18 +234,35 @@ describe("files that hold secrets are refused through the shell in every mode", 
   });
 });
 
-describe("a search of a whole tree is judged by where it really searches", () => {
+/**
+ * A workspace (see makeWorkspace) made a git repository by `prepare`, for the describe block that
+ * calls it: `git` runs git there, `judgeIn` judges a command there.
+ */
+function useGitWorkspace(prepare: (git: (...args: string[]) => void, root: string) => void) {
   let repo: { root: string; workspace: Workspace; cleanup: () => void };
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo.root });
+  const git = (...args: string[]) => void execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo.root });
   beforeAll(() => {
     repo = makeWorkspace();
-    writeFileSync(path.join(repo.root, ".gitignore"), "key.pem\n");
     git("init", "-q");
+    prepare(git, repo.root);
+  });
+  afterAll(() => repo.cleanup());
+  return {
+    git,
+    get repo() {
+      return repo;
+    },
+    judgeIn: (cmd: string) => judgeCommand(cmd, repo.root, repo.workspace, HOME),
+  };
+}
+
+describe("a search of a whole tree is judged by where it really searches", () => {
+  const t = useGitWorkspace((git, root) => {
+    writeFileSync(path.join(root, ".gitignore"), "key.pem\n");
     git("add", "a.txt", "README.md", "src", "package.json", ".gitignore");
     git("commit", "-qm", "init");
   });
-  afterAll(() => repo.cleanup());
-  const judgeIn = (cmd: string) => judgeCommand(cmd, repo.root, repo.workspace, HOME);
+  const { git, judgeIn } = t;
 
   // An option's value taken for the folder to search hid the working directory, and .env in it.
   for (const cmd of [
@@ -286,18 +303,18 @@ describe("a search of a whole tree is judged by where it really searches", () =>
   }
 
   it("git grep reads what git tracks, and with --untracked what .gitignore does not hide", async () => {
-    rmSync(path.join(repo.root, ".env"));
+    rmSync(path.join(t.repo.root, ".env"));
     // key.pem is ignored: only --no-index (or --no-exclude-standard) reads it.
     expect((await judgeIn("git grep --untracked BEGIN")).readOnly).toBe(true);
     expect((await judgeIn("git grep --no-index BEGIN")).secret).toMatch(/key\.pem/);
     expect((await judgeIn("git grep --untracked --no-exclude-standard BEGIN")).secret).toMatch(/key\.pem/);
     // A secret that was committed is read by a plain git grep.
-    writeFileSync(path.join(repo.root, ".env"), "SECRET=hunter2-do-not-print\n");
+    writeFileSync(path.join(t.repo.root, ".env"), "SECRET=hunter2-do-not-print\n");
     git("add", "-f", ".env");
     expect((await judgeIn("git grep SECRET")).secret).toMatch(/\.env/);
     const registry = new ToolRegistry();
     registry.registerAll(createShellTools(shellSettingsFrom({})).tools);
-    const runner = new ToolRunner({ registry, workspace: repo.root, approval: "all", cache: false });
+    const runner = new ToolRunner({ registry, workspace: t.repo.root, approval: "all", cache: false });
     try {
       const outcome = await runner.run({ name: "shell", args: { command: "git grep SECRET" } });
       expect(outcome.status).not.toBe("success");
@@ -309,21 +326,16 @@ describe("a search of a whole tree is judged by where it really searches", () =>
 });
 
 describe("git commands that print what git holds do not print a committed secret", () => {
-  let repo: { root: string; workspace: Workspace; cleanup: () => void };
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo.root });
-  beforeAll(() => {
-    repo = makeWorkspace();
-    rmSync(path.join(repo.root, "key.pem"));
-    writeFileSync(path.join(repo.root, ".env"), "SECRET=hunter2-do-not-print\n");
-    git("init", "-q");
+  const t = useGitWorkspace((git, root) => {
+    rmSync(path.join(root, "key.pem"));
+    writeFileSync(path.join(root, ".env"), "SECRET=hunter2-do-not-print\n");
     git("add", "-A");
     git("commit", "-qm", "with a secret");
     // Deleted since: still in the history.
     git("rm", "-q", ".env");
     git("commit", "-qm", "secret removed");
   });
-  afterAll(() => repo.cleanup());
-  const judgeIn = (cmd: string) => judgeCommand(cmd, repo.root, repo.workspace, HOME);
+  const { judgeIn } = t;
 
   for (const cmd of [
     "git log -p",
@@ -364,7 +376,7 @@ describe("git commands that print what git holds do not print a committed secret
   it("in mode all the history stays unprinted", async () => {
     const registry = new ToolRegistry();
     registry.registerAll(createShellTools(shellSettingsFrom({})).tools);
-    const runner = new ToolRunner({ registry, workspace: repo.root, approval: "all", cache: false });
+    const runner = new ToolRunner({ registry, workspace: t.repo.root, approval: "all", cache: false });
     try {
       for (const command of ["git log -p", "git show HEAD~1", "git format-patch -1 --stdout HEAD~1"]) {
         const outcome = await runner.run({ name: "shell", args: { command } });
