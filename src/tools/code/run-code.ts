@@ -151,7 +151,8 @@ async function hiddenFrom(root: string): Promise<string[]> {
   if (entries.length > MAX_SENSITIVE_ENTRIES) {
     throw new ToolError(
       "UNAVAILABLE",
-      `The workspace holds ${entries.length} files that may hold secrets, more than the ${MAX_SENSITIVE_ENTRIES} run_code can hide from the code; move them out of the workspace.`,
+      `The workspace holds ${entries.length} files that may hold secrets, more than the ${MAX_SENSITIVE_ENTRIES} ` +
+        "run_code can hide from the code; move them out of the workspace.",
       { recoverable: false },
     );
   }
