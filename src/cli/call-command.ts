@@ -42,7 +42,10 @@ export function callCommand(): Command {
   return new Command("call")
     .description("call one tool")
     .argument("<tool>", "tool name")
-    .argument("[key=value...]", "arguments as name=value pairs, read by the parameter's type (name=@FILE reads a file)")
+    .argument(
+      "[key=value...]",
+      "arguments as name=value pairs, read by the parameter's type (name=@FILE reads a file), or as one JSON object",
+    )
     .option("-a, --args <json>", "arguments as a JSON object; @FILE reads a file, - reads standard input", "{}")
     .option("--json", "print the whole outcome as JSON")
     .addOption(workspaceOption())

@@ -4,6 +4,8 @@ import type { JsonSchema } from "../core/tool.js";
  * `path=README.md limit=5` as the arguments object a tool takes, each value read by the type its
  * schema gives the parameter: numbers and booleans as such, arrays and objects as JSON, the rest
  * as text (so `name=007` stays "007" for a string parameter). `key=@FILE` reads the value from a file.
+ * A word that is a JSON object (`'{"path":"README.md"}'`) gives several at once: no key=value
+ * word starts with `{`, so either reading is unambiguous.
  */
 export function parseKeyValueArgs(
   pairs: readonly string[],
@@ -13,8 +15,12 @@ export function parseKeyValueArgs(
   const properties = (schema.properties ?? {}) as Record<string, { type?: string | string[] }>;
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
+    if (pair.trimStart().startsWith("{")) {
+      Object.assign(out, jsonObject(pair));
+      continue;
+    }
     const eq = pair.indexOf("=");
-    if (eq <= 0) throw new Error(`"${pair}" is not key=value; write arguments as name=value (or use --args with JSON).`);
+    if (eq <= 0) throw new Error(`"${pair}" is not key=value; write arguments as name=value, or as one JSON object.`);
     const key = pair.slice(0, eq);
     let text = pair.slice(eq + 1);
     if (text.startsWith("@") && text.length > 1) text = readFile(text.slice(1));
@@ -23,6 +29,17 @@ export function parseKeyValueArgs(
     out[key] = valueFor(key, text, types);
   }
   return out;
+}
+
+function jsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${JSON.stringify(text)} is not valid JSON (${(err as Error).message}); quote it for the shell as one word.`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`${JSON.stringify(text)} is not a JSON object.`);
+  return value as Record<string, unknown>;
 }
 
 function valueFor(key: string, text: string, types: readonly string[]): unknown {

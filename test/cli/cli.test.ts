@@ -57,6 +57,19 @@ describe("tackle call", () => {
     expect(foreign.stderr).toMatch(/Run tackle tools read_file/);
   });
 
+  it("takes the arguments as one JSON object too, alone or with key=value", async () => {
+    const r = await runCli(["call", "read_file", '{"path":"a.txt","limit":1}', "--json", "--workspace", ws.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { content: string }).content).toMatch(/alpha/);
+    const mixed = await runCli(["call", "read_file", '{"path":"a.txt"}', "limit=1", "--json", "--workspace", ws.dir]);
+    expect((JSON.parse(mixed.stdout) as { content: string }).content).not.toContain("beta\n");
+    const broken = await runCli(["call", "read_file", '{"path": a.txt}', "--workspace", ws.dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/is not valid JSON/);
+    const list = await runCli(["call", "read_file", '{"path":"a.txt"} extra', "--workspace", ws.dir]);
+    expect(list.code).toBe(2);
+  });
+
   it("prints the result and exits 0", async () => {
     const r = await call("read_file", { path: "a.txt" });
     expect(r.code).toBe(0);
