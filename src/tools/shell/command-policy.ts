@@ -208,7 +208,7 @@ const GIT_SENSITIVE = SENSITIVE_PATTERNS.map((p) => `:(top,glob,icase)${p}`);
 
 /**
  * For a git command that prints files' content: a file that may hold secrets among those it can
- * print, from any commit any ref or reflog reaches or from the index, outside the pathspecs after
+ * print, from any commit a ref or reflog reaches or from the index, within the pathspecs after
  * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
  */
 async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<string | undefined> {
