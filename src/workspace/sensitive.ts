@@ -35,6 +35,15 @@ export const SENSITIVE_PATTERNS: readonly string[] = [
   "**/secrets.*",
 ];
 
+/**
+ * {@link SENSITIVE_PATTERNS} as git pathspecs, from the top of the repository, any case: the files
+ * that may hold secrets, or with `exclude` everything else.
+ */
+export function sensitivePathspecs(exclude = false): string[] {
+  const magic = exclude ? "exclude,top,glob,icase" : "top,glob,icase";
+  return SENSITIVE_PATTERNS.map((p) => `:(${magic})${p}`);
+}
+
 /** Folder names that hold secrets wherever they appear in a path. */
 export const SENSITIVE_FOLDERS: readonly string[] = [".ssh", ".aws", ".gnupg"];
 

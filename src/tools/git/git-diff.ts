@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
-import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
+import { isSensitivePath, sensitivePathspecs } from "../../workspace/sensitive.js";
 import { TOOL } from "../names.js";
 import { optionalPath } from "./path-arg.js";
 import { assertNotOption, gitPaths, runGit } from "./run-git.js";
 
-/** Every file that may hold secrets, as git pathspecs from the top of the repository, any case. */
-const SECRETS = SENSITIVE_PATTERNS.map((p) => `:(top,glob,icase)${p}`);
-const NOT_SECRETS = SENSITIVE_PATTERNS.map((p) => `:(exclude,top,glob,icase)${p}`);
+const SECRETS = sensitivePathspecs();
+const NOT_SECRETS = sensitivePathspecs(true);
 
 /**
  * `git diff` of the working tree, the index, or against a revision; never an external diff program.

@@ -4,13 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import type { Assessment } from "../../core/tool.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { isSensitivePath, SENSITIVE_PATTERNS } from "../../workspace/sensitive.js";
+import { isSensitivePath, SENSITIVE_PATTERNS, sensitivePathspecs } from "../../workspace/sensitive.js";
 import { executionSensitiveReason, executionSensitiveWithin, isProtectedPath } from "../../workspace/protected.js";
 import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
 import { DEVICE_TARGET, HARMLESS_DEVICES, dangerousReason } from "./analysis/dangerous.js";
 import { destructiveReason, gitSubcommand } from "./analysis/destructive.js";
 import { expandBraces, shellQuote } from "./analysis/words.js";
-import { readOnlyVerdict, type TreeSearch } from "./analysis/read-only.js";
+import { readOnlyVerdict, type ReadOnlyVerdict, type TreeSearch } from "./analysis/read-only.js";
 import { hasOption, splitOptions } from "./analysis/flags.js";
 import { SHELLS, shellScriptArg } from "./analysis/wrappers.js";
 import type { Word } from "./analysis/words.js";
@@ -139,6 +139,17 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
   return undefined;
 }
 
+/** A secret a command reads without naming it: in a tree it searches, or in what git holds that it prints. */
+async function secretUnnamed(
+  cmd: SimpleCommand,
+  verdict: ReadOnlyVerdict,
+  workspace: Workspace,
+  home: string,
+): Promise<string | undefined> {
+  const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root) : undefined;
+  return history ?? (verdict.recursive ? secretUnder(verdict.recursive, cmd.cwd, workspace, home) : undefined);
+}
+
 /**
  * A recursive search (`grep -r`, `rg`, `git grep`) reads every file below its roots: it is
  * read-only only when no file that may hold secrets lies there (hidden ones count only when it
@@ -203,8 +214,7 @@ function printsGitContent(sub: string | undefined, options: string[], operands: 
   }
 }
 
-/** The sensitive-file patterns as git pathspecs, from the top of the repository, any case. */
-const GIT_SENSITIVE = SENSITIVE_PATTERNS.map((p) => `:(top,glob,icase)${p}`);
+const GIT_SENSITIVE = sensitivePathspecs();
 
 /**
  * For a git command that prints files' content: a file that may hold secrets among those it can
@@ -490,7 +500,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     if (inline) asks.push(inline);
     const elsewhere = packageScriptsElsewhere(cmd, workspace);
     if (elsewhere) asks.push(elsewhere);
-    if (!readOnlyVerdict(cmd).readOnly) {
+    const verdict = readOnlyVerdict(cmd);
+    if (!verdict.readOnly) {
       const protectedWhy = await touchesProtected(cmd, workspace);
       if (protectedWhy) asks.push(protectedWhy);
     }
@@ -499,21 +510,11 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
       if (!script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))) asks.push(`${cmd.name} runs a script from its input`);
     }
     secret ??= await secretNamed(cmd.args, cmd.cwd, workspace, home);
-    if (cmd.name === "git" && !secret) {
-      const history = await secretInGitHistory(cmd, cmd.cwd ?? workspace.root);
-      if (history) {
-        secret = history;
-        notReadOnly ??= history;
-      }
-    }
-    const verdict = readOnlyVerdict(cmd);
-    // Whatever else the line does (`npm -v; grep -r KEY .`), a search that reads a secret is one.
-    if (verdict.recursive && !secret) {
-      const why = await secretUnder(verdict.recursive, cmd.cwd, workspace, home);
-      if (why) {
-        secret = why;
-        notReadOnly ??= why;
-      }
+    // Whatever else the line does (`npm -v; grep -r KEY .`), a command that reads a secret is one.
+    const unnamed = secret ? undefined : await secretUnnamed(cmd, verdict, workspace, home);
+    if (unnamed) {
+      secret = unnamed;
+      notReadOnly ??= unnamed;
     }
     if (!notReadOnly) {
       if (!verdict.readOnly) notReadOnly = verdict.reason;

@@ -1,32 +1,19 @@
 import type { Word } from "./words.js";
 
-/** Options before `--`; the rest are operands. */
-export function splitOptions(args: readonly Word[]): { options: string[]; operands: Word[] } {
-  const options: string[] = [];
-  const operands: Word[] = [];
-  let done = false;
-  for (const a of args) {
-    if (!done && a.text === "--") {
-      done = true;
-      continue;
-    }
-    if (!done && a.text.length > 1 && a.text.startsWith("-")) options.push(a.text);
-    else operands.push(a);
-  }
-  return { options, operands };
-}
-
 /** Options that take a value as the next word (`grep -e PATTERN`, `rg --glob GLOB`). */
 export interface ValuedOptions {
   short: string;
   long: readonly string[];
 }
 
+const NO_VALUES: ValuedOptions = { short: "", long: [] };
+
 /**
- * {@link splitOptions} for a command whose options' values may be separate words: a value is
- * neither an option nor an operand (in `grep -r -e KEY`, KEY is no folder to search).
+ * Options before `--`; the rest are operands. When the command's options may take their value as
+ * the next word (`valued`), that word is neither an option nor an operand (in `grep -r -e KEY`,
+ * KEY is no folder to search).
  */
-export function splitValuedOptions(args: readonly Word[], valued: ValuedOptions): { options: string[]; operands: Word[] } {
+export function splitOptions(args: readonly Word[], valued: ValuedOptions = NO_VALUES): { options: string[]; operands: Word[] } {
   const options: string[] = [];
   const operands: Word[] = [];
   for (let i = 0; i < args.length; i++) {

@@ -1,6 +1,6 @@
 import type { SimpleCommand } from "./command-analysis.js";
 import { gitSubcommand } from "./destructive.js";
-import { fileOptionValues, hasOption, optionStartsWith, splitOptions, splitValuedOptions, type ValuedOptions } from "./flags.js";
+import { fileOptionValues, hasOption, optionStartsWith, splitOptions, type ValuedOptions } from "./flags.js";
 import type { Word } from "./words.js";
 
 /** The verdict on one simple command: read-only with the paths it reads, or why not. */
@@ -346,7 +346,7 @@ const GIT_GREP_VALUED: ValuedOptions = {
  * `--no-index` every file there: a search of a tree, judged like `grep -r`.
  */
 function gitGrepVerdict(rest: readonly Word[]): ReadOnlyVerdict {
-  const { options, operands } = splitValuedOptions(rest, GIT_GREP_VALUED);
+  const { options, operands } = splitOptions(rest, GIT_GREP_VALUED);
   const searched = operands.slice(hasOption(options, "ef", ["file"]) ? 0 : 1);
   // --no-index reads every file (.gitignore only with --exclude-standard); --untracked what .gitignore does not hide.
   const git = hasOption(options, "", ["no-index", "no-exclude-standard"])
@@ -392,7 +392,7 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   if (cmd.name === "git") return gitVerdict(cmd);
   const spec = READ_ONLY[cmd.name];
   if (!spec) return { readOnly: false, reason: `${cmd.name} is not on the read-only list` };
-  const { options, operands } = spec.valued ? splitValuedOptions(cmd.args, spec.valued) : splitOptions(cmd.args);
+  const { options, operands } = splitOptions(cmd.args, spec.valued);
   // With -e / -f the pattern is an option's value, so every operand is a path.
   const patternInOption = spec.patternOptions
     ? hasOption(options, spec.patternOptions.short, spec.patternOptions.long)
