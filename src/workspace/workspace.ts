@@ -74,7 +74,7 @@ export class Workspace implements ToolWorkspace {
       throw invalid(`"${input}" uses "~"; paths are relative to the workspace root (${this.root}).`);
     }
     // Models copy file URIs from language servers and editors: the path they name, under the same rules.
-    const lexical = path.resolve(this.root, isFileUrl(input) ? pathOfFileUrl(input, this.root) : input);
+    const lexical = path.resolve(this.root, writtenPath(input, this.root));
     const absolute = realOf(lexical, 0);
     const root = this.rootOf(absolute, options.write);
     if (!root) {
@@ -101,7 +101,9 @@ export function isFileUrl(input: string): boolean {
   return input.startsWith("file://");
 }
 
-function pathOfFileUrl(input: string, root: string): string {
+/** The path an input names: itself, or the path of a file URI (INVALID_PATH for another machine's). */
+export function writtenPath(input: string, root: string): string {
+  if (!isFileUrl(input)) return input;
   try {
     return fileURLToPath(input);
   } catch (err) {

@@ -144,7 +144,6 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
   });
 }
 
-/** Whether anything is there, a dangling symlink included (existsSync would follow it). */
 /** The workspace's files that may hold secrets, to hide from the code; too many to hide is refused. */
 async function hiddenFrom(root: string): Promise<string[]> {
   const entries = await sensitiveEntries(root);
@@ -159,6 +158,7 @@ async function hiddenFrom(root: string): Promise<string[]> {
   return entries;
 }
 
+/** Whether anything is there, a dangling symlink included (existsSync would follow it). */
 function entryExists(p: string): boolean {
   try {
     lstatSync(p);

@@ -1,11 +1,10 @@
 import { readdir } from "node:fs/promises";
 import { lstatSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
 import { executionSensitiveWithin } from "../../workspace/protected.js";
-import { isFileUrl, type ResolvedPath, type Workspace } from "../../workspace/workspace.js";
+import { writtenPath, type ResolvedPath, type Workspace } from "../../workspace/workspace.js";
 import { formatCount } from "../../core/format-count.js";
 import { pathBelow } from "../../workspace/path-below.js";
 import { resolveArg } from "../resolve-arg.js";
@@ -16,13 +15,11 @@ import { resolveArg } from "../resolve-arg.js";
  */
 export function lexicalRelative(ws: Workspace, input: string): string | undefined {
   if (input.includes("\0")) return undefined;
-  let written = input;
-  if (isFileUrl(input)) {
-    try {
-      written = fileURLToPath(input);
-    } catch {
-      return undefined;
-    }
+  let written: string;
+  try {
+    written = writtenPath(input, ws.root);
+  } catch {
+    return undefined;
   }
   const rel = pathBelow(ws.root, path.resolve(ws.root, written));
   return rel === undefined ? undefined : rel || ".";

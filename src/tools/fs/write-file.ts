@@ -79,7 +79,10 @@ export async function ensureParent(resolved: ResolvedPath, rel: string, create: 
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   if (namesFolder(args.path)) {
-    throw new ToolError("INVALID_PATH", `"${args.path}" ends with "/", so it names a folder; give the path of the file to write.`);
+    throw new ToolError(
+      "INVALID_PATH",
+      `"${args.path}" names a folder (it ends in "/", "/." or "/.."); give the path of the file to write.`,
+    );
   }
   const resolved = resolveArg(ctx, args.path, true);
   assertNotRoot(resolved, "overwrite");
