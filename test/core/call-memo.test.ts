@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { perCall } from "../../src/core/call-memo.js";
 import { defineTool } from "../../src/core/define-tool.js";
@@ -9,16 +9,9 @@ import { ToolRunner } from "../../src/runtime/runner.js";
 import { writeFileTool } from "../../src/tools/fs/write-file.js";
 import { createGlobTool } from "../../src/tools/search/glob.js";
 import { createGrepTool } from "../../src/tools/search/grep.js";
-import { tempDir } from "../support/tools.js";
+import { useTempWorkspace } from "../support/tools.js";
 
-let ws: ReturnType<typeof tempDir>;
-let runner: ToolRunner | undefined;
-beforeEach(() => (ws = tempDir()));
-afterEach(async () => {
-  await runner?.close();
-  runner = undefined;
-  ws.cleanup();
-});
+const ws = useTempWorkspace();
 
 /** A runner over `tools` whose workspace counts how often each path is resolved. */
 function countingRunner(
@@ -27,7 +20,7 @@ function countingRunner(
 ) {
   const registry = new ToolRegistry();
   for (const t of tools) registry.register(t);
-  runner = new ToolRunner({ registry, workspace: ws.dir, cache: false, ...options });
+  const runner = ws.runner({ registry, cache: false, ...options });
   const resolves: string[] = [];
   const ws0 = runner.workspace;
   // resolve() goes through resolveSync(), so counting there counts every resolution.

@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BaseTool } from "../../src/core/base-tool.js";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolRegistry } from "../../src/core/registry.js";
 import type { ToolContext, ToolExecutionOptions } from "../../src/core/tool.js";
-import { ToolRunner } from "../../src/runtime/runner.js";
-import { tempDir } from "../support/tools.js";
+import { useTempWorkspace } from "../support/tools.js";
 
-let ws: ReturnType<typeof tempDir>;
-let runner: ToolRunner | undefined;
-beforeEach(() => (ws = tempDir()));
-afterEach(async () => {
-  await runner?.close();
-  runner = undefined;
-  ws.cleanup();
-});
+const ws = useTempWorkspace();
 
 /** Resolves with the reason once the signal fires: an inner call that ends only when cancelled. */
 function untilAborted(signal: AbortSignal | undefined): Promise<never> {
@@ -76,7 +68,7 @@ describe("the context the runner gives a call", () => {
       const running = new Promise<void>((resolve) => (started = resolve));
       const registry = new ToolRegistry();
       registry.register(wrapper(inner, () => started()));
-      runner = new ToolRunner({ registry, workspace: ws.dir, cache: false });
+      const runner = ws.runner({ registry, cache: false });
       const controller = new AbortController();
       const outcome = runner.run({ name: "wrapper", args: {} }, { signal: controller.signal });
       await running;
@@ -89,7 +81,7 @@ describe("the context the runner gives a call", () => {
     it(`a copy handed to a ${kind} tool ends with the call's time limit`, async () => {
       const registry = new ToolRegistry();
       registry.register(wrapper(inner, () => {}));
-      runner = new ToolRunner({ registry, workspace: ws.dir, cache: false, timeoutMs: 300 });
+      const runner = ws.runner({ registry, cache: false, timeoutMs: 300 });
       const outcome = await runner.run({ name: "wrapper", args: {} });
       expect(outcome.error?.code).toBe("TIMEOUT");
       expect(innerEnded).toBe("inner call cancelled");
@@ -111,7 +103,7 @@ describe("the context the runner gives a call", () => {
         },
       }),
     );
-    runner = new ToolRunner({ registry, workspace: ws.dir, cache: false });
+    const runner = ws.runner({ registry, cache: false });
     const outcome = await runner.run({ name: "wrapper", args: {} });
     expect(outcome.content).toMatch(/label/);
   });

@@ -7,11 +7,37 @@ import { Workspace } from "../../src/workspace/workspace.js";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolError } from "../../src/core/errors.js";
+import { afterEach, beforeEach } from "vitest";
+import { ToolRunner, type ToolRunnerOptions } from "../../src/runtime/runner.js";
 
 /** A fresh temporary directory (real path) and a function that removes it. */
 export function tempDir(prefix = "tackle-test-"): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh temporary workspace for each test of the calling file (or describe), and the runners a
+ * test opens on it, closed and removed after the test: `ws.dir`, `ws.runner({ registry })`.
+ */
+export function useTempWorkspace() {
+  let ws: ReturnType<typeof tempDir>;
+  const runners: ToolRunner[] = [];
+  beforeEach(() => (ws = tempDir()));
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((r) => r.close()));
+    ws.cleanup();
+  });
+  return {
+    get dir() {
+      return ws.dir;
+    },
+    runner(options: Omit<ToolRunnerOptions, "workspace">): ToolRunner {
+      const runner = new ToolRunner({ workspace: ws.dir, ...options });
+      runners.push(runner);
+      return runner;
+    },
+  };
 }
 
 /** Small real tools for exercising the runner. */

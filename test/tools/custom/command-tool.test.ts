@@ -1,19 +1,12 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createRegistry, loadConfig, ToolRunner, type ApprovalRequest } from "../../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createRegistry, loadConfig, type ApprovalRequest } from "../../../src/index.js";
 import { commandArgv } from "../../../src/tools/custom/command-tool.js";
-import { tempDir } from "../../support/tools.js";
+import { useTempWorkspace } from "../../support/tools.js";
 import { runCli } from "../../cli/run-cli.js";
 
-let ws: ReturnType<typeof tempDir>;
-let runner: ToolRunner | undefined;
-beforeEach(() => (ws = tempDir()));
-afterEach(async () => {
-  await runner?.close();
-  runner = undefined;
-  ws.cleanup();
-});
+const ws = useTempWorkspace();
 
 const TOOLS = {
   say: {
@@ -35,8 +28,7 @@ const TOOLS = {
 async function open(approval: "safe" | "all" = "safe", asked: ApprovalRequest[] = []) {
   writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: TOOLS }));
   const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
-  runner = new ToolRunner({ registry, workspace: ws.dir, approval, approver: async (r) => (asked.push(r), { approved: false }) });
-  return runner;
+  return ws.runner({ registry, approval, approver: async (r) => (asked.push(r), { approved: false }) });
 }
 
 describe("tools declared in configuration", () => {
