@@ -1,4 +1,4 @@
-import type { Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
+import type { ChangeAnswer, ChangeRequest, Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
 import { openDefaultWorkspace, type ToolWorkspace } from "./tool-workspace.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { CallMemo } from "./call-memo.js";
@@ -27,6 +27,7 @@ export class CallContext implements ToolContext {
     readonly denied: (subject: string) => string | undefined,
     readonly onOutput: (chunk: string) => void,
     readonly onProgress: (progress: Progress) => void,
+    readonly confirmChanges?: (request: ChangeRequest) => Promise<ChangeAnswer>,
   ) {
     this[SOURCE] = source;
   }

@@ -61,6 +61,31 @@ export interface ToolContext {
    * redirect's host), or undefined. Tools check what they reach beyond their arguments with it.
    */
   denied?: (subject: string) => string | undefined;
+  /**
+   * Asks for changes the call worked out while running (run_code's edits to its copy of the
+   * workspace) to be approved as writes of those paths are: refused paths are never applied,
+   * the rest only when policy or a person approves. Absent outside a runner.
+   */
+  confirmChanges?: (request: ChangeRequest) => Promise<ChangeAnswer>;
+}
+
+/** Changes a call made to a copy of the workspace, to apply once approved. */
+export interface ChangeRequest {
+  /** Workspace-relative paths the changes touch. */
+  paths: string[];
+  /** What the person sees for the paths that may be applied (a unified diff). */
+  preview: (paths: readonly string[]) => Promise<string>;
+}
+
+/** The answer to a {@link ChangeRequest}. */
+export interface ChangeAnswer {
+  approved: boolean;
+  /** Paths never applied, whoever approves, with why. */
+  refused: Array<{ path: string; why: string }>;
+  /** Who approved, or why not. */
+  reason: string;
+  /** What the person said, if they rejected with a message. */
+  message?: string;
 }
 
 /**

@@ -92,8 +92,9 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
         effect,
       };
     }
-    if (effect !== "read" && mode !== "all") {
-      // A write here could make an allowed command (git status, npm run test) run what the agent wrote.
+    if (effect !== "read") {
+      // A write here could make an allowed command (git status, npm run test) run what the agent
+      // wrote: a file that is code needs a person in every mode, mode `all` included.
       for (const subject of subjects) {
         const why = executionSensitiveReason(subject);
         if (!why) continue;

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
-import type { AnyTool, Progress, ToolAccess, ToolContext } from "../core/tool.js";
+import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
@@ -24,6 +24,7 @@ import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { NextTurn } from "./next-turn.js";
+import { judgeChanges } from "./change-approval.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -300,7 +301,67 @@ export class ToolRunner {
       denied,
       onOutput,
       onProgress,
+      // Only execute may change what it found; the hooks before it judge the call as it was asked.
+      partial ? (request) => this.#confirmChanges(p, options, request) : undefined,
     );
+  }
+
+  /**
+   * Judges changes a call made while running (run_code's edits to its copy of the workspace) as
+   * writes of those paths, and asks a person when policy says so: the call's approval covered
+   * running it, not what it then wrote.
+   */
+  async #confirmChanges(p: Prepared, options: RunOptions, request: ChangeRequest): Promise<ChangeAnswer> {
+    const names = [
+      ...this.registry.namesOf(p.name),
+      ...(this.registry.namesOf("write_file").length ? this.registry.namesOf("write_file") : ["write_file"]),
+    ];
+    const verdict = judgeChanges(request.paths, names, this.approval, this.#rules, this.sessionAllows(options.scope));
+    if (verdict.kept.length === 0) return { approved: false, refused: verdict.refused, reason: "nothing may be applied" };
+    if (!verdict.ask)
+      return { approved: true, refused: verdict.refused, reason: this.approval === "all" ? "approval mode all" : "allowed by a rule" };
+    let preview: string;
+    try {
+      preview = await request.preview(verdict.kept);
+    } catch (err) {
+      preview = `(no preview: ${toToolError(err).message})`;
+    }
+    let response;
+    try {
+      response = await this.#approver(
+        {
+          toolCallId: p.id,
+          tool: p.name,
+          args: p.args,
+          effect: "write",
+          reason: verdict.ask,
+          description: p.tool.description,
+          preview,
+          ...(options.context ? { context: options.context } : {}),
+        },
+        options.signal ?? new AbortController().signal,
+      );
+    } catch (err) {
+      response = { approved: false, message: `asking for approval failed (${toToolError(err).message})`, automatic: true };
+    }
+    this.events.emit(
+      {
+        type: "tool.approval",
+        toolCallId: p.id,
+        tool: p.name,
+        approved: response.approved,
+        approvedBy: response.automatic ? "policy" : "user",
+        ...(response.message ? { message: response.message } : {}),
+      },
+      options.onEvent,
+    );
+    if (response.approved) return { approved: true, refused: verdict.refused, reason: "approved by the user" };
+    return {
+      approved: false,
+      refused: verdict.refused,
+      reason: response.automatic ? `not approved: ${response.message ?? verdict.ask}` : "the user did not approve them",
+      ...(response.message && !response.automatic ? { message: response.message } : {}),
+    };
   }
 
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {

@@ -1,7 +1,7 @@
-import { rmSync } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { removeTree } from "./remove-tree.js";
 
 /*
  * What the sandbox sees of the system: /usr read-only, the top-level system folders as the host
@@ -37,6 +37,7 @@ const ETC_FILES = [
 const SYSTEM_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 let systemArgsCache: string[] | undefined;
 let preparing: Promise<string[]> | undefined;
+let support: Promise<string> | undefined;
 
 /**
  * Works out, once per process and without blocking the event loop, what {@link systemArgs}
@@ -57,7 +58,7 @@ export function prepareSystem(): Promise<string[]> {
     }
     // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
     // process holds exactly the files chosen (world-readable ones only) and nothing else.
-    args.push("--ro-bind", path.join(await sandboxSupportDir(), "etc"), "/etc");
+    args.push("--ro-bind", path.join(await supportDir(), "etc"), "/etc");
     return (systemArgsCache = args);
   })();
   preparing.catch(() => (preparing = undefined));
@@ -71,16 +72,23 @@ export function systemArgs(): string[] {
   return systemArgsCache;
 }
 
+/** The process's private sandbox folder (its /etc, copy-on-write layers), made on first use. */
+export function supportDir(): Promise<string> {
+  support ??= makeSupportDir();
+  support.catch(() => (support = undefined));
+  return support;
+}
+
 /**
  * A private folder holding the sandbox's /etc, made once per process: copies of {@link ETC_FILES}
  * that everyone may read (symlinks inside copied folders kept as they are, so certificate links
  * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
  * network-enabled runs mount the real one over.
  */
-async function sandboxSupportDir(): Promise<string> {
+async function makeSupportDir(): Promise<string> {
   await removeStaleSupportDirs();
   const dir = await mkdtemp(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  process.once("exit", () => removeTree(dir));
   const etc = path.join(dir, "etc");
   await mkdir(etc, { mode: 0o755 });
   await Promise.all(ETC_FILES.map((source) => copyPublic(source, path.join(etc, path.basename(source)))));
@@ -118,7 +126,7 @@ async function removeStaleSupportDirs(): Promise<void> {
     const p = path.join(os.tmpdir(), name);
     try {
       if (uid !== undefined && (await lstat(p)).uid !== uid) continue;
-      await rm(p, { recursive: true, force: true });
+      removeTree(p);
     } catch {
       // someone else's, or gone already
     }

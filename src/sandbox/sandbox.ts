@@ -15,6 +15,7 @@ import { prepareSystem, systemArgs } from "./rootfs.js";
 import type { SandboxLimits, SandboxSettings } from "./config.js";
 import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
+import { overlayArgv, type Overlay } from "./overlay.js";
 
 /*
  * The bubblewrap sandbox. What holds, and why:
@@ -70,6 +71,11 @@ export interface SandboxOptions {
   workspace: string;
   /** Mount the workspace read-only too: for commands judged to only read (defence in depth). */
   workspaceReadOnly?: boolean;
+  /**
+   * Run on a copy-on-write view of the workspace (./overlay.ts): what the command writes lands in
+   * the overlay's upper folder, and the workspace itself is left as it was.
+   */
+  overlay?: Overlay;
   /**
    * Entries of the workspace the sandbox must not see (files that may hold secrets): a file is
    * replaced by one that cannot be opened, a folder by an empty read-only one. Symlinks are skipped.
@@ -331,7 +337,7 @@ function buildArgs(
   if (o.workspace !== undefined) {
     const ws = o.workspace;
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
-    args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", ws, ws);
+    args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", o.overlay?.merged ?? ws, ws);
     for (const name of PROTECTED_IN_WORKSPACE) {
       const p = protectedTarget(ws, name);
       if (p) args.push("--ro-bind", p, p);
@@ -446,7 +452,15 @@ export async function spawnSandboxed(argv: readonly string[], options: SpawnSand
     if (cgroup) void cgroup.remove();
     throw err;
   }
-  const child = spawn(status.bwrap, cgroup ? ["--info-fd", "3", "--block-fd", "4", ...args] : args, {
+  const command = [status.bwrap, ...(cgroup ? ["--info-fd", "3", "--block-fd", "4"] : []), ...args];
+  let argv0: string[];
+  try {
+    argv0 = options.overlay ? await overlayArgv(options.workspace, options.overlay, command) : command;
+  } catch (err) {
+    if (cgroup) void cgroup.remove();
+    throw err;
+  }
+  const child = spawn(argv0[0]!, argv0.slice(1), {
     stdio: [
       options.input === undefined ? "ignore" : "pipe",
       "pipe",

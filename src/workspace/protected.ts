@@ -21,7 +21,7 @@ const PROTECTED = [
  * Files that make programs run when git, a package manager or a shell meets them, through
  * commands a rule may allow (`git status`, `npm run test:*`): git's internals at any depth (a
  * `.git` file's `gitdir:`, `commondir`), attribute filters and submodules, package manifests and
- * their configuration, shell start-up files. Writing, creating, moving, copying or deleting them
+ * their configuration, `node_modules/.bin`, Makefiles, shell start-up files. Writing, creating, moving, copying or deleting them
  * needs a person's approval even where writes are otherwise approved automatically.
  */
 const EXECUTION_SENSITIVE = [
@@ -41,6 +41,15 @@ const EXECUTION_SENSITIVE = [
   "**/pnpm-workspace.yaml",
   "**/.yarn/plugins/**",
   "**/.husky/**",
+  "**/node_modules/.bin",
+  "**/node_modules/.bin/**",
+  "**/node_modules/.hooks/**",
+  "**/Makefile",
+  "**/makefile",
+  "**/GNUmakefile",
+  "**/*.mk",
+  "**/justfile",
+  "**/.justfile",
   "**/.envrc",
   "**/.bashrc",
   "**/.bash_profile",
@@ -76,6 +85,8 @@ export function executionSensitiveReason(relative: string): string | undefined {
   if (/package\.json$|npmrc$|yarnrc|pnpm|\.yarn\/|\.husky\//i.test(relative))
     return `${relative} decides what package-manager commands run (${base})`;
   if (/^\.git(attributes|modules|config)$|^\.lfsconfig$/i.test(base)) return `${relative} can make git run programs (filters, submodules)`;
+  if (/(^|\/)node_modules\/\.(bin|hooks)(\/|$)/i.test(relative)) return `${relative} is a program that package scripts and tools run`;
+  if (/^(gnu)?makefile$|\.mk$|^\.?justfile$/i.test(base)) return `${relative} decides what make (or just) runs`;
   return `${relative} is read by shells, which run what it says`;
 }
 
@@ -85,7 +96,7 @@ export function executionSensitiveReason(relative: string): string | undefined {
  * `write_file(app/package.json)` does.
  */
 export function executionSensitiveName(relative: string): string {
-  const inRepo = /(?:^|\/)([^/]*\.git)(?:\/|$)/i.exec(relative) ?? /(?:^|\/)(\.husky|\.yarn)(?:\/|$)/i.exec(relative);
+  const inRepo = /(?:^|\/)([^/]*\.git)(?:\/|$)/i.exec(relative) ?? /(?:^|\/)(\.husky|\.yarn|\.bin|\.hooks)(?:\/|$)/i.exec(relative);
   return inRepo ? inRepo[1]! : path.posix.basename(relative);
 }
 

@@ -276,15 +276,17 @@ sandboxed("run_code", () => {
   it("streams output before the program ends", async () => {
     // The program waits for a file that the test writes only after it has seen streamed output:
     // without streaming it would wait until its time limit.
-    const go = path.join(ws.dir, "go");
+    // (in a folder bound into the sandbox as it is: the workspace is a copy-on-write view of it).
+    const go = path.join(outside.dir, "go");
     let seen = "";
     const r = await call(
       {
         language: "python",
-        code: "import os, time\nprint('ready')\nwhile not os.path.exists('go'):\n    time.sleep(0.02)\nprint('done')",
+        code: `import os, time\nprint('ready')\nwhile not os.path.exists(${JSON.stringify(go)}):\n    time.sleep(0.02)\nprint('done')`,
         timeout: 20,
       },
       {
+        sandbox: { readOnlyPaths: [outside.dir] },
         onOutput: (chunk) => {
           seen += chunk;
           if (seen.includes("ready") && !existsSync(go)) writeFileSync(go, "");
@@ -654,9 +656,9 @@ sandboxed("run_code escape attempts (each must fail)", () => {
     expect(r.s.stdout).not.toContain("WROTE");
     expect(existsSync(path.join(ws.dir, ".git", "hooks", "pre-commit"))).toBe(false);
     expect(readFileSync(path.join(ws.dir, ".git", "config"), "utf8")).toBe("[core]\n");
-    // Created inside (the file did not exist, so nothing could be mounted over it), removed after.
+    // Created in the sandbox's copy of the workspace, never applied to it.
     expect(existsSync(path.join(ws.dir, "tackle.config.json"))).toBe(false);
-    expect(r.content).toContain("Removed .tackle, tackle.config.json, config.json");
+    for (const name of [".tackle", "tackle.config.json", "config.json"]) expect(r.content).toContain(`Never applied: ${name} (`);
     expect(() => lstatSync(path.join(ws.dir, "config.json"))).toThrow(); // a dangling symlink too
   });
 });

@@ -1,0 +1,65 @@
+import type { ApprovalMode } from "./policy.js";
+import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
+import { executionSensitiveName, executionSensitiveReason, isProtectedPath } from "../workspace/protected.js";
+import { isSensitivePath } from "../workspace/sensitive.js";
+
+/**
+ * How the changes a call made while running (run_code's edits to its copy of the workspace) are
+ * judged before they reach the workspace: each path as a write of that file would be.
+ */
+export interface ChangeVerdict {
+  /** Paths never applied, with why: tackle's configuration, git hooks, secrets, deny rules. */
+  refused: Array<{ path: string; why: string }>;
+  /** The rest, to apply once approved. */
+  kept: string[];
+  /** Why a person must approve the kept paths, or undefined when policy approves them. */
+  ask?: string;
+}
+
+/** Why no tool writes `relative`, whoever approves: undefined when a rule or a person may let it through. */
+export function neverWritten(relative: string): string | undefined {
+  if (isProtectedPath(relative)) return "tackle's configuration and git's hooks and config are never written by tools";
+  if (isSensitivePath(relative)) return "it may hold secrets";
+  return undefined;
+}
+
+/**
+ * Judges changed paths for a tool known by `names` (its own names and write_file's, so a rule
+ * written for file writes covers them too). Deny beats ask beats mode: a file that is code
+ * (execution-sensitive) needs a person in every mode unless an allow rule names it.
+ */
+export function judgeChanges(
+  paths: readonly string[],
+  names: readonly string[],
+  mode: ApprovalMode,
+  rules: ParsedRules,
+  sessionAllows: readonly Rule[],
+): ChangeVerdict {
+  const refused: ChangeVerdict["refused"] = [];
+  const kept: string[] = [];
+  for (const p of paths) {
+    const never = neverWritten(p);
+    const denied = never ? undefined : rules.deny.find((r) => ruleCovers(r, names, "path", [p], false));
+    if (never) refused.push({ path: p, why: never });
+    else if (denied) refused.push({ path: p, why: `denied by the rule "${denied.source}"` });
+    else kept.push(p);
+  }
+  if (kept.length === 0) return { refused, kept };
+  const allows = [...rules.allow, ...sessionAllows];
+  for (const p of kept) {
+    const why = executionSensitiveReason(p);
+    if (!why) continue;
+    const name = executionSensitiveName(p).toLowerCase();
+    const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [p], true));
+    if (!named) return { refused, kept, ask: `${why}; a file that is code is changed only with a person's approval` };
+  }
+  const asked = rules.ask.find((r) => ruleCovers(r, names, "path", kept, false));
+  if (asked) return { refused, kept, ask: `the rule "${asked.source}" asks for approval` };
+  const allowed = allows.find((r) => r.pattern !== undefined && ruleCovers(r, names, "path", kept, true));
+  if (allowed || mode === "all") return { refused, kept };
+  return {
+    refused,
+    kept,
+    ask: `the code changed ${kept.length === 1 ? "1 entry" : `${kept.length} entries`} in its copy of the workspace; changes are applied only with approval`,
+  };
+}
