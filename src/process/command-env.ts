@@ -31,7 +31,11 @@ const DROPPED = ["BASH_ENV", "ENV", "PROMPT_COMMAND", "FORCE_COLOR", "CLICOLOR_F
  * (`core.fsmonitor` runs one on `git status`); switched off through git's environment config,
  * which outranks the repository's.
  */
-const GIT_OVERRIDES: ReadonlyArray<[string, string]> = [["core.fsmonitor", "false"]];
+const GIT_OVERRIDES: ReadonlyArray<[string, string]> = [
+  ["core.fsmonitor", "false"],
+  // A bare repository written file by file under a plain folder name is never taken up by itself.
+  ["safe.bareRepository", "explicit"],
+];
 
 /** The environment for a command: tackle's own, made non-interactive, plus `extra`. */
 export function commandEnv(extra: Readonly<Record<string, string>> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {

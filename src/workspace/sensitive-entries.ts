@@ -18,6 +18,8 @@ export async function sensitiveEntries(root: string): Promise<string[]> {
     onlyFiles: false,
     followSymbolicLinks: false,
     expandDirectories: false,
+    // As isSensitivePath judges names: .ENV and ID_RSA are as secret as .env and id_rsa.
+    caseSensitiveMatch: false,
     ignore: ["**/node_modules/**", "**/.git/**"],
   });
   const entries: string[] = [];

@@ -19,7 +19,7 @@ export const gitCommit = defineTool({
   execute: async ({ message, files, all }, ctx) => {
     const paths = await gitPaths(files, ctx);
     if (paths.length) await runGit(["add", "--", ...paths], ctx);
-    await runGit(["commit", ...(all ? ["-a"] : []), "-m", message], ctx);
+    await runGit(["commit", ...(all ? ["-a"] : []), "-m", message], ctx, { hooks: true });
     return runGit(["log", "-n1", "--stat", "--pretty=format:Committed %h: %s"], ctx);
   },
 });

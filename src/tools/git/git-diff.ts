@@ -3,6 +3,7 @@ import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { isSensitivePath, sensitivePathspecs } from "../../workspace/sensitive.js";
 import { TOOL } from "../names.js";
+import { NO_DIFF_PROGRAMS } from "../../process/git-guard.js";
 import { optionalPath } from "./path-arg.js";
 import { assertNotOption, gitPaths, runGit } from "./run-git.js";
 
@@ -30,7 +31,7 @@ export const gitDiff = defineTool({
     assertNotOption(ref, "ref");
     const paths = await gitPaths(path ? [path] : [], ctx);
     const named = paths.length > 0 && paths.every((p) => isSensitivePath(p));
-    const diff = ["diff", "--no-ext-diff", ...(staged ? ["--staged"] : []), ...(ref ? [ref] : [])];
+    const diff = ["diff", ...NO_DIFF_PROGRAMS, ...(staged ? ["--staged"] : []), ...(ref ? [ref] : [])];
     const [out, hidden] = await Promise.all([
       runGit([...diff, "--", ...paths, ...(named ? [] : NOT_SECRETS)], ctx),
       named ? Promise.resolve("") : runGit([...diff, "--name-only", "--", ...(paths.length ? paths : ["."]), ...SECRETS], ctx),

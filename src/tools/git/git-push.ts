@@ -63,6 +63,7 @@ export const gitPush = defineTool({
     const target = await targetBranch(branch, ctx);
     const out = await runGit(["push", "--porcelain", ...(force ? ["--force-with-lease"] : []), remote, target], ctx, {
       timeoutMs: 170_000,
+      hooks: true,
     });
     return out.trim() || `Pushed ${target} to ${remote}.`;
   },

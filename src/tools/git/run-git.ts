@@ -3,19 +3,21 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import { killProcessTree } from "../../process/process-tree.js";
 import { commandEnv } from "../../process/command-env.js";
+import { gitGuardArgs } from "../../process/git-guard.js";
 
 const MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
- * Runs git without a shell, in the workspace, never waiting on a terminal or pager. Settings a
- * repository could use to run programs (fsmonitor, pager, external diff) are switched off.
+ * Runs git without a shell, in the workspace, never waiting on a terminal or pager. Every setting
+ * a repository could use to run a program (fsmonitor, filters, external diff, hooks) is switched
+ * off (see process/git-guard.ts); `hooks` keeps the repository's hooks for a commit a person approved.
  */
-export function runGit(
+export async function runGit(
   args: readonly string[],
   ctx: ToolContext,
-  options: { timeoutMs?: number; okCodes?: number[] } = {},
+  options: { timeoutMs?: number; okCodes?: number[]; hooks?: boolean } = {},
 ): Promise<string> {
-  const argv = ["-c", "core.pager=cat", "-c", "color.ui=never", "-c", "diff.external=", ...args];
+  const argv = [...(await gitGuardArgs(ctx.workspace.root, { hooks: options.hooks ?? false })), ...args];
   return new Promise((resolve, reject) => {
     const child = spawn("git", argv, {
       cwd: ctx.workspace.root,

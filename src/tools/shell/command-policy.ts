@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { gitGuardArgs, guardedGitOutput } from "../../process/git-guard.js";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -225,10 +225,11 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<stri
   const { sub, rest } = gitSubcommand(cmd);
   const { options, operands } = splitOptions(rest);
   if (!printsGitContent(sub, options, operands)) return undefined;
+  const guard = gitGuardArgs(cwd);
   const [history, index, prefix] = await Promise.all([
-    gitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE]),
-    gitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE]),
-    gitOutput(cwd, ["rev-parse", "--show-prefix"]),
+    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard),
+    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard),
+    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard),
   ]);
   if (history === undefined || index === undefined || prefix === undefined) return undefined;
   const dash = rest.findIndex((w) => w.text === "--");
@@ -243,17 +244,10 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<stri
   return found ? `git ${sub} can print ${found}, which git holds (may hold secrets)` : undefined;
 }
 
-/** What a git command prints, or undefined when it fails (not a repository, too slow). */
-function gitOutput(cwd: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile("git", args, { cwd, timeout: 10_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => resolve(err ? undefined : stdout));
-  });
-}
-
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
 async function gitReads(cwd: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
   const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
-  const out = await gitOutput(cwd, args);
+  const out = await guardedGitOutput(cwd, args);
   if (out === undefined) return files;
   // Names come back relative to cwd, as the files were found.
   const listed = new Set(

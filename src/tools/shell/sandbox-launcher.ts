@@ -3,6 +3,7 @@ import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { sandboxSettingsFrom } from "../../sandbox/config.js";
 import type { Launcher } from "./shell.js";
+import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../../workspace/sensitive-entries.js";
 
 /**
  * Runs shell commands inside run_code's bubblewrap sandbox (config `shell.sandbox: true`), with
@@ -30,6 +31,12 @@ export function sandboxLauncher(config: Record<string, unknown>): Launcher {
   };
 }
 
+/** The workspace's files that may hold secrets, to hide; all of them or, past the limit, none (the judgement still holds). */
+async function hiddenSecrets(root: string): Promise<string[]> {
+  const entries = await sensitiveEntries(root);
+  return entries.length > MAX_SENSITIVE_ENTRIES ? [] : entries;
+}
+
 /** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */
 const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR)$/;
 
@@ -49,6 +56,8 @@ export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolCont
     {
       workspace: ctx.workspace.root,
       workspaceReadOnly: true,
+      // As for run_code: what a misjudged command reads, it cannot print.
+      hidden: await hiddenSecrets(ctx.workspace.root),
       cwd,
       network: false,
       // The shell's own time limit governs; the CPU limit only stops a runaway past it.

@@ -1,0 +1,93 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRunner } from "../../../src/runtime/runner.js";
+import { createShellTools } from "../../../src/tools/shell/index.js";
+import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
+import { useRepo } from "./helpers.js";
+
+/**
+ * A repository's config names programs in many places. None of them may run when tackle runs
+ * git to answer a read tool or to judge a command, whoever wrote the config.
+ */
+describe("git that tackle runs for itself runs no program the repository names", () => {
+  const t = useRepo();
+
+  /** A script that leaves `marker` behind when anything runs it, and passes its input through. */
+  function planted(name: string): { script: string; marker: string; ran: () => boolean } {
+    const marker = path.join(t.base, `${name}-ran`);
+    const script = path.join(t.base, `${name}.sh`);
+    writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\ncat\n`);
+    chmodSync(script, 0o755);
+    return { script, marker, ran: () => existsSync(marker) };
+  }
+
+  it("git_status, git_diff and git_log: fsmonitor, clean/smudge/process filters, external diff, diff drivers, textconv", async () => {
+    const programs = ["fsmonitor", "clean", "process", "external", "command", "textconv"].map((n) => [n, planted(n)] as const);
+    const p = Object.fromEntries(programs);
+    writeFileSync(path.join(t.repo, ".gitattributes"), "a.txt filter=evil diff=evil\nb.txt filter=other diff=conv\n");
+    writeFileSync(path.join(t.repo, "b.txt"), "b\n");
+    t.git("add", "-f", ".gitattributes");
+    // Planted last: the test's own git would run them.
+    t.git("config", "core.fsmonitor", p.fsmonitor!.script);
+    t.git("config", "filter.evil.clean", p.clean!.script);
+    t.git("config", "filter.evil.smudge", p.clean!.script);
+    t.git("config", "filter.other.process", p.process!.script);
+    t.git("config", "diff.external", p.external!.script);
+    t.git("config", "diff.evil.command", p.command!.script);
+    t.git("config", "diff.conv.textconv", p.textconv!.script);
+    writeFileSync(path.join(t.repo, "a.txt"), "changed\n");
+    for (const [name, args] of [
+      ["git_status", {}],
+      ["git_diff", {}],
+      ["git_diff", { staged: true }],
+      ["git_diff", { ref: "HEAD" }],
+      ["git_log", {}],
+    ] as const) {
+      const outcome = await t.runner.run({ name, args });
+      expect(outcome.status, `${name} ${outcome.content}`).toBe("success");
+    }
+    for (const [name, program] of programs) expect(program.ran(), name).toBe(false);
+  });
+
+  it("a bare repository written file by file under a plain folder name is never taken up: by git tools, the judgement or a read-only command", async () => {
+    const fsmonitor = planted("bare-fsmonitor");
+    // What a model can write file by file: a bare repository's HEAD, config, index and objects,
+    // whose config gives it the folder above as a work tree.
+    const plain = path.join(t.repo, "plain");
+    t.git("init", "-q", "--bare", plain);
+    t.git(`--git-dir=${plain}`, `--work-tree=${t.repo}`, "add", "a.txt");
+    t.git(`--git-dir=${plain}`, "config", "core.bare", "false");
+    t.git(`--git-dir=${plain}`, "config", "core.worktree", "..");
+    t.git(`--git-dir=${plain}`, "config", "core.fsmonitor", fsmonitor.script);
+    // Without the guard, git taken up there runs it: the test would see it.
+    execFileSync("git", ["-c", "safe.bareRepository=all", "status"], { cwd: plain, stdio: "ignore" });
+    expect(fsmonitor.ran()).toBe(true);
+    rmSync(fsmonitor.marker);
+    writeFileSync(path.join(t.repo, ".env"), "KEY=secret\n");
+    const registry = new ToolRegistry();
+    // Unconfined, so the command's own git meets the folder as the host does.
+    registry.registerAll(createShellTools(shellSettingsFrom({ shell: { confineReadOnly: false } })).tools);
+    const runner = new ToolRunner({ registry, workspace: t.repo, approval: "safe", cache: false });
+    try {
+      for (const command of ["git status", "git log -p", "git ls-files", "git diff"]) {
+        await runner.run({ name: "shell", args: { command, cwd: "plain" } });
+      }
+    } finally {
+      await runner.close();
+    }
+    expect(fsmonitor.ran()).toBe(false);
+  });
+
+  it("git_commit still runs the repository's own hooks: a person approved the commit", async () => {
+    const hook = planted("pre-commit");
+    writeFileSync(path.join(t.repo, ".git", "hooks", "pre-commit"), `#!/bin/sh\nexec '${hook.script}' < /dev/null\n`);
+    chmodSync(path.join(t.repo, ".git", "hooks", "pre-commit"), 0o755);
+    writeFileSync(path.join(t.repo, "a.txt"), "two\n");
+    const outcome = await t.runner.run({ name: "git_commit", args: { message: "second", all: true } });
+    expect(outcome.status, outcome.content).toBe("success");
+    expect(hook.ran()).toBe(true);
+  });
+});
