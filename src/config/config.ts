@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
@@ -40,7 +41,7 @@ export interface LoadedConfig {
   config: TackleConfig;
   /** The file read, if any. */
   file?: string;
-  /** The workspace root: --workspace, else workingDirectory, else the directory of the config. */
+  /** The workspace root: --workspace, else workingDirectory (beside the file), else the directory tackle started in. */
   workspace: string;
   /** `.env` values overlaid by the process environment. */
   env: Record<string, string | undefined>;
@@ -93,14 +94,47 @@ export function parseConfig(given: unknown, source = "configuration"): TackleCon
 }
 
 /**
- * Loads configuration: `file` if given, else tackle.config.json or config.json in `dir`.
+ * The configuration file that governs `dir`, found as git finds a repository: tackle.config.json
+ * or config.json in `dir`, else the nearest folder above with tackle.config.json, or a config.json
+ * that has tackle's keys (a config.json of another program above is not tackle's). The walk stops
+ * after the repository's root (a folder holding `.git`) or the home folder, so a project's deny
+ * rules hold in each of its subfolders and nothing above the project is taken for it.
+ */
+export function findConfigFile(dir: string, home = os.homedir()): string | undefined {
+  let current = path.resolve(dir);
+  for (let first = true; ; first = false) {
+    for (const name of CONFIG_FILES) {
+      const candidate = path.join(current, name);
+      if (!existsSync(candidate)) continue;
+      if (first || name === CONFIG_FILES[0] || hasTackleKeys(candidate)) return candidate;
+    }
+    const parent = path.dirname(current);
+    if (parent === current || current === home || existsSync(path.join(current, ".git"))) return undefined;
+    current = parent;
+  }
+}
+
+/** Whether a JSON file's top level has a key tackle reads (permissions, approval, mcpServers...). */
+function hasTackleKeys(file: string): boolean {
+  try {
+    const raw: unknown = parseJsonc(readFileSync(file, "utf8"), [], { allowTrailingComma: true });
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
+    const known = new Set([...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS].map((k) => k.toLowerCase()));
+    return Object.keys(raw).some((key) => known.has(key.toLowerCase()) && key !== "$schema");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Loads configuration: `file` if given, else the one {@link findConfigFile} finds from `dir`.
  * `.env` in the workspace supplies secrets; the environment wins over it.
  */
 export function loadConfig(
   options: { file?: string; dir?: string; workspace?: string; env?: NodeJS.ProcessEnv; warn?: (message: string) => void } = {},
 ): LoadedConfig {
   const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
-  const file = options.file ? path.resolve(options.file) : CONFIG_FILES.map((f) => path.join(dir, f)).find((f) => existsSync(f));
+  const file = options.file ? path.resolve(options.file) : findConfigFile(dir);
   let config: TackleConfig = {};
   if (file) {
     let text: string;
