@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
+import { idFromHead, LineLimit, MAX_STDIO_MESSAGE_BYTES } from "./line-limit.js";
 import type { ToolRegistry } from "../../core/registry.js";
 import { createLogger, type Logger } from "../../core/logger.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../runtime/runner.js";
@@ -144,7 +145,18 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     const input = options.stdio?.input ?? process.stdin;
     const output = options.stdio?.output ?? process.stdout;
     if (output === process.stdout) guardStdout();
-    const transport = new StdioServerTransport(input, output);
+    // One oversized message is refused with an error; it must not end the connection.
+    const limited = input.pipe(
+      new LineLimit(MAX_STDIO_MESSAGE_BYTES, (size, head) => {
+        const id = idFromHead(head);
+        const message =
+          `The message is ${(size / 1024 / 1024).toFixed(1)} MB; tackle mcp takes messages up to ` +
+          `${MAX_STDIO_MESSAGE_BYTES / 1024 / 1024} MB. Send large content in parts (write_file, then append_file).`;
+        logger.warn("refused an oversized MCP message", { bytes: size });
+        output.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } })}\n`);
+      }),
+    );
+    const transport = new StdioServerTransport(limited, output);
     const handle = serveStdio(() => service.createServer({ track: true }), {
       transport,
       onerror: (error) => logger.debug("mcp stdio", { error: error.message }),
