@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, cp, rename, unlink } from "node:fs/promises";
+import { copyFile, cp, lstat, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { inParent } from "../../workspace/beneath.js";
@@ -23,6 +23,7 @@ import {
   statOrUndefined,
 } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
+import { formatCount } from "../../core/format-count.js";
 import { assertWritableFile, ensureParent } from "./write-file.js";
 
 const input = z.object({
@@ -50,9 +51,12 @@ async function plan(args: Args, ctx: ToolContext) {
     if (Workspace.isInside(src.absolute, dest.absolute))
       throw new ToolError("INVALID_ARGS", `Cannot copy the folder "${srcRel}" into itself ("${destRel}").`);
     if (destStat) throw new ToolError("INVALID_ARGS", `"${destRel}" already exists; a folder is copied only to a new path.`);
+    if (!(await folderFits(src.absolute)))
+      throw tooLargeToCopy(`"${srcRel}" holds more than ${formatBytes(MAX_COPY_BYTES)} or ${formatCount(MAX_COPY_ENTRIES)} entries`);
   } else if (!srcStat.isFile()) {
     throw new ToolError("INVALID_PATH", `"${srcRel}" is not a regular file; it cannot be copied.`);
   } else {
+    if (srcStat.size > MAX_COPY_BYTES) throw tooLargeToCopy(`"${srcRel}" is ${formatBytes(srcStat.size)}`);
     assertFileDestination(args.dest, destRel, destStat, srcRel);
     if (destStat) {
       if (!args.overwrite)
@@ -61,6 +65,39 @@ async function plan(args: Args, ctx: ToolContext) {
     }
   }
   return { src, srcRel, srcStat, dest, destRel, destStat };
+}
+
+/**
+ * The most copy_file writes in one call, a file or a folder's files together: a copy cannot be
+ * stopped halfway, and a large (or sparse) file would fill the disk and hold the call for minutes.
+ */
+export const MAX_COPY_BYTES = 1024 * 1024 * 1024;
+/** Entries of a folder counted before it is taken as too large to copy. */
+const MAX_COPY_ENTRIES = 100_000;
+
+function tooLargeToCopy(what: string): ToolError {
+  return new ToolError(
+    "INVALID_ARGS",
+    `${what}; copy_file copies at most ${formatBytes(MAX_COPY_BYTES)} in one call. Copy a smaller part, or ask the user to copy it.`,
+    { recoverable: false },
+  );
+}
+
+/** Whether a folder's files (links not followed) come to at most the limit, in at most so many entries. */
+async function folderFits(dir: string): Promise<boolean> {
+  let total = 0;
+  let entries = 0;
+  const pending = [dir];
+  while (pending.length) {
+    const current = pending.pop()!;
+    for (const entry of await readdir(current, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) total += (await lstat(full).catch(() => undefined))?.size ?? 0;
+      if (total > MAX_COPY_BYTES || ++entries > MAX_COPY_ENTRIES) return false;
+    }
+  }
+  return true;
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {

@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { copyFileTool } from "../../../src/tools/fs/copy-file.js";
+import { copyFileTool, MAX_COPY_BYTES } from "../../../src/tools/fs/copy-file.js";
 import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 import { failure } from "../../support/tools.js";
 
@@ -15,6 +15,23 @@ const at = (...p: string[]) => path.join(sb.ws, ...p);
 const copy = (args: Record<string, unknown>) => copyFileTool.execute(args as never, sb.ctx);
 
 describe("copy_file", () => {
+  it("refuses a file or folder larger than it copies in one call (a 50 GB sparse file), writing nothing", async () => {
+    const huge = openSync(at("huge.bin"), "w");
+    ftruncateSync(huge, 50 * 1024 ** 3);
+    closeSync(huge);
+    const error = await failure(copy({ source: "huge.bin", dest: "copy.bin" }));
+    expect(error.message).toMatch(/"huge\.bin" is 53,687,091,200 bytes .*; copy_file copies at most 1,073,741,824 bytes/);
+    expect(existsSync(at("copy.bin"))).toBe(false);
+
+    mkdirSync(at("big"));
+    const inside = openSync(at("big", "a.bin"), "w");
+    ftruncateSync(inside, MAX_COPY_BYTES + 1);
+    closeSync(inside);
+    const folder = await failure(copy({ source: "big", dest: "big2", recursive: true }));
+    expect(folder.message).toMatch(/"big" holds more than/);
+    expect(existsSync(at("big2"))).toBe(false);
+  });
+
   it("copies a file (source, dest), keeping its mode", async () => {
     writeFileSync(at("a.sh"), "echo hi");
     chmodSync(at("a.sh"), 0o755);

@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGlobTool } from "../../../src/tools/search/glob.js";
@@ -32,6 +32,14 @@ describe.each(BACKENDS)("glob (%s backend)", (backend) => {
     expect(r.content).toBe("src/new.ts\nsrc/mid/x.ts\nsrc/old.ts\ntop.ts");
     expect(r.structured).toEqual({ files: ["src/new.ts", "src/mid/x.ts", "src/old.ts", "top.ts"], total: 4, truncated: false });
   });
+
+  it("a folder of 200,000 entries is listed, not a stack overflow", async () => {
+    const many = path.join(sb.ws, "many");
+    mkdirSync(many);
+    for (let i = 0; i < 200_000; i++) closeSync(openSync(path.join(many, `f${i}`), "w"));
+    const r = await glob({ pattern: "many/*" });
+    expect(r.structured).toMatchObject({ total: 200_000, truncated: true });
+  }, 120_000);
 
   it("matches patterns against paths relative to path, with * staying in one folder", async () => {
     sb.write({ "a.json": "", "b.yml": "", "sub/c.json": "", "src/lib/d.ts": "", "src/e.ts": "" });

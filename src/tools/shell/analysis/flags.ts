@@ -19,7 +19,7 @@ export function splitOptions(args: readonly Word[], valued: ValuedOptions = NO_V
   for (let i = 0; i < args.length; i++) {
     const text = args[i]!.text;
     if (text === "--") {
-      operands.push(...args.slice(i + 1));
+      for (const word of args.slice(i + 1)) operands.push(word);
       break;
     }
     if (text.length < 2 || !text.startsWith("-")) {
