@@ -20,6 +20,7 @@ import {
   statOrUndefined,
 } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
+import { recordVacated, wasVacated } from "../../workspace/vacated.js";
 import { target } from "./delete-file.js";
 import { ensureParent } from "./write-file.js";
 
@@ -73,6 +74,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     await cp(src.absolute, dest.absolute, { recursive: true, force: true, verbatimSymlinks: true, preserveTimestamps: true });
     await rm(src.absolute, { recursive: true });
   }
+  recordVacated(ctx.workspace.root, src.absolute);
   const kind = srcStat.isDirectory() ? "folder" : srcStat.isSymbolicLink() ? "symbolic link" : "file";
   const replaced = destStat ? ` It replaced the previous "${destRel}" (${formatBytes(destStat.size)}).` : "";
   return {
@@ -100,7 +102,11 @@ export const moveFileTool = defineTool({
   },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.from, args.to], true) }),
   assess: (args, ctx) => carriesExecutionSensitive(ctx, args.from, args.to),
-  needsApproval: (args, ctx) => statOrUndefined(resolveArg(ctx, args.to, true).absolute) !== undefined,
+  // Replacing a file asks, and so does filling a path a move emptied (see workspace/vacated.ts).
+  needsApproval: (args, ctx) => {
+    const dest = resolveArg(ctx, args.to, true).absolute;
+    return statOrUndefined(dest) !== undefined || wasVacated(ctx.workspace.root, dest);
+  },
   preview: async (args, ctx) => {
     const { src, destRel, destStat } = await plan(args, ctx);
     return `Move ${src.rel} → ${destRel}${destStat ? ` (replacing the existing ${destRel}, ${formatBytes(destStat.size)})` : ""}.`;

@@ -12,6 +12,7 @@ import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
 import { accessPaths, assertNotRoot, formatBytes, namesFolder, pathSubjects, statOrUndefined } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
+import { wasVacated } from "../../workspace/vacated.js";
 import { replacementPreview } from "./preview.js";
 
 const input = z.object({
@@ -114,19 +115,27 @@ export const writeFileTool = defineTool({
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
-  // Spec 003: a new file is written without asking; overwriting an existing one asks.
+  // Spec 003: a new file is written without asking; overwriting an existing one asks, and so does
+  // filling a path a move emptied, which would replace that file's content as surely.
   needsApproval: async (args, ctx) => {
     const resolved = resolveArg(ctx, args.path, true);
-    return statOrUndefined(resolved.absolute) !== undefined;
+    return statOrUndefined(resolved.absolute) !== undefined || wasVacated(ctx.workspace.root, resolved.absolute);
   },
   preview: async (args, ctx) => {
     const resolved = resolveArg(ctx, args.path, true);
     const st = statOrUndefined(resolved.absolute);
-    return replacementPreview(
-      ctx.workspace.display(resolved),
-      resolved.absolute,
-      st?.isFile() ? st.size : undefined,
-      contentBytes(args.content, args.encoding),
+    const refilled =
+      !st && wasVacated(ctx.workspace.root, resolved.absolute)
+        ? `${ctx.workspace.display(resolved)} held a file until a move took it away; this write puts new content there.\n`
+        : "";
+    return (
+      refilled +
+      (await replacementPreview(
+        ctx.workspace.display(resolved),
+        resolved.absolute,
+        st?.isFile() ? st.size : undefined,
+        contentBytes(args.content, args.encoding),
+      ))
     );
   },
   execute,
