@@ -1,39 +1,56 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import vm from "node:vm";
+import { tackleCacheDir } from "../workspace/own-folders.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
+/** A cache entry larger than this is not one tackle wrote. */
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+const MAC_BYTES = 32;
 
 /**
  * Runs a bundled CommonJS file with V8's code cache, so a cold start skips most parsing and
  * compiling (the work that dominated `tackle mcp`'s start-up). The first run of each command
- * writes what it compiled to a private cache folder when it exits; later runs hand that to V8,
- * which checks it against the source, its own version and flags, and ignores it on any mismatch.
+ * writes what it compiled to a private cache folder when it exits; later runs hand that to V8.
  *
- * The cache lives in `$XDG_CACHE_HOME/tackle` (or `~/.cache/tackle`): a folder owned by this user
- * that nobody else can write, since compiled code read from it runs as this user. When there is no
- * such folder, or `TACKLE_CODE_CACHE=0`, the file runs without a cache.
+ * Compiled code read from the cache runs as this user, and V8 checks little (it accepts an entry
+ * compiled from any source of the same length), so an entry is used only when tackle can tell it
+ * wrote it for this very source: each starts with an HMAC, under a key kept in the folder, of the
+ * source's hash and the entry. Anything else there, a FIFO, a link, a file of another user or one
+ * others may write, is ignored. The folder is `$XDG_CACHE_HOME/tackle` (or `~/.cache/tackle`),
+ * owned by this user and writable by nobody else; tools cannot reach it even when the workspace
+ * holds it (workspace/own-folders.ts). Without such a folder, or with `TACKLE_CODE_CACHE=0`, the
+ * file runs without a cache.
  */
 export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const source = readFileSync(file, "utf8");
-  const cacheFile = cachePath(file, argv);
+  const cache = cachePath(file, argv);
   let cachedData: Buffer | undefined;
-  if (cacheFile) {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      cachedData = undefined;
-    }
-  }
+  const seal = cache ? sealer(cache.key, source) : undefined;
+  if (cache && seal) cachedData = readEntry(cache.file, seal);
   // Bundled packages' own import() calls (none reached today) still work, with Node's warning.
   const fallbackLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const script = new vm.Script(wrap(source), { filename: file, cachedData, importModuleDynamically: fallbackLoader });
-  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
+  if (cache && seal && (cachedData === undefined || script.cachedDataRejected)) {
     // At exit the cache holds every function this run compiled, not only the top level.
-    process.once("exit", () => saveCache(cacheFile, script));
+    process.once("exit", () => saveCache(cache.file, script, seal));
   }
   const require = createRequire(file);
   const module = { exports: {}, filename: file, id: file, loaded: false, require };
@@ -42,13 +59,74 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
   run(module.exports, require, module, file, path.dirname(file), importAtRuntime);
 }
 
+/** Computes an entry's MAC: over the source's hash and the entry, under the folder's key. */
+type Sealer = (data: Buffer) => Buffer;
+
+function sealer(keyFile: string, source: string): Sealer | undefined {
+  const key = readKey(keyFile);
+  if (!key) return undefined;
+  const sourceHash = createHash("sha256").update(source).digest();
+  return (data) => createHmac("sha256", key).update(sourceHash).update(data).digest();
+}
+
+/** A regular file of this user that nobody else may write, read without following a link or blocking on a FIFO. */
+function readOwnFile(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0 || st.size > maxBytes) return undefined;
+    const buffer = Buffer.alloc(st.size);
+    let offset = 0;
+    while (offset < st.size) {
+      const read = readSync(fd, buffer, offset, st.size - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return offset === st.size ? buffer : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The folder's key, made on first use. */
+function readKey(keyFile: string): Buffer | undefined {
+  const existing = readOwnFile(keyFile, 1024);
+  if (existing && existing.length === 32) return existing;
+  if (existing) return undefined;
+  try {
+    const key = randomBytes(32);
+    writeFileSync(keyFile, key, { mode: 0o600, flag: "wx" });
+    return key;
+  } catch {
+    // Another process made it first: use theirs if it is sound.
+    const made = readOwnFile(keyFile, 1024);
+    return made && made.length === 32 ? made : undefined;
+  }
+}
+
+/** The compiled code in an entry, when its MAC says this process's source and key made it. */
+function readEntry(file: string, seal: Sealer): Buffer | undefined {
+  const entry = readOwnFile(file, MAX_ENTRY_BYTES);
+  if (!entry || entry.length <= MAC_BYTES) return undefined;
+  const data = entry.subarray(MAC_BYTES);
+  return timingSafeEqual(entry.subarray(0, MAC_BYTES), seal(data)) ? data : undefined;
+}
+
 // Node's own CommonJS wrapper, so the bundle sees exports, require, module, __filename and
 // __dirname, and one more: this module's import(), which code compiled by node:vm lacks.
 function wrap(source: string): string {
   return `(function (exports, require, module, __filename, __dirname, __tackleImport) { ${source}\n})`;
 }
 
-function cachePath(file: string, argv: readonly string[]): string | undefined {
+function cachePath(file: string, argv: readonly string[]): { file: string; key: string } | undefined {
   const setting = process.env["TACKLE_CODE_CACHE"];
   if (setting === "0" || setting === "false" || setting === "off") return undefined;
   const dir = cacheDir();
@@ -60,7 +138,7 @@ function cachePath(file: string, argv: readonly string[]): string | undefined {
   } catch {
     return undefined;
   }
-  return path.join(dir, `cli-${stamp}-${process.version}-${process.arch}-${commandKey(argv)}.bin`);
+  return { file: path.join(dir, `cli-${stamp}-${process.version}-${process.arch}-${commandKey(argv)}.bin`), key: path.join(dir, "key") };
 }
 
 /** The command a run belongs to, and for `tackle call` the tool, since each tool group compiles its own code. */
@@ -75,8 +153,7 @@ function commandKey(argv: readonly string[]): string {
 /** The private cache folder, made if missing; undefined unless only this user can write it. */
 function cacheDir(): string | undefined {
   try {
-    const base = process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache");
-    const dir = path.join(base, "tackle");
+    const dir = tackleCacheDir();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
     const uid = process.getuid?.();
@@ -87,10 +164,11 @@ function cacheDir(): string | undefined {
   }
 }
 
-function saveCache(cacheFile: string, script: vm.Script): void {
+function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {
   const temporary = `${cacheFile}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+    const data = script.createCachedData();
+    writeFileSync(temporary, Buffer.concat([seal(data), data]), { mode: 0o600, flag: "wx" });
     renameSync(temporary, cacheFile);
     // Caches of earlier builds for the same command are dead weight.
     // What follows the build's stamp: the Node version, the architecture and the command.

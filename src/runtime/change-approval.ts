@@ -2,6 +2,8 @@ import type { ApprovalMode } from "./policy.js";
 import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
 import { executionSensitiveName, executionSensitiveReason, isProtectedPath } from "../workspace/protected.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
+import { inTackleFolder } from "../workspace/own-folders.js";
+import path from "node:path";
 
 /**
  * How the changes a call made while running (run_code's edits to its copy of the workspace) are
@@ -16,8 +18,12 @@ export interface ChangeVerdict {
   ask?: string;
 }
 
-/** Why no tool writes `relative`, whoever approves: undefined when a rule or a person may let it through. */
-export function neverWritten(relative: string): string | undefined {
+/**
+ * Why no tool writes `relative` (below `root`), whoever approves: undefined when a rule or a
+ * person may let it through.
+ */
+export function neverWritten(root: string, relative: string): string | undefined {
+  if (inTackleFolder(path.join(root, relative))) return "it is inside tackle's own cache or state folder";
   if (isProtectedPath(relative)) return "tackle's configuration and git's hooks and config are never written by tools";
   if (isSensitivePath(relative)) return "it may hold secrets";
   return undefined;
@@ -29,6 +35,7 @@ export function neverWritten(relative: string): string | undefined {
  * (execution-sensitive) needs a person in every mode unless an allow rule names it.
  */
 export function judgeChanges(
+  root: string,
   paths: readonly string[],
   names: readonly string[],
   mode: ApprovalMode,
@@ -38,7 +45,7 @@ export function judgeChanges(
   const refused: ChangeVerdict["refused"] = [];
   const kept: string[] = [];
   for (const p of paths) {
-    const never = neverWritten(p);
+    const never = neverWritten(root, p);
     const denied = never ? undefined : rules.deny.find((r) => ruleCovers(r, names, "path", [p], false));
     if (never) refused.push({ path: p, why: never });
     else if (denied) refused.push({ path: p, why: `denied by the rule "${denied.source}"` });

@@ -316,7 +316,7 @@ export class ToolRunner {
       ...this.registry.namesOf(p.name),
       ...(this.registry.namesOf("write_file").length ? this.registry.namesOf("write_file") : ["write_file"]),
     ];
-    const verdict = judgeChanges(request.paths, names, this.approval, this.#rules, this.sessionAllows(options.scope));
+    const verdict = judgeChanges(this.workspace.root, request.paths, names, this.approval, this.#rules, this.sessionAllows(options.scope));
     if (verdict.kept.length === 0) return { approved: false, refused: verdict.refused, reason: "nothing may be applied" };
     if (!verdict.ask)
       return { approved: true, refused: verdict.refused, reason: this.approval === "all" ? "approval mode all" : "allowed by a rule" };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { tackleStateDir } from "./own-folders.js";
 
 /*
  * Paths a move emptied. A move of an existing file needs no approval, and neither does writing a
@@ -24,8 +24,7 @@ interface Entry {
 /** The record file for a workspace, in a folder only this user can write; undefined when there is none. */
 function recordFile(root: string): string | undefined {
   try {
-    const base = process.env["XDG_STATE_HOME"] || path.join(os.homedir(), ".local", "state");
-    const dir = path.join(base, "tackle", "vacated");
+    const dir = path.join(tackleStateDir(), "vacated");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
     const uid = process.getuid?.();

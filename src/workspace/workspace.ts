@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
+import { inTackleFolder } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
 import { setDefaultWorkspace, type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
 
@@ -86,6 +87,12 @@ export class Workspace implements ToolWorkspace {
       );
     }
     const relative = pathBelow(root, absolute) || ".";
+    if (inTackleFolder(absolute)) {
+      throw new ToolError(
+        "PERMISSION_DENIED",
+        `"${relative}" is inside tackle's own cache or state folder, which tools may not read or change.`,
+      );
+    }
     if (options.write && root === this.root && isProtectedPath(relative)) {
       throw new ToolError(
         "PERMISSION_DENIED",

@@ -1,14 +1,25 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../support/tools.js";
-import { runCli } from "./run-cli.js";
+import { CLI, runCli } from "./run-cli.js";
 
 // The bundled command runs with V8's code cache (src/cli/code-cache.ts), kept in a private folder.
 let home: ReturnType<typeof tempDir>;
 let cacheDir: string;
 const env = () => ({ XDG_CACHE_HOME: home.dir, TACKLE_CODE_CACHE: "" });
 const cacheFiles = () => readdirSync(cacheDir).filter((name) => name.endsWith(".bin"));
+
+/** Whether an entry's MAC verifies under the folder's key and the bundle's source, as tackle checks it. */
+function verifies(entry: Buffer): boolean {
+  const source = readFileSync(path.join(path.dirname(CLI), "tackle.cjs"), "utf8");
+  const key = readFileSync(path.join(cacheDir, "key"));
+  const sourceHash = createHash("sha256").update(source).digest();
+  const mac = createHmac("sha256", key).update(sourceHash).update(entry.subarray(32)).digest();
+  return mac.equals(entry.subarray(0, 32));
+}
 
 beforeEach(() => {
   home = tempDir();
@@ -62,5 +73,51 @@ describe("the code cache", { timeout: 180_000 }, () => {
     chmodSync(cacheDir, 0o700);
     expect((await runCli(["--version"], { env: { ...env(), TACKLE_CODE_CACHE: "0" } })).code).toBe(0);
     expect(cacheFiles()).toEqual([]);
+  });
+
+  it("uses only entries it sealed for this source: one without a valid MAC is ignored and written afresh", async () => {
+    await runCli(["--version"], { env: env() });
+    const file = path.join(cacheDir, cacheFiles()[0]!);
+    const sealed = readFileSync(file);
+    // The bare compiled code, as an older tackle (or anyone who can write the folder) would leave it.
+    writeFileSync(file, sealed.subarray(32), { mode: 0o600 });
+    const again = await runCli(["--version"], { env: env() });
+    expect(again.code).toBe(0);
+    expect(verifies(readFileSync(file))).toBe(true);
+    // Another key: the same entry no longer verifies, and is replaced by one that does.
+    writeFileSync(path.join(cacheDir, "key"), Buffer.alloc(32, 7), { mode: 0o600 });
+    expect(verifies(sealed)).toBe(false);
+    await runCli(["--version"], { env: env() });
+    expect(verifies(readFileSync(file))).toBe(true);
+  });
+
+  it("ignores a FIFO, a symlink or another user's writable file where an entry or the key should be", async () => {
+    await runCli(["--version"], { env: env() });
+    const name = cacheFiles()[0]!;
+    const file = path.join(cacheDir, name);
+    rmSync(file);
+    execFileSync("mkfifo", [file]);
+    const fifo = await runCli(["--version"], { env: env(), timeoutMs: 60_000 });
+    expect(fifo.code).toBe(0);
+    rmSync(file);
+    writeFileSync(path.join(home.dir, "elsewhere.bin"), "x");
+    symlinkSync(path.join(home.dir, "elsewhere.bin"), file);
+    expect((await runCli(["--version"], { env: env() })).code).toBe(0);
+    expect(readFileSync(path.join(home.dir, "elsewhere.bin"), "utf8")).toBe("x");
+    rmSync(path.join(cacheDir, "key"));
+    execFileSync("mkfifo", [path.join(cacheDir, "key")]);
+    expect((await runCli(["--version"], { env: env(), timeoutMs: 60_000 })).code).toBe(0);
+  });
+
+  it("no tool reads or writes it, even when the workspace holds it", async () => {
+    await runCli(["--version"], { env: env() });
+    const name = cacheFiles()[0]!;
+    const write = await runCli(["call", "write_file", `path=tackle/${name}.planted`, "content=x", "--approval", "all", "--json"], {
+      env: env(),
+      cwd: home.dir,
+    });
+    expect(JSON.parse(write.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
+    const read = await runCli(["call", "read_file", "path=tackle/key", "--json"], { env: env(), cwd: home.dir });
+    expect(JSON.parse(read.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
   });
 });

@@ -11,6 +11,8 @@ import { TOOL } from "../names.js";
 import { reportRunning } from "../progress.js";
 import { createOverlay, overlaySupport, type Overlay } from "../../sandbox/overlay.js";
 import { neverWritten } from "../../runtime/change-approval.js";
+import { tackleFolders } from "../../workspace/own-folders.js";
+import { Workspace } from "../../workspace/workspace.js";
 import { missingInterpreterMessage, resolveInterpreter, type Language } from "./interpreters.js";
 import { applyChanges, collectChanges, previewChanges, summariseChanges, type WorkspaceChange } from "./workspace-changes.js";
 
@@ -180,7 +182,7 @@ async function settleChanges(overlay: Overlay, root: string, ctx: ToolContext): 
         paths: [...byPath.keys()],
         preview: (paths) => previewChanges(overlay, root, { changes: only(paths), ignored: set.ignored }),
       })
-    : direct(set.changes);
+    : direct(root, set.changes);
   const refusedPaths = new Set(answer.refused.map((r) => r.path));
   // A refused folder takes what was made inside it along: nothing lands under a path that may not be written.
   const kept = set.changes.filter((c) => ![...refusedPaths].some((r) => c.path === r || c.path.startsWith(`${r}/`)));
@@ -196,9 +198,9 @@ async function settleChanges(overlay: Overlay, root: string, ctx: ToolContext): 
   return { applied: kept, refused: answer.refused, ...base };
 }
 
-function direct(changes: readonly WorkspaceChange[]): ChangeAnswer {
+function direct(root: string, changes: readonly WorkspaceChange[]): ChangeAnswer {
   const refused = changes.flatMap((c) => {
-    const why = neverWritten(c.path);
+    const why = neverWritten(root, c.path);
     return why ? [{ path: c.path, why }] : [];
   });
   return { approved: true, refused, reason: "called directly, outside a runner" };
@@ -206,7 +208,8 @@ function direct(changes: readonly WorkspaceChange[]): ChangeAnswer {
 
 /** The workspace's files that may hold secrets, to hide from the code; too many to hide is refused. */
 async function hiddenFrom(root: string): Promise<string[]> {
-  const entries = await sensitiveEntries(root);
+  // tackle's own folders too, when the workspace holds them (a workspace at the home folder).
+  const entries = [...(await sensitiveEntries(root)), ...tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir))];
   if (entries.length > MAX_SENSITIVE_ENTRIES) {
     throw new ToolError(
       "UNAVAILABLE",

@@ -4,6 +4,8 @@ import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../
 import { sandboxSettingsFrom } from "../../sandbox/config.js";
 import type { Launcher } from "./shell.js";
 import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../../workspace/sensitive-entries.js";
+import { tackleFolders } from "../../workspace/own-folders.js";
+import { Workspace } from "../../workspace/workspace.js";
 
 /**
  * Runs shell commands inside run_code's bubblewrap sandbox (config `shell.sandbox: true`), with
@@ -34,7 +36,8 @@ export function sandboxLauncher(config: Record<string, unknown>): Launcher {
 /** The workspace's files that may hold secrets, to hide; all of them or, past the limit, none (the judgement still holds). */
 async function hiddenSecrets(root: string): Promise<string[]> {
   const entries = await sensitiveEntries(root);
-  return entries.length > MAX_SENSITIVE_ENTRIES ? [] : entries;
+  const own = tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir));
+  return entries.length > MAX_SENSITIVE_ENTRIES ? own : [...entries, ...own];
 }
 
 /** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */

@@ -1,0 +1,36 @@
+import { realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/*
+ * tackle's own folders in the user's home: the compiled-code cache (whose entries the next start
+ * runs) and the state it keeps between calls. A workspace at or above the home folder holds them;
+ * no tool reads or writes them, and sandboxes do not see them, so nothing a model does can plant
+ * code that tackle itself runs later.
+ */
+
+/** Where the compiled-code cache lives: `$XDG_CACHE_HOME/tackle`, or `~/.cache/tackle`. */
+export function tackleCacheDir(): string {
+  return path.join(process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "tackle");
+}
+
+/** Where tackle keeps state between calls: `$XDG_STATE_HOME/tackle`, or `~/.local/state/tackle`. */
+export function tackleStateDir(): string {
+  return path.join(process.env["XDG_STATE_HOME"] || path.join(os.homedir(), ".local", "state"), "tackle");
+}
+
+/** tackle's own folders as real paths (where they exist), for comparing with resolved paths. */
+export function tackleFolders(): string[] {
+  return [tackleCacheDir(), tackleStateDir()].map((dir) => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return dir;
+    }
+  });
+}
+
+/** Whether `absolute` (a real path) is one of tackle's own folders or inside one. */
+export function inTackleFolder(absolute: string): boolean {
+  return tackleFolders().some((dir) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`));
+}
