@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
-import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions } from "./tool.js";
+import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions, ToolScope } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 
@@ -22,6 +22,8 @@ export interface PlainTool {
   annotations?: ToolAnnotations;
   timeoutMs?: number;
   maxOutputChars?: number;
+  /** What rules match against (paths, commands or domains), as for any tool. */
+  scope?: ToolScope<Record<string, unknown>>;
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolExecutionResult>;
 }
 
@@ -65,6 +67,7 @@ export class JsonSchemaTool implements Tool<Record<string, unknown>> {
   readonly outputSchema?: JsonSchema;
   readonly annotations: ToolAnnotations;
   readonly maxOutputChars?: number;
+  readonly scope?: ToolScope<Record<string, unknown>>;
   readonly #plain: PlainTool;
   #validator?: ValidateFunction;
 
@@ -79,6 +82,7 @@ export class JsonSchemaTool implements Tool<Record<string, unknown>> {
     if (plain.outputSchema !== undefined) this.outputSchema = plain.outputSchema;
     this.annotations = plain.annotations ?? annotationsFor(this.effect, plain.title);
     if (plain.maxOutputChars !== undefined) this.maxOutputChars = plain.maxOutputChars;
+    if (plain.scope !== undefined) this.scope = plain.scope;
   }
 
   get definition(): ToolDefinition {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { JsonSchemaTool } from "../../core/json-schema-tool.js";
 import { ToolError } from "../../core/errors.js";
 import { EFFECTS, type Effect } from "../../core/effect.js";
-import type { AnyTool, JsonSchema } from "../../core/tool.js";
+import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { commandEnv } from "../../process/command-env.js";
 import { runCommand } from "../shell/run-command.js";
 
@@ -18,6 +18,13 @@ export const CommandToolSchema = z
     effect: z.enum(EFFECTS as [Effect, ...Effect[]]).default("execute"),
     /** Time limit in milliseconds (default 60 s). */
     timeout: z.number().int().positive().max(3_600_000).default(60_000),
+    /**
+     * Parameters that are paths in the workspace: each is resolved and judged as read_file's path
+     * is (inside the workspace, no secrets without a rule naming them) and passed as that path.
+     */
+    paths: z.array(z.string()).default([]),
+    /** Parameters whose values may start with "-": every other value that does is refused. */
+    options: z.array(z.string()).default([]),
   })
   .strict();
 
@@ -29,16 +36,28 @@ const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
  * The argv for one call. Arguments never pass through a shell: an entry that is exactly
  * "{name}" becomes the argument's value (each item of an array its own entry; dropped when the
  * argument is absent), and a placeholder inside a longer entry is replaced within that entry.
+ * A whole-entry value that starts with "-" would be read by the program as an option
+ * (`--output=/x`, `--pre=sh`), so it is refused unless `options` names the parameter.
  */
-export function commandArgv(template: readonly string[], args: Record<string, unknown>): string[] {
+export function commandArgv(template: readonly string[], args: Record<string, unknown>, options: readonly string[] = []): string[] {
   const out: string[] = [];
+  const operand = (name: string, value: string) => {
+    if (value.startsWith("-") && !options.includes(name)) {
+      throw new ToolError(
+        "INVALID_ARGS",
+        `${name} "${value.slice(0, 80)}" starts with "-", so the program would take it as an option; ` +
+          `give a value that does not (for a file, write "./${value.slice(0, 40)}").`,
+      );
+    }
+    return value;
+  };
   for (const entry of template) {
     const whole = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(entry);
     if (whole) {
-      const value = args[whole[1]!];
+      const name = whole[1]!;
+      const value = args[name];
       if (value === undefined || value === null) continue;
-      if (Array.isArray(value)) out.push(...value.map(text));
-      else out.push(text(value));
+      for (const item of Array.isArray(value) ? value : [value]) out.push(operand(name, text(item)));
       continue;
     }
     out.push(
@@ -50,6 +69,31 @@ export function commandArgv(template: readonly string[], args: Record<string, un
         return text(value);
       }),
     );
+  }
+  return out;
+}
+
+/** The values of the path parameters of one call, as given. */
+function pathValues(config: CommandToolConfig, args: Record<string, unknown>): string[] {
+  return config.paths.flatMap((name) => {
+    const value = args[name];
+    if (value === undefined || value === null) return [];
+    return (Array.isArray(value) ? value : [value]).map(text);
+  });
+}
+
+/** The call's arguments with each path parameter resolved in the workspace (refused when outside it). */
+async function withResolvedPaths(config: CommandToolConfig, args: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>> {
+  const out = { ...args };
+  for (const name of config.paths) {
+    const value = args[name];
+    if (value === undefined || value === null) continue;
+    const resolve = async (v: unknown) => {
+      const relative = (await ctx.workspace.resolve(text(v))).relative;
+      // A file named like an option still reaches the program as a file.
+      return relative.startsWith("-") ? `./${relative}` : relative;
+    };
+    out[name] = Array.isArray(value) ? await Promise.all(value.map(resolve)) : await resolve(value);
   }
   return out;
 }
@@ -66,8 +110,18 @@ export function commandTool(name: string, config: CommandToolConfig): AnyTool {
     inputSchema: config.parameters as JsonSchema,
     effect: config.effect,
     timeoutMs: config.timeout + 5_000,
+    // Path parameters are judged as file tools' paths are: rules match them, secrets need a rule.
+    ...(config.paths.length
+      ? {
+          scope: {
+            kind: "path" as const,
+            subjects: async (args: Record<string, unknown>, ctx: ToolContext) =>
+              Promise.all(pathValues(config, args).map(async (p) => (await ctx.workspace.resolve(p)).relative)),
+          },
+        }
+      : {}),
     execute: async (args, ctx) => {
-      const argv = commandArgv(config.command, args);
+      const argv = commandArgv(config.command, await withResolvedPaths(config, args, ctx), [...config.options, ...config.paths]);
       const result = await runCommand({
         command: argv.join(" "),
         cwd: ctx.workspace.root,

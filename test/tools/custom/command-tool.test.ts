@@ -91,3 +91,64 @@ describe("commandArgv", () => {
     expect(() => commandArgv(["grep", "--file={f}"], {})).toThrow(/needs "f"/);
   });
 });
+
+describe("a configured tool's values cannot become options, and its path parameters are judged as read_file's", () => {
+  const GUARDED = {
+    log: {
+      description: "git log of a ref.",
+      parameters: { type: "object", properties: { ref: { type: "string" } }, required: ["ref"] },
+      command: ["git", "log", "{ref}"],
+      effect: "read",
+    },
+    sorted: {
+      description: "Sorts lines of a file.",
+      parameters: { type: "object", properties: { file: { type: "string" }, flags: { type: "array", items: { type: "string" } } } },
+      command: ["sort", "{flags}", "{file}"],
+      effect: "read",
+      paths: ["file"],
+      options: ["flags"],
+    },
+    show: {
+      description: "Prints files.",
+      parameters: { type: "object", properties: { files: { type: "array", items: { type: "string" } } } },
+      command: ["cat", "{files}"],
+      effect: "read",
+      paths: ["files"],
+    },
+  };
+
+  async function guarded() {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: GUARDED }));
+    writeFileSync(path.join(ws.dir, ".env"), "KEY=hunter2\n");
+    writeFileSync(path.join(ws.dir, "lines.txt"), "b\na\n");
+    writeFileSync(path.join(ws.dir, "-n"), "a file named like an option\n");
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+    return ws.runner({ registry, approval: "all" });
+  }
+
+  it("refuses a value that starts with - unless the parameter is declared in options", async () => {
+    const r = await guarded();
+    for (const ref of ["--output=/tmp/x", "-o", "--pre=sh", "--files0-from=.env"]) {
+      const out = await r.run({ name: "log", args: { ref } });
+      expect(out.status, ref).toBe("error");
+      expect(out.error?.code).toBe("INVALID_ARGS");
+      expect(out.content).toContain('starts with "-"');
+    }
+    const flagged = await r.run({ name: "sorted", args: { file: "lines.txt", flags: ["-r"] } });
+    expect(flagged.content).toBe("b\na");
+  });
+
+  it("resolves path parameters in the workspace: outside, /proc and secrets are refused; a file named -n is a file", async () => {
+    const r = await guarded();
+    for (const file of ["../outside.txt", "/proc/self/environ", "/etc/passwd"]) {
+      const out = await r.run({ name: "show", args: { files: [file] } });
+      expect(out.status, file).not.toBe("success");
+      expect(out.content).not.toContain("root:");
+    }
+    const secret = await r.run({ name: "show", args: { files: ["lines.txt", ".env"] } });
+    expect(secret.status).toBe("rejected");
+    expect(secret.content).not.toContain("hunter2");
+    const named = await r.run({ name: "show", args: { files: ["-n"] } });
+    expect(named.content).toBe("a file named like an option");
+  });
+});
