@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ToolRegistry } from "./core/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
+import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
@@ -115,6 +116,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     workspace: loaded.workspace,
     approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
     ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
+    codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),
     // A relative log path belongs to the workspace, not to wherever tackle was started.
     ...(loaded.config.log ? { log: path.resolve(loaded.workspace, loaded.config.log) } : {}),
     ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),

@@ -1,6 +1,6 @@
-import type { ApprovalMode } from "./policy.js";
+import { codeReason, type ApprovalMode } from "./policy.js";
 import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
-import { executionSensitiveName, executionSensitiveReason, isProtectedPath } from "../workspace/protected.js";
+import { executionSensitiveName, isProtectedPath } from "../workspace/protected.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { inTackleFolder } from "../workspace/own-folders.js";
 import path from "node:path";
@@ -41,6 +41,7 @@ export function judgeChanges(
   mode: ApprovalMode,
   rules: ParsedRules,
   sessionAllows: readonly Rule[],
+  codeFiles?: ReadonlySet<string>,
 ): ChangeVerdict {
   const refused: ChangeVerdict["refused"] = [];
   const kept: string[] = [];
@@ -54,7 +55,7 @@ export function judgeChanges(
   if (kept.length === 0) return { refused, kept };
   const allows = [...rules.allow, ...sessionAllows];
   for (const p of kept) {
-    const why = executionSensitiveReason(p);
+    const why = codeReason(p, codeFiles);
     if (!why) continue;
     const name = executionSensitiveName(p).toLowerCase();
     const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [p], true));

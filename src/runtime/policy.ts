@@ -32,6 +32,8 @@ export interface PolicyInput {
   rules: ParsedRules;
   /** What a person approved with "always" during this session. */
   sessionAllows: readonly Rule[];
+  /** Workspace files configuration runs (MCP servers' scripts, language servers, custom tools' programs). */
+  codeFiles?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -96,7 +98,7 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
       // A write here could make an allowed command (git status, npm run test) run what the agent
       // wrote: a file that is code needs a person in every mode, mode `all` included.
       for (const subject of subjects) {
-        const why = executionSensitiveReason(subject);
+        const why = codeReason(subject, input.codeFiles);
         if (!why) continue;
         const name = executionSensitiveName(subject).toLowerCase();
         const named = [...rules.allow, ...input.sessionAllows].some(
@@ -130,6 +132,19 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
     return isThenable(verdict) ? Promise.resolve(verdict).then((own) => judgeSafe(tool, effect, own)) : judgeSafe(tool, effect, verdict);
   }
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
+}
+
+/**
+ * Why writing `relative` could make a program run: a file that git, a package manager or a shell
+ * runs, or one the configuration runs; undefined when it is neither.
+ */
+export function codeReason(relative: string, codeFiles: ReadonlySet<string> | undefined): string | undefined {
+  const why = executionSensitiveReason(relative);
+  if (why || !codeFiles) return why;
+  for (const file of codeFiles) {
+    if (relative === file || file.startsWith(`${relative}/`)) return `${relative} is run by tackle's configuration (${file})`;
+  }
+  return undefined;
 }
 
 /** Mode `safe`, once nothing else decided: the tool's own word, then the effect. */

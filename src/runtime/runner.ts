@@ -68,6 +68,11 @@ export interface ToolRunnerOptions {
   /** How long a call waits for `toolsPending`. Default 5 s. */
   toolWaitMs?: number;
   /**
+   * Workspace files the configuration runs (MCP servers' scripts, language servers, custom tools'
+   * programs): writing one needs a person, as for a Makefile. See config/code-files.ts.
+   */
+  codeFiles?: readonly string[];
+  /**
    * Check every structured result against the tool's output schema, and turn a mismatch into an
    * error. Default: on when TACKLE_CHECK_OUTPUT=1 (tackle's own tests set it).
    */
@@ -120,6 +125,7 @@ export class ToolRunner {
   readonly #toolsPending: (() => Promise<unknown> | undefined) | undefined;
   readonly #toolWaitMs: number;
   readonly #checkOutput: boolean;
+  readonly #codeFiles: ReadonlySet<string> | undefined;
   readonly #retry: RetryOptions | false;
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
@@ -144,6 +150,7 @@ export class ToolRunner {
     this.#toolsPending = options.toolsPending;
     this.#toolWaitMs = options.toolWaitMs ?? DEFAULT_TOOL_WAIT_MS;
     this.#checkOutput = options.checkOutput ?? process.env.TACKLE_CHECK_OUTPUT === "1";
+    this.#codeFiles = options.codeFiles?.length ? new Set(options.codeFiles) : undefined;
     this.#retry = options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry };
     if (options.cache !== false) this.#cache = new ResultCache(this.workspace.root, { ...DEFAULT_CACHE, ...options.cache });
   }
@@ -316,7 +323,15 @@ export class ToolRunner {
       ...this.registry.namesOf(p.name),
       ...(this.registry.namesOf("write_file").length ? this.registry.namesOf("write_file") : ["write_file"]),
     ];
-    const verdict = judgeChanges(this.workspace.root, request.paths, names, this.approval, this.#rules, this.sessionAllows(options.scope));
+    const verdict = judgeChanges(
+      this.workspace.root,
+      request.paths,
+      names,
+      this.approval,
+      this.#rules,
+      this.sessionAllows(options.scope),
+      this.#codeFiles,
+    );
     if (verdict.kept.length === 0) return { approved: false, refused: verdict.refused, reason: "nothing may be applied" };
     if (!verdict.ask)
       return { approved: true, refused: verdict.refused, reason: this.approval === "all" ? "approval mode all" : "allowed by a rule" };
@@ -379,6 +394,7 @@ export class ToolRunner {
         mode: this.approval,
         rules: this.#rules,
         sessionAllows: this.sessionAllows(options.scope),
+        codeFiles: this.#codeFiles,
       });
       decision = decided instanceof Promise ? await decided : decided;
     } catch (err) {
@@ -504,6 +520,7 @@ export class ToolRunner {
         mode: "all",
         rules: this.#rules,
         sessionAllows: [],
+        codeFiles: this.#codeFiles,
       });
       if (again.action === "deny") {
         return { outcome: rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), args: p.args };

@@ -83,7 +83,11 @@ function pathValues(config: CommandToolConfig, args: Record<string, unknown>): s
 }
 
 /** The call's arguments with each path parameter resolved in the workspace (refused when outside it). */
-async function withResolvedPaths(config: CommandToolConfig, args: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>> {
+async function withResolvedPaths(
+  config: CommandToolConfig,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<Record<string, unknown>> {
   const out = { ...args };
   for (const name of config.paths) {
     const value = args[name];
