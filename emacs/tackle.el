@@ -34,6 +34,7 @@
 (require 'json)
 (require 'subr-x)
 (require 'url-parse)
+(require 'url-util)
 (require 'diff-mode)
 (require 'project)
 
@@ -74,6 +75,9 @@ The delay doubles on each failure, up to 10 seconds."
 
 (defvar tackle--url nil "Base URL of the connected server, without a trailing slash.")
 (defvar tackle--token nil "Bearer token for the connected server, or nil.")
+(defvar tackle--token-from-file nil
+  "Non-nil when `tackle--token' came from the server's token file.
+It is read again on each reconnect, since a restarted server makes a new one.")
 (defvar tackle--root nil "The workspace the server's relative paths are in.")
 (defvar tackle--server-process nil "The `tackle serve' process `tackle-start' started.")
 (defvar tackle--events-process nil "The network process reading the event stream.")
@@ -234,14 +238,42 @@ Signals `tackle-error' when the server cannot be reached or answers an error."
   (and tackle--stream-ready tackle--events-process (process-live-p tackle--events-process) t))
 
 ;;;###autoload
+(defun tackle--token-file (url)
+  "The file where `tackle serve' at URL keeps its token.
+See src/cli/server-token.ts."
+  (let* ((parsed (url-generic-parse-url url))
+         (state (or (getenv "XDG_STATE_HOME") (expand-file-name "~/.local/state"))))
+    (expand-file-name (format "tackle/servers/%s-%s.token"
+                              (replace-regexp-in-string "[^A-Za-z0-9.-]" "_" (url-host parsed))
+                              (url-port parsed))
+                      state)))
+
+(defun tackle--url-and-token (url token)
+  "URL without a ?token= query, and the token to use.
+That is TOKEN, else the query's, else the one in the server's token file."
+  (let* ((query (and (string-match "[?&]token=\\([^&#]+\\)" url) (url-unhex-string (match-string 1 url))))
+         (base (string-remove-suffix "/" (replace-regexp-in-string "[?#].*\\'" "" url)))
+         (file (tackle--token-file base)))
+    (list base (or token query
+                   (and (file-readable-p file)
+                        (with-temp-buffer
+                          (insert-file-contents file)
+                          (let ((found (string-trim (buffer-string))))
+                            (unless (string-empty-p found) found))))))))
+
 (defun tackle-connect (url &optional token)
   "Connect to a running `tackle serve' at URL, with TOKEN if it needs one.
+The token may also come in URL (as the dashboard's address has it, ?token=...),
+or from the file the server keeps it in for this user.
 Paths in events are taken relative to `default-directory'."
   (interactive (list (read-string "tackle serve URL: " (or tackle--url "http://127.0.0.1:7878"))
-                     (let ((token (read-string "Token (empty for none): ")))
+                     (let ((token (read-string "Token (empty: from the URL or the server's token file): ")))
                        (unless (string-empty-p token) token))))
   (tackle--disconnect)
-  (setq tackle--url (string-remove-suffix "/" url)
+  (pcase-let ((`(,base ,found) (tackle--url-and-token url token)))
+    (setq tackle--token-from-file (and (null token) (not (string-match-p "[?&]token=" url)))
+          url base token found))
+  (setq tackle--url url
         tackle--token token
         tackle--root (or tackle--root default-directory)
         tackle--reconnect-delay tackle-reconnect-delay)
@@ -252,6 +284,8 @@ Paths in events are taken relative to `default-directory'."
 (defun tackle--open-events ()
   "Open the event stream; on success, reload what the stream does not replay."
   (setq tackle--events-pending "" tackle--stream-ready nil)
+  (when tackle--token-from-file
+    (setq tackle--token (cadr (tackle--url-and-token tackle--url nil))))
   (condition-case err
       (setq tackle--events-process
             (tackle--open "tackle-events" "/api/events" "GET" nil
@@ -362,7 +396,10 @@ its address, without blocking Emacs."
                      (unless tackle--url
                        (setq output (concat output text))
                        (when (string-match "serving on \\(https?://[^ \r\n]+\\)" output)
-                         (tackle-connect (match-string 1 output))
+                         ;; The token line comes first: "Authorization: Bearer TOKEN".
+                         (tackle-connect (match-string 1 output)
+                                         (and (string-match "Authorization: Bearer \\([^ \r\n]+\\)" output)
+                                              (match-string 1 output)))
                          (message "tackle: serving %s at %s" root tackle--url))))
            :sentinel (lambda (proc _event)
                        (unless (process-live-p proc)

@@ -251,9 +251,17 @@
          (server (tackle-test--serve-process dir port "--token" "s3cret-token")))
     (unwind-protect
         (progn
-          (tackle-connect (format "http://127.0.0.1:%d" port))
+          (tackle-connect (format "http://127.0.0.1:%d" port) "wrong-token")
           (should-error (tackle-pending) :type 'tackle-error)
           (tackle-connect (format "http://127.0.0.1:%d" port) "s3cret-token")
+          (should (tackle-wait-until-connected tackle-test--timeout))
+          (should (equal (tackle-pending) nil))
+          ;; The dashboard's address carries it too, and without one the server's token file gives it.
+          (tackle-connect (format "http://127.0.0.1:%d/?token=s3cret-token" port))
+          (should (equal tackle--url (format "http://127.0.0.1:%d" port)))
+          (should (tackle-wait-until-connected tackle-test--timeout))
+          (tackle-connect (format "http://127.0.0.1:%d" port))
+          (should (equal tackle--token "s3cret-token"))
           (should (tackle-wait-until-connected tackle-test--timeout))
           (should (equal (tackle-pending) nil))
           (should (equal (alist-get 'status (tackle-call-sync "read_file" '((path . "a.txt"))))

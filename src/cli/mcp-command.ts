@@ -5,11 +5,12 @@ import { createLogger } from "../core/logger.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed } from "./server-lifecycle.js";
+import { serverToken, tokenNotice } from "./server-token.js";
 
 interface McpFlags extends SessionFlags {
   http?: number;
   host?: string;
-  token?: string;
+  token?: string | boolean;
   verbose?: boolean;
 }
 
@@ -25,8 +26,13 @@ export function mcpCommand(): Command {
     .addOption(toolsetOption())
     .addOption(approvalOption())
     .option("--http <port>", "serve Streamable HTTP on this port (0 picks a free one) instead of stdio", portArg)
-    .option("--host <address>", "address to bind with --http (default 127.0.0.1; any other needs --token)")
-    .addOption(new Option("--token <token>", "bearer token every HTTP request must carry").env("TACKLE_MCP_TOKEN"))
+    .option("--host <address>", "address to bind with --http (default 127.0.0.1)")
+    .addOption(
+      new Option("--token <token>", "bearer token every HTTP request must carry (default with --http: a new one, printed)").env(
+        "TACKLE_MCP_TOKEN",
+      ),
+    )
+    .option("--no-token", "with --http, require no token: every user of this machine can then call the tools")
     .option("--verbose", "log diagnostics to stderr")
     .addHelpText(
       "after",
@@ -34,17 +40,19 @@ export function mcpCommand(): Command {
 Examples:
   tackle mcp
   tackle mcp --toolset coding --approval safe
+  tackle mcp --http 8765
   tackle mcp --http 8765 --token "$(openssl rand -hex 16)"`,
     )
     .action(async (flags: McpFlags) => {
       const logger = createLogger(flags.verbose ? "debug" : "warn");
       const port = flags.http;
-      if (port === undefined && (flags.host || flags.token)) {
-        process.stderr.write("tackle: --host and --token apply only with --http\n");
+      if (port === undefined && (flags.host || typeof flags.token === "string" || flags.token === false)) {
+        process.stderr.write("tackle: --host, --token and --no-token apply only with --http\n");
         process.exitCode = EXIT.usage;
         return;
       }
       let handle;
+      const token = port === undefined ? undefined : serverToken(flags.token);
       try {
         const { runMcpServer } = await import("../mcp/server/server.js");
         handle = await runMcpServer({
@@ -52,9 +60,7 @@ Examples:
           ...(flags.config ? { configFile: flags.config } : {}),
           ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
           ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
-          ...(port !== undefined
-            ? { http: { port, ...(flags.host ? { host: flags.host } : {}), ...(flags.token ? { token: flags.token } : {}) } }
-            : {}),
+          ...(port !== undefined ? { http: { port, ...(flags.host ? { host: flags.host } : {}), ...(token ? { token } : {}) } } : {}),
           logger,
         });
       } catch (err) {
@@ -63,7 +69,10 @@ Examples:
         return;
       }
       // Scripts read the address from stderr (stdout may be the protocol channel on stdio).
-      if (handle.url) process.stderr.write(`tackle: MCP server listening on ${handle.url}\n`);
+      if (handle.url) {
+        process.stderr.write(tokenNotice(new URL(handle.url).origin, token, "mcp"));
+        process.stderr.write(`tackle: MCP server listening on ${handle.url}\n`);
+      }
       await serveUntilClosed(handle);
     });
 }

@@ -7,12 +7,13 @@ import { DEFAULT_SERVE_PORT } from "../serve/defaults.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed } from "./server-lifecycle.js";
+import { serverToken, tokenNotice } from "./server-token.js";
 
 interface ServeFlags extends SessionFlags {
   port: number;
   approvalTimeout?: number;
   host?: string;
-  token?: string;
+  token?: string | boolean;
   verbose?: boolean;
 }
 
@@ -36,8 +37,11 @@ export function serveCommand(): Command {
   return new Command("serve")
     .description("serve tackle's tools over an HTTP API with live events and a web approval queue")
     .option("-p, --port <port>", "port to listen on (0 picks a free one)", portArg, DEFAULT_SERVE_PORT)
-    .option("--host <address>", "address to bind (default 127.0.0.1; any other needs --token)")
-    .addOption(new Option("--token <token>", "bearer token every API request must carry").env("TACKLE_SERVE_TOKEN"))
+    .option("--host <address>", "address to bind (default 127.0.0.1)")
+    .addOption(
+      new Option("--token <token>", "bearer token every API request must carry (default: a new one, printed)").env("TACKLE_SERVE_TOKEN"),
+    )
+    .option("--no-token", "require no token: every user of this machine can then use the server")
     .addOption(workspaceOption())
     .addOption(configOption())
     .addOption(toolsetOption())
@@ -50,12 +54,13 @@ export function serveCommand(): Command {
     .option("--verbose", "log diagnostics to stderr")
     .action(async (flags: ServeFlags) => {
       let handle: ServeHandle;
+      const token = serverToken(flags.token);
       try {
         const { startServe } = await import("../serve/server.js");
         handle = await startServe({
           port: flags.port,
           ...(flags.host ? { host: flags.host } : {}),
-          ...(flags.token ? { token: flags.token } : {}),
+          ...(token ? { token } : {}),
           ...(flags.approvalTimeout !== undefined ? { approvalTimeoutMs: flags.approvalTimeout } : {}),
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
           ...(flags.config ? { configFile: flags.config } : {}),
@@ -68,7 +73,10 @@ export function serveCommand(): Command {
         process.exitCode = EXIT.usage;
         return;
       }
-      process.stderr.write(`tackle: serving on ${handle.url.replace(/\/$/, "")}\n`);
+      const url = handle.url.replace(/\/$/, "");
+      // The token first: a client that waits for the address has it by then.
+      process.stderr.write(tokenNotice(url, token, "dashboard"));
+      process.stderr.write(`tackle: serving on ${url}\n`);
       await serveUntilClosed(handle);
     });
 }

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../cli/run-cli.js";
@@ -16,7 +16,10 @@ afterEach(() => {
 });
 
 /** Starts `tackle serve` and waits for the address it prints on stderr. */
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; auth: Record<string, string>; stderr: () => string }> {
   const child = spawn(process.execPath, [CLI, "serve", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -28,7 +31,8 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
       const m = /tackle: serving on (http:\/\/\S+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, exited });
+        const token = /Authorization: Bearer (\S+)/.exec(stderr)?.[1];
+        resolve({ child, url: m[1]!, exited, auth: token ? { authorization: `Bearer ${token}` } : {}, stderr: () => stderr });
       }
     });
     child.on("exit", () => reject(new Error(`exited early: ${stderr}`)));
@@ -37,10 +41,37 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: Ch
 
 describe("tackle serve (the built command)", () => {
   it("prints its address, serves the tools and exits 0 on SIGTERM", async () => {
-    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir]);
+    const { child, url, exited, auth, stderr } = await start(["--port", "0", "--workspace", ws.dir]);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const tools = (await (await fetch(`${url}/api/tools`)).json()) as Array<{ name: string }>;
+    // Another local user reaches 127.0.0.1 too: a token is required by default, printed with the
+    // dashboard's address, and kept in a file only this user can read.
+    expect((await fetch(`${url}/api/tools`)).status).toBe(401);
+    const file = /\(kept in (\S+)\)/.exec(stderr())![1]!;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(`Bearer ${readFileSync(file, "utf8").trim()}`).toBe(auth.authorization);
+    expect(stderr()).toContain(`${url}/?token=`);
+    const tools = (await (await fetch(`${url}/api/tools`, { headers: auth })).json()) as Array<{ name: string }>;
     expect(tools.map((t) => t.name)).toContain("read_file");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it.runIf(process.getuid?.() === 0)("another local user (nobody) cannot use it, nor read its token file", async () => {
+    const { child, url, exited, stderr } = await start(["--port", "0", "--workspace", ws.dir]);
+    const file = /\(kept in (\S+)\)/.exec(stderr())![1]!;
+    const script = `fetch(${JSON.stringify(`${url}/api/tools`)}).then((r) => console.log(r.status));
+      try { require("fs").readFileSync(${JSON.stringify(file)}); console.log("READ"); } catch { console.log("NO-READ"); }`;
+    const other = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, "-e", script], { encoding: "utf8", timeout: 60_000 });
+    expect(other.stdout.split("\n").filter(Boolean).sort()).toEqual(["401", "NO-READ"]);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("with --no-token, serves without one and says so", async () => {
+    const { child, url, exited, stderr } = await start(["--port", "0", "--workspace", ws.dir, "--no-token"]);
+    expect(stderr()).toMatch(/no token \(--no-token\)/);
+    expect((await fetch(`${url}/api/tools`)).status).toBe(200);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   });
@@ -54,7 +85,9 @@ describe("tackle serve (the built command)", () => {
   });
 
   it("refuses a non-loopback host without a token, and a bad port", async () => {
-    const r = await runCli(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", ws.dir], { env: { TACKLE_SERVE_TOKEN: "" } });
+    const r = await runCli(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", ws.dir, "--no-token"], {
+      env: { TACKLE_SERVE_TOKEN: "" },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/token/);
     const bad = await runCli(["serve", "--port", "http", "--workspace", ws.dir]);
@@ -65,17 +98,17 @@ describe("tackle serve (the built command)", () => {
   it("rejects unanswered approvals after --approval-timeout, and shows the time left", async () => {
     // Overwriting a file asks a person; creating one would not.
     writeFileSync(path.join(ws.dir, "x.txt"), "old");
-    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir, "--approval-timeout", "5s"]);
+    const { child, url, exited, auth } = await start(["--port", "0", "--workspace", ws.dir, "--approval-timeout", "5s"]);
     const outcome = fetch(`${url}/api/calls`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...auth },
       body: JSON.stringify({ name: "write_file", id: "t1", args: { path: "x.txt", content: "x" } }),
     }).then((r) => r.json() as Promise<{ status: string; content: string }>);
     let waiting: Array<{ toolCallId: string; timeoutMs: number; remainingMs: number }> = [];
     let settled = false;
     void outcome.finally(() => (settled = true));
     while (waiting.length === 0 && !settled) {
-      waiting = (await (await fetch(`${url}/api/approvals`)).json()) as typeof waiting;
+      waiting = (await (await fetch(`${url}/api/approvals`, { headers: auth })).json()) as typeof waiting;
     }
     expect(waiting[0]).toMatchObject({ toolCallId: "t1", timeoutMs: 5000 });
     expect(waiting[0]!.remainingMs).toBeLessThanOrEqual(5000);

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -187,7 +187,13 @@ describe("tackle mcp --http", () => {
         proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
       });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-      const client = await connect({ era: "v2", wire: "http", url });
+      // A token by default: printed, and kept in a file only this user can read.
+      const token = /Authorization: Bearer (\S+) \(kept in (\S+)\)/.exec(err);
+      expect(token).not.toBeNull();
+      expect(readFileSync(token![2]!, "utf8").trim()).toBe(token![1]);
+      expect(statSync(token![2]!).mode & 0o777).toBe(0o600);
+      await expect(connect({ era: "v2", wire: "http", url })).rejects.toThrow(/401|authoriz/i);
+      const client = await connect({ era: "v2", wire: "http", url, headers: { Authorization: `Bearer ${token![1]}` } });
       try {
         expect((await client.listTools()).map((t) => t.name)).toContain("read_file");
       } finally {
@@ -195,14 +201,15 @@ describe("tackle mcp --http", () => {
       }
       expect(await stopProcess(proc)).toBe(0);
       expect(out).toBe("");
+      expect(existsSync(token![2]!)).toBe(false);
     } finally {
       await stopProcess(proc, "SIGKILL");
       ws.cleanup();
     }
   });
 
-  it("refuses a non-loopback --host without --token (exit 2)", async () => {
-    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0"], {
+  it("refuses a non-loopback --host with --no-token (exit 2)", async () => {
+    const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0", "--no-token"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, TACKLE_MCP_TOKEN: "" },
