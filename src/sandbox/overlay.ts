@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
 import { findExecutable } from "../process/find-executable.js";
@@ -90,11 +91,13 @@ async function probe(): Promise<Entry | string> {
     trial = await createOverlay();
     const ws = path.join(trial.dir, "trial");
     await mkdir(ws);
-    const argv = overlayCommand(found, ws, trial, ["/bin/sh", "-c", "echo x > written"]);
+    // The trial writes into the merged view, and the write must land in the upper layer only.
+    const argv = overlayCommand(found, ws, trial, ["/bin/sh", "-c", 'echo x > "$1/written"', "sh", trial.merged]);
     const result = await run(argv);
     if (result.code !== 0) return `the kernel refused an overlay mount in a user namespace (${result.err.trim() || `exit ${result.code}`})`;
     const listing = await readFile(trial.listing, "utf8");
-    if (!listing.startsWith("D\0")) return "the copy-on-write view could not be listed after the run";
+    if (!listing.startsWith("D\0") || !existsSync(path.join(trial.upper, "written")) || existsSync(path.join(ws, "written")))
+      return "the copy-on-write view did not keep a write apart from the workspace";
     return found;
   } catch (err) {
     return `the copy-on-write view could not be set up: ${(err as Error).message}`;

@@ -18,6 +18,10 @@ it.runIf(process.env.TACKLE_REQUIRE_SANDBOX === "1")("the copy-on-write view is 
   expect(cow).toBe(true);
 });
 
+it("trying the copy-on-write view writes nothing where tackle runs", () => {
+  expect(existsSync(path.join(process.cwd(), "written"))).toBe(false);
+});
+
 const ws = useTempWorkspace();
 const at = (...p: string[]) => path.join(ws.dir, ...p);
 
