@@ -105,9 +105,12 @@ export interface Assessment {
   ask?: string;
   /**
    * A file that may hold secrets the call reaches (a shell command reading `.env`). Refused in
-   * every mode, as the file tools refuse it, unless an allow rule names this call explicitly.
+   * every mode, as the file tools refuse it, unless an allow rule covering this call names the
+   * file (`shell(cat .env)`); a wildcard (`shell(cat *)`, `shell(*)`) never releases it.
    */
   secret?: string;
+  /** The file `secret` speaks of, as named; without it no rule releases the secret. */
+  secretFile?: string;
 }
 
 /** What rules match against: a tool's paths, commands or domains for this call. */

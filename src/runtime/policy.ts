@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Effect } from "../core/effect.js";
 import type { AnyTool, Assessment, ToolContext } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
@@ -68,10 +69,14 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
   if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
   if (assessment?.deny) return { action: "deny", reason: assessment.deny, effect };
   if (assessment?.secret) {
-    // As for the file tools: only a rule written for this very call lifts it, never `tool` or `tool(*)`.
-    const named = [...rules.allow, ...input.sessionAllows].some(
-      (r) => r.pattern !== undefined && r.pattern.trim() !== "*" && ruleCovers(r, names, kind, subjects, true),
-    );
+    // As for the file tools: only a rule that covers this call and names the file lifts it, never
+    // `tool`, `tool(*)` or `tool(cat *)`.
+    const file = assessment.secretFile;
+    const named =
+      file !== undefined &&
+      [...rules.allow, ...input.sessionAllows].some(
+        (r) => r.pattern !== undefined && namesFile(r.pattern, file) && ruleCovers(r, names, kind, subjects, true),
+      );
     if (!named) {
       return {
         action: "deny",
@@ -85,7 +90,9 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
 
   if (kind === "path") {
     const explicitlyAllowed = (s: string) =>
-      [...rules.allow, ...input.sessionAllows].some((r) => r.pattern !== undefined && ruleCovers(r, names, kind, [s], true));
+      [...rules.allow, ...input.sessionAllows].some(
+        (r) => r.pattern !== undefined && namesFile(r.pattern, s) && ruleCovers(r, names, kind, [s], true),
+      );
     const secret = subjects.find((s) => isSensitivePath(s) && !explicitlyAllowed(s));
     if (secret) {
       return {
@@ -132,6 +139,20 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
     return isThenable(verdict) ? Promise.resolve(verdict).then((own) => judgeSafe(tool, effect, own)) : judgeSafe(tool, effect, verdict);
   }
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
+}
+
+/**
+ * Whether a rule's pattern names `file` (a secret): it holds the file's name as written, not only a
+ * wildcard that happens to match it. `read_file(.env)`, `read_file(config/*.pem)` for
+ * `config/server.pem` and `shell(cat .env)` name theirs; `read_file(**)` and `shell(cat *)` do not.
+ */
+function namesFile(pattern: string, file: string): boolean {
+  const base = path.posix.basename(file.replace(/\/+$/, "")).toLowerCase();
+  const text = pattern.toLowerCase();
+  if (text.includes(base)) return true;
+  // A glob for a kind of file names it by its extension (`*.pem`), never by `*` or `**` alone.
+  const ext = path.posix.extname(base);
+  return ext !== "" && ext !== base && text.includes(`*${ext}`);
 }
 
 /**

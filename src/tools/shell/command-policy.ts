@@ -31,8 +31,10 @@ export interface CommandJudgement {
   readOnly: boolean;
   /** Why it is not read-only. */
   notReadOnly?: string;
-  /** A file that may hold secrets it names or reads (`cat .env`), refused unless a rule names the command. */
+  /** A file that may hold secrets it names or reads (`cat .env`), refused unless a rule names that file. */
   secret?: string;
+  /** That file, as named: a rule releases the secret only when its pattern names it. */
+  secretFile?: string;
   destructive: boolean;
 }
 
@@ -92,7 +94,7 @@ function variantsOf(command: string): string[] | undefined {
 async function checkReadPath(word: Word, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
   if (word.dynamic) return `"${word.raw}" is only known when it runs`;
   if (word.brace) return `"${word.raw}" uses brace expansion`;
-  const text = expandTilde(word.text, home);
+  const text = expandTilde(word.text, home, cwd);
   if (text.startsWith("~")) return `"${word.raw}" names another user's home`;
   if (HARMLESS_DEVICES.test(text)) return undefined;
   if (!path.isAbsolute(text) && cwd === undefined) return "the working directory is only known when it runs";
@@ -139,13 +141,20 @@ async function checkResolved(absolute: string, workspace: Workspace): Promise<st
   return undefined;
 }
 
+/** A file that may hold secrets a command reads, and why it counts as read. */
+interface Secret {
+  why: string;
+  /** The file, as the command or the workspace names it: a rule releases it only by naming it. */
+  file: string;
+}
+
 /** A secret a command reads without naming it: in a tree it searches, or in what git holds that it prints. */
 async function secretUnnamed(
   cmd: SimpleCommand,
   verdict: ReadOnlyVerdict,
   workspace: Workspace,
   home: string,
-): Promise<string | undefined> {
+): Promise<Secret | undefined> {
   const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root) : undefined;
   return history ?? (verdict.recursive ? secretUnder(verdict.recursive, cmd.cwd, workspace, home) : undefined);
 }
@@ -155,7 +164,7 @@ async function secretUnnamed(
  * read-only only when no file that may hold secrets lies there (hidden ones count only when it
  * reads hidden files; for `git grep`, only those it reads: tracked, or not hidden by .gitignore).
  */
-async function secretUnder(search: TreeSearch, cwd: string | undefined, workspace: Workspace, home: string): Promise<string | undefined> {
+async function secretUnder(search: TreeSearch, cwd: string | undefined, workspace: Workspace, home: string): Promise<Secret | undefined> {
   const here = cwd ?? workspace.root;
   const dirs = search.roots.length ? search.roots.map((r) => path.resolve(here, expandTilde(r.text, home))) : [here];
   // A root that is not there may be an option's value read as a folder (an option this judgement
@@ -176,8 +185,10 @@ async function secretUnder(search: TreeSearch, cwd: string | undefined, workspac
       return root !== undefined && isSensitivePath(path.relative(root, f).split(path.sep).join("/"));
     });
     const read = search.git && secrets.length ? await gitReads(here, secrets, search.git) : secrets;
-    if (read.length)
-      return `it searches ${workspace.relative(dir)} recursively, which holds ${workspace.relative(read[0]!)} (may hold secrets)`;
+    if (read.length) {
+      const file = workspace.relative(read[0]!);
+      return { why: `it searches ${workspace.relative(dir)} recursively, which holds ${file} (may hold secrets)`, file };
+    }
   }
   return undefined;
 }
@@ -221,7 +232,7 @@ const GIT_SENSITIVE = sensitivePathspecs();
  * print, from any commit a ref or reflog reaches or from the index, within the pathspecs after
  * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
  */
-async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<string | undefined> {
+async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<Secret | undefined> {
   const { sub, rest } = gitSubcommand(cmd);
   const { options, operands } = splitOptions(rest);
   if (!printsGitContent(sub, options, operands)) return undefined;
@@ -241,7 +252,7 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<stri
   const within = (name: string) => !narrowed || specs.some((spec) => spec === "." || name === spec || name.startsWith(`${spec}/`));
   const names = `${history}\0${index}`.split(/\0|\n/).filter(Boolean);
   const found = names.find((name) => isSensitivePath(name) && within(name));
-  return found ? `git ${sub} can print ${found}, which git holds (may hold secrets)` : undefined;
+  return found ? { why: `git ${sub} can print ${found}, which git holds (may hold secrets)`, file: found } : undefined;
 }
 
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
@@ -465,7 +476,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   let deny: string | undefined;
   let destructive = false;
   let notReadOnly: string | undefined = analysis.ok ? undefined : "it could not be parsed";
-  let secret: string | undefined;
+  let secret: Secret | undefined;
 
   if (analysis.flags.has("fork-bomb")) deny = analysis.flags.get("fork-bomb");
   for (const flag of FLAG_ASKS) {
@@ -508,7 +519,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     const unnamed = secret ? undefined : await secretUnnamed(cmd, verdict, workspace, home);
     if (unnamed) {
       secret = unnamed;
-      notReadOnly ??= unnamed;
+      notReadOnly ??= unnamed.why;
     }
     if (!notReadOnly) {
       if (!verdict.readOnly) notReadOnly = verdict.reason;
@@ -546,7 +557,8 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   if (asks.length) judgement.ask = [...new Set(asks)].join("; ");
   if (notReadOnly) judgement.notReadOnly = notReadOnly;
   if (secret) {
-    judgement.secret = secret;
+    judgement.secret = secret.why;
+    judgement.secretFile = secret.file;
     judgement.readOnly = false;
   }
   return judgement;
@@ -557,7 +569,7 @@ function combine(analysis: CommandAnalysis, judged: CommandJudgement[]): Command
   const asks = [...new Set(judged.flatMap((j) => (j.ask ? [j.ask] : [])))];
   const notReadOnly = judged.find((j) => j.notReadOnly)?.notReadOnly;
   const deny = judged.find((j) => j.deny)?.deny;
-  const secret = judged.find((j) => j.secret)?.secret;
+  const secretJudged = judged.find((j) => j.secret);
   return {
     analysis,
     subjects: [...new Set(judged.flatMap((j) => j.subjects))],
@@ -566,7 +578,7 @@ function combine(analysis: CommandAnalysis, judged: CommandJudgement[]): Command
     ...(deny ? { deny } : {}),
     ...(asks.length ? { ask: asks.join("; ") } : {}),
     ...(notReadOnly ? { notReadOnly } : {}),
-    ...(secret ? { secret } : {}),
+    ...(secretJudged ? { secret: secretJudged.secret!, secretFile: secretJudged.secretFile! } : {}),
   };
 }
 
@@ -577,7 +589,7 @@ export function toAssessment(j: CommandJudgement): Assessment {
     effect,
     ...(j.deny ? { deny: `${j.deny}; this command is never run` } : {}),
     ...(j.ask ? { ask: j.ask } : {}),
-    ...(j.secret ? { secret: j.secret } : {}),
+    ...(j.secret ? { secret: j.secret, secretFile: j.secretFile! } : {}),
   };
 }
 
@@ -591,10 +603,11 @@ async function secretNamed(
   cwd: string | undefined,
   workspace: Workspace,
   home: string,
-): Promise<string | undefined> {
+): Promise<Secret | undefined> {
   for (const w of words) {
     if (w.dynamic) continue;
-    const text = expandTilde(w.text.startsWith("-") && w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text, home);
+    const given = w.text.startsWith("-") && w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text;
+    const text = expandTilde(given, home, cwd ?? workspace.root);
     if (!text || text.startsWith("-") || text.startsWith("~")) continue;
     if (w.glob) {
       // `cat .e*` names .env as surely as `cat .env` does, once bash has expanded it.
@@ -607,11 +620,11 @@ async function secretNamed(
     const absolute = path.resolve(cwd ?? workspace.root, text);
     const root = workspace.rootOf(absolute);
     const lexical = root ? path.relative(root, absolute).split(path.sep).join("/") : absolute.slice(1);
-    if (isSensitivePath(lexical)) return `${root ? lexical : absolute} may hold secrets`;
+    if (isSensitivePath(lexical)) return { why: `${root ? lexical : absolute} may hold secrets`, file: root ? lexical : absolute };
     if (!root) continue;
     try {
       const resolved = await workspace.resolve(absolute);
-      if (isSensitivePath(resolved.relative)) return `${lexical} (${resolved.relative}) may hold secrets`;
+      if (isSensitivePath(resolved.relative)) return { why: `${lexical} (${resolved.relative}) may hold secrets`, file: resolved.relative };
     } catch {
       // outside through a link: the read-only check says so
     }

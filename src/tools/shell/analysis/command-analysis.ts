@@ -191,6 +191,10 @@ class Analyzer {
         return this.command(node, state, []);
       case "redirected_statement":
         return this.redirectedStatement(node, state);
+      case "file_redirect":
+        // `$(<.env)`: bash reads the file itself, with no command around the redirect.
+        for (const e of this.redirect(node, state)) this.word(e, state);
+        return;
       case "subshell": {
         const inner = { ...state };
         for (const child of node.namedChildren) if (child) this.statement(child, inner);
@@ -616,7 +620,7 @@ class Analyzer {
       this.flag("cwd-unknown", "it changes to a directory that is only known when it runs");
       return;
     }
-    const t = expandTilde(target.text, this.options.home);
+    const t = expandTilde(target.text, this.options.home, state.cwd);
     state.cwd = state.cwd === undefined && !t.startsWith("/") ? undefined : path.resolve(state.cwd ?? "/", t);
   }
 
@@ -717,9 +721,11 @@ function truncate(s: string): string {
 }
 
 /** `~` and `~/x` to the home folder; `~user` stays as written (unknown). */
-export function expandTilde(text: string, home: string): string {
+export function expandTilde(text: string, home: string, cwd?: string): string {
   if (text === "~") return home;
   if (text.startsWith("~/")) return path.join(home, text.slice(2));
+  // `~+` is bash's $PWD: `cat ~+/.env` names .env as `cat ./.env` does.
+  if (cwd !== undefined && (text === "~+" || text.startsWith("~+/"))) return path.join(cwd, text.slice(2));
   return text;
 }
 

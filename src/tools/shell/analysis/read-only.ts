@@ -36,7 +36,7 @@ interface Spec {
   /** A reason when an option or operand makes it write or run something. */
   unsafe?: (options: string[], operands: Word[], cmd: SimpleCommand) => string | undefined;
   /** It reads whole trees (`grep -r`, `rg`): undefined when not, else whether hidden files are read too. */
-  recursive?: (options: string[]) => { dot: boolean } | undefined;
+  recursive?: (options: string[], args: readonly Word[]) => { dot: boolean } | undefined;
   /** Options whose value may be the next word: never taken for a pattern or a folder to search. */
   valued?: ValuedOptions;
   /** Where a search of trees starts, when that is not its operands (find's starting points). */
@@ -49,8 +49,14 @@ interface Spec {
   lists?: { short?: string; long?: readonly string[] };
 }
 
-const grepRecursive = (o: string[]) =>
-  hasOption(o, "rR", ["recursive", "dereference-recursive"]) || o.includes("--directories=recurse") ? { dot: true } : undefined;
+/** grep reads trees with -r, -R, or a directories action of recurse (`-d recurse`, `--direc=rec`: GNU takes abbreviations). */
+const grepRecursive = (o: string[], args: readonly Word[]) =>
+  hasOption(o, "rR", ["recursive", "dereference-recursive"]) ||
+  fileOptionValues(args, "d", ["directories"]).some((v) => v.dynamic || (v.text.length >= 2 && "recurse".startsWith(v.text)))
+    ? { dot: true }
+    : undefined;
+/** diff -r compares whole trees, printing what differs (and with -N what exists on one side only). */
+const diffRecursive = (o: string[]) => (hasOption(o, "r", ["recursive"]) ? { dot: true } : undefined);
 const rgRecursive = (o: string[]) => ({ dot: hasOption(o, "u.", ["hidden", "no-ignore", "unrestricted"]) });
 
 const none: Spec = {};
@@ -158,7 +164,15 @@ const READ_ONLY: Record<string, Spec> = {
   test: noPaths,
   "[": noPaths,
   tr: noPaths,
-  hostname: { noPaths: true, maxOperands: 0 },
+  // `hostname NAME` and `hostname --file=F` set the machine's name: only the query options read.
+  hostname: {
+    noPaths: true,
+    maxOperands: 0,
+    unsafe: (o) =>
+      o.every((x) => /^(-[sfdiIaAyv]+|--(short|fqdn|long|domain|ip-address|all-ip-addresses|alias|all-fqdns|yp|nis|verbose))$/.test(x))
+        ? undefined
+        : "hostname with these options may set the machine's name",
+  },
   date: {
     noPaths: true,
     files: { short: "f", long: ["file"] },
@@ -195,6 +209,7 @@ const READ_ONLY: Record<string, Spec> = {
   b2sum: checksums,
   cksum: none,
   diff: {
+    recursive: diffRecursive,
     files: { short: "X", long: ["from-file", "to-file", "exclude-from"] },
     unsafe: (o) => (optionStartsWith(o, ["--output"]) ? "diff --output writes a file" : undefined),
   },
@@ -238,8 +253,15 @@ const READ_ONLY: Record<string, Spec> = {
   jq: {
     patterns: 1,
     files: { short: "f", long: ["from-file"] },
-    unsafe: (o) =>
-      hasOption(o, "", ["slurpfile", "rawfile"]) ? "jq --slurpfile / --rawfile read files named in their arguments" : undefined,
+    unsafe: (o, operands) => {
+      if (hasOption(o, "", ["slurpfile", "rawfile"])) return "jq --slurpfile / --rawfile read files named in their arguments";
+      // `env` and `$ENV` hand jq the environment, secrets and all.
+      const filter = operands[0];
+      if (hasOption(o, "f", ["from-file"])) return "a jq program from a file may read the environment";
+      if (filter && (filter.dynamic || /\benv\b|\$ENV\b|\$__loc__|input_filename/.test(filter.text)))
+        return "the jq program reads the environment";
+      return undefined;
+    },
   },
   find: {
     // What -exec runs reads every file find finds: a search of the trees below its starting points.
@@ -270,19 +292,36 @@ const READ_ONLY: Record<string, Spec> = {
   },
 };
 
+/**
+ * Options of git's diff family and log-like commands that write a file or run a program: any
+ * abbreviation of --output (git takes one), an external diff, textconv filters.
+ */
+const GIT_WRITES_OR_RUNS = ["--output", "--ext-diff", "--textconv", "--open-files-in-pager"];
+const gitWrites = (sub: string) => (o: string[]) =>
+  // --text is an option of its own, not an abbreviation of --textconv.
+  optionStartsWith(
+    o.filter((x) => x !== "--text"),
+    GIT_WRITES_OR_RUNS,
+  )
+    ? `git ${sub} with these options writes a file or runs a program`
+    : undefined;
+
 /** Git subcommands that only read, with the options that would make them write or run something. */
 const GIT_READ: Record<string, (options: string[], operands: Word[]) => string | undefined> = {
   status: () => undefined,
-  diff: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git diff --output writes a file" : undefined),
-  log: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git log --output writes a file" : undefined),
-  show: (o) => (optionStartsWith(o, ["--output", "--ext-diff"]) ? "git show --output writes a file" : undefined),
+  diff: (o) => (hasOption(o, "", ["no-index"]) ? undefined : gitWrites("diff")(o)),
+  log: gitWrites("log"),
+  show: gitWrites("show"),
   "rev-parse": () => undefined,
   "ls-files": () => undefined,
   "ls-tree": () => undefined,
   blame: () => undefined,
-  shortlog: () => undefined,
+  shortlog: gitWrites("shortlog"),
   describe: () => undefined,
-  "cat-file": () => undefined,
+  "cat-file": (o) =>
+    hasOption(o, "", ["batch-all-objects"]) && !o.every((x) => /^--(batch-all-objects|batch-check(=.*)?|unordered|buffer)$/.test(x))
+      ? "git cat-file --batch-all-objects prints every object git holds, even ones no commit or index names"
+      : gitWrites("cat-file")(o),
   "rev-list": () => undefined,
   "show-ref": () => undefined,
   "merge-base": () => undefined,
@@ -290,10 +329,10 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
   "count-objects": () => undefined,
   "for-each-ref": () => undefined,
   "check-ignore": () => undefined,
-  "diff-tree": () => undefined,
-  "diff-files": () => undefined,
-  "diff-index": () => undefined,
-  whatchanged: () => undefined,
+  "diff-tree": gitWrites("diff-tree"),
+  "diff-files": gitWrites("diff-files"),
+  "diff-index": gitWrites("diff-index"),
+  whatchanged: gitWrites("whatchanged"),
   version: () => undefined,
   branch: (o, operands) => {
     const listing = o.every((x) => BRANCH_LISTING.test(x));
@@ -326,11 +365,15 @@ const GIT_READ: Record<string, (options: string[], operands: Word[]) => string |
         ? undefined
         : "git remote option"
       : `git remote ${operands[0]!.text} changes remotes`,
-  stash: (_o, operands) => (operands[0] && ["list", "show"].includes(operands[0].text) ? undefined : "git stash changes the working tree"),
+  stash: (o, operands) =>
+    operands[0] && ["list", "show"].includes(operands[0].text) ? gitWrites("stash")(o) : "git stash changes the working tree",
+  // Only the repository's own config: another file (-f, --global, --system, includes) may be anything on the machine.
   config: (o) =>
     o.some((x) => /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only|--null|-z)$/.test(x)) &&
     !o.some((x) => /^--(add|unset|replace|rename|remove|edit)|^-e$/.test(x))
-      ? undefined
+      ? o.some((x) => /^(-f|--file|--blob|--global|--system|--includes|--worktree)/.test(x) || /^-[^-]*f/.test(x))
+        ? "git config reading a config file other than the repository's may read anything on the machine"
+        : undefined
       : "git config may change settings",
   reflog: (_o, operands) => (operands.length === 0 || operands[0]!.text === "show" ? undefined : "git reflog may delete entries"),
   help: () => undefined,
@@ -359,6 +402,15 @@ function gitGrepVerdict(rest: readonly Word[]): ReadOnlyVerdict {
   return { readOnly: true, paths: [...searched, ...fileOptionValues(rest, "f", ["file"])], recursive };
 }
 
+/** `git diff --no-index A B` compares any two files or trees, printing their content: a read of both trees. */
+function gitNoIndexVerdict(rest: readonly Word[]): ReadOnlyVerdict {
+  const { options, operands } = splitOptions(rest);
+  const recursive: TreeSearch = { dot: true, roots: operands };
+  const unsafe = gitWrites("diff")(options);
+  if (unsafe) return { readOnly: false, reason: unsafe, recursive };
+  return { readOnly: true, paths: operands, recursive };
+}
+
 function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const { globals, sub, rest } = gitSubcommand(cmd);
   // `-c core.pager=...`, `--exec-path`, `-C elsewhere`: anything but the harmless ones can run code.
@@ -367,6 +419,7 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   }
   if (!sub) return { readOnly: true, paths: [] };
   if (sub === "grep") return gitGrepVerdict(rest);
+  if (sub === "diff" && hasOption(splitOptions(rest).options, "", ["no-index"])) return gitNoIndexVerdict(rest);
   const check = GIT_READ[sub];
   if (!check) return { readOnly: false, reason: `git ${sub} is not read-only` };
   const { options, operands } = splitOptions(rest);
@@ -398,7 +451,7 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
     ? hasOption(options, spec.patternOptions.short, spec.patternOptions.long)
     : options.some((o) => /^(-e|-f|--regexp|--file)/.test(o));
   const searched = operands.slice(patternInOption ? 0 : (spec.patterns ?? 0));
-  const tree = spec.recursive?.(options);
+  const tree = spec.recursive?.(options, cmd.args);
   // The roots are the operands alone: a file an option names (`--exclude-from=F`) is read, not searched.
   const recursive = tree ? { ...tree, roots: spec.roots ? spec.roots(cmd.args) : searched } : undefined;
   const unsafe = spec.unsafe?.(options, operands, cmd);
