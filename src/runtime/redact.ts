@@ -84,8 +84,12 @@ const TOKEN = new RegExp(`\\b(?:${TOKEN_FORMATS.map((r) => r.source).join("|")})
 const INLINE_SECRETS: RegExp[] = [
   // -----BEGIN ... PRIVATE KEY----- blocks, whole
   /(-----BEGIN [A-Z ]*PRIVATE KEY-----)([\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
-  // credentials in URLs: scheme://user:PASSWORD@host
-  /([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)([^\s@/'"]+)(?=@)/gi,
+  // credentials in URLs: scheme://user:PASSWORD@host, also with JSON's escaped slashes (https:\/\/)
+  /([a-z][a-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:/@'"\\]*:)([^\s@/'"\\]+)(?=@)/gi,
+  // ... and percent-encoded, as a URL inside another URL's query is: https%3A%2F%2Fuser%3APASSWORD%40host
+  /([a-z][a-z0-9+.-]*%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s&'"])*%3A)((?:(?!%40)[^\s&'"])+)(?=%40)/gi,
+  // a token given as the user alone: https://TOKEN@host (long enough not to be a user name)
+  /([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9_-]{24,})(?=@)/gi,
   // Authorization headers and the like: Bearer x, Basic x
   /(\b(?:bearer|basic|digest)\s+)([A-Za-z0-9._~+/=-]{8,})/gi,
   /(\bauthorization\s*[:=]\s*(?:token\s+)?)([^\s'",;]+)/gi,

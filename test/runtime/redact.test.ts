@@ -125,3 +125,17 @@ describe("redaction leaves ordinary text alone", () => {
     expect(redact(value)).toEqual(value);
   });
 });
+
+describe("passwords in URLs, in every form they reach a log", () => {
+  it("plain, JSON-escaped, percent-encoded inside another URL, and a token given as the user", () => {
+    const forms = [
+      "git clone https://user:hunter2@example.com/repo",
+      '{"url":"https:\\/\\/user:hunter2@example.com\\/x"}',
+      "https://proxy.example/?target=https%3A%2F%2Fuser%3Ahunter2%40example.com%2Fx",
+      "postgres://app:hunter2@db:5432/app",
+    ];
+    for (const form of forms) expect(redactText(form), form).not.toContain("hunter2");
+    expect(redactText("https://abcdefghijklmnopqrstuvwxyz123456@github.com/x")).toBe("https://[REDACTED]@github.com/x");
+    expect(redactText("https://bob@example.com/x")).toBe("https://bob@example.com/x");
+  });
+});
