@@ -9,6 +9,7 @@ import { looksLikeDiff, palette } from "./colour.js";
 import { personMessage, type CallStory } from "./person-messages.js";
 import { rulesThatAllow } from "./narrowest-rule.js";
 import { addRule, configFileFor } from "./config-rules.js";
+import { terminalSafe } from "./visible.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import type { SavedRules } from "./terminal-approver.js";
@@ -154,7 +155,10 @@ Examples:
             return;
           }
         }
-        // Output goes to the person as it arrives; then the result need not be printed again.
+        // Output goes to the person as it arrives; then the result need not be printed again. At a
+        // terminal, what a tool printed is shown, never obeyed: no escape sequence gets through.
+        const shownOut = process.stdout.isTTY ? terminalSafe : (text: string) => text;
+        const shownErr = process.stderr.isTTY ? terminalSafe : (text: string) => text;
         let streamed = "";
         const outcome = await session.runner.run(
           { name, args },
@@ -165,7 +169,7 @@ Examples:
               : {
                   onOutput: (chunk: string) => {
                     streamed += chunk;
-                    process.stdout.write(chunk);
+                    process.stdout.write(shownOut(chunk));
                   },
                 }),
           },
@@ -174,7 +178,7 @@ Examples:
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
         else if (outcome.status === "success") {
           if (streamed === "") {
-            const text = outcome.displayContent ?? outcome.content;
+            const text = shownOut(outcome.displayContent ?? outcome.content);
             const shown = looksLikeDiff(text) ? out.diff(text) : text;
             process.stdout.write(shown.endsWith("\n") ? shown : `${shown}\n`);
           } else {
@@ -184,7 +188,13 @@ Examples:
           }
         } else {
           story.streamed = streamed !== "";
-          process.stderr.write(`${personMessage(outcome, story, err)}\n`);
+          // Made safe before tackle's own colours are added.
+          const safe = {
+            ...outcome,
+            content: shownErr(outcome.content),
+            ...(outcome.error ? { error: { ...outcome.error, message: shownErr(outcome.error.message) } } : {}),
+          };
+          process.stderr.write(`${personMessage(safe, story, err)}\n`);
         }
         process.exitCode = interrupted && outcome.error?.code === "CANCELLED" ? EXIT.interrupted : exitCodeOf(outcome);
       } finally {

@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { ReadStream } from "node:tty";
 import type { Approver, ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
 import { looksLikeDiff, palette, type Palette } from "./colour.js";
+import { foldLines, oneLine, terminalSafe } from "./visible.js";
 
 export interface TerminalApproverOptions {
   input?: Readable;
@@ -48,14 +49,17 @@ function abortedWithin(signal: AbortSignal, ms: number): Promise<void> {
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
 
+/** Longest argument shown whole on the prompt; the rest is counted, and `?` shows all of it. */
 const SHORT_VALUE = 200;
 
+/** The arguments one per line, control characters and line breaks visible, long values cut with what is left counted. */
 function summarise(args: Record<string, unknown>): string {
   return Object.entries(args)
     .map(([k, v]) => {
-      const text = typeof v === "string" ? v : JSON.stringify(v);
-      const oneLine = text.length > SHORT_VALUE ? `${text.slice(0, SHORT_VALUE)}… (${text.length} characters)` : text;
-      return `    ${k}: ${oneLine.replace(/\n/g, "\\n")}`;
+      const shown = oneLine(typeof v === "string" ? v : JSON.stringify(v));
+      const cut =
+        shown.length > SHORT_VALUE ? `${shown.slice(0, SHORT_VALUE)}… (${shown.length - SHORT_VALUE} more characters; ? shows all)` : shown;
+      return `    ${oneLine(k)}: ${cut}`;
     })
     .join("\n");
 }
@@ -188,10 +192,10 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       : `Approve? [y]es / [n]o / [a]lways, this session / [e]dit / [?] more: `;
     try {
       output.write(
-        `\n${colour.warning("tackle:")} ${colour.strong(request.tool)} wants to run (${request.effect}): ${request.reason}\n${summarise(request.args)}\n`,
+        `\n${colour.warning("tackle:")} ${colour.strong(oneLine(request.tool))} wants to run (${request.effect}): ${oneLine(request.reason)}\n${summarise(request.args)}\n`,
       );
       if (request.preview) {
-        const shown = request.preview.split("\n").slice(0, 40).join("\n");
+        const shown = foldLines(request.preview, 40);
         output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
       }
       for (;;) {
@@ -231,13 +235,15 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
           continue;
         }
         if (answer === "?") {
-          output.write(`\n${request.description ?? ""}\nArguments:\n${JSON.stringify(request.args, null, 2)}\n`);
+          output.write(
+            `\n${terminalSafe(request.description ?? "")}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
+          );
           output.write(
             `Keys: y run it once; n refuse (you may say why, for the model); a run it and calls like it for this session${
               options.saveRules ? "; s the same, saved to configuration as the narrowest rule" : ""
             }; e edit the arguments as JSON.\n`,
           );
-          if (request.preview) output.write(`Preview:\n${request.preview}\n`);
+          if (request.preview) output.write(`Preview:\n${terminalSafe(request.preview)}\n`);
           continue;
         }
         output.write(`Answer ${keys}.\n`);

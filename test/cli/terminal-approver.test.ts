@@ -30,7 +30,7 @@ describe("terminal approver", () => {
     const t = setup("y");
     expect(await t.approver(request, signal())).toEqual({ approved: true });
     expect(t.shown()).toMatch(/write_file wants to run \(write\): changes to files need approval/);
-    expect(t.shown()).toMatch(/content: x{200}… \(500 characters\)/);
+    expect(t.shown()).toMatch(/content: x{200}… \(300 more characters; \? shows all\)/);
     expect(t.shown()).toContain("+++ a.txt");
     t.approver.close();
   });

