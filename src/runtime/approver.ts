@@ -21,8 +21,16 @@ export interface ApprovalResponse {
   approved: boolean;
   /** Reaches the model with a rejection ("wrong file"). */
   message?: string;
-  /** Approve this and every later call like it for the session. */
+  /**
+   * Approve this and every later call like it for the session: by default the narrowest rules
+   * that cover this call (its exact paths, commands or domains).
+   */
   always?: boolean;
+  /**
+   * With `always`, a wider rule the person chose on purpose (`write_file(src/**)`, `write_file`).
+   * Used only when it covers this call; otherwise the narrowest rules are kept.
+   */
+  alwaysRule?: string;
   /** Run with these arguments instead; they are validated again. */
   modifiedArgs?: Record<string, unknown>;
   /** Set when no person answered (nobody could be asked): the message is then tackle's, not theirs. */

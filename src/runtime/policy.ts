@@ -242,13 +242,13 @@ function describeEffect(effect: Effect): string {
 }
 
 /**
- * What "always" remembers: the tool itself for file tools (spec 002's "always approve edit_file"),
- * but for commands and domains the exact subjects of this call, never just the command's name,
- * so approving `git status` for good does not approve `git push`.
+ * What "always" remembers: the narrowest rules that cover this very call, the same in every front
+ * end (terminal, dashboard, Emacs, MCP): the exact paths, commands or domains it touches, never
+ * the whole tool, so approving `write_file(notes.txt)` for good does not approve writing every
+ * file, nor `git status` `git push`. A tool without subjects is remembered by its name.
  */
 export async function rememberedRules(tool: AnyTool, args: unknown, ctx: ToolContext, name: string): Promise<Rule[]> {
-  const kind = tool.scope?.kind;
-  if (!tool.scope || kind === "path") return [{ tool: name, source: name }];
+  if (!tool.scope) return [{ tool: name, source: name }];
   const subjects = await tool.scope.subjects(args, ctx);
   if (subjects.length === 0) return [{ tool: name, source: name }];
   return subjects.map((s) => ({ tool: name, pattern: s, exact: true, source: `${name}(${s})` }));

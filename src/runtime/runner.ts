@@ -12,7 +12,7 @@ export type { ToolCall } from "../core/tool-call.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
-import { parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
+import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
 import { noApprover, type Approver } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
@@ -528,9 +528,24 @@ export class ToolRunner {
     }
     if (response.always) {
       const scope = options.scope ?? "";
-      this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...(await rememberedRules(tool, p.args, ctx, p.name))]);
+      const widened = response.alwaysRule ? await this.#widenedRule(response.alwaysRule, p, ctx) : undefined;
+      this.#sessionAllows.set(scope, [
+        ...this.sessionAllows(scope),
+        ...(widened ? [widened] : await rememberedRules(tool, p.args, ctx, p.name)),
+      ]);
     }
     return { approved: p };
+  }
+
+  /** A rule the person chose to widen "always" to, when it is well formed and covers this call. */
+  async #widenedRule(text: string, p: Prepared, ctx: ToolContext): Promise<Rule | undefined> {
+    try {
+      const rule = parseRule(text);
+      const subjects = p.tool.scope ? await p.tool.scope.subjects(p.args, ctx) : [];
+      return ruleCovers(rule, this.registry.namesOf(p.name), p.tool.scope?.kind, subjects, true) ? rule : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async #execute(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {

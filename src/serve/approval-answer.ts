@@ -6,6 +6,8 @@ const AnswerBody = z.object({
   approved: z.boolean(),
   message: z.string().max(10_000).optional(),
   always: z.boolean().optional(),
+  /** A wider rule than the narrowest, chosen on purpose; kept only when it covers the call. */
+  alwaysRule: z.string().min(1).max(1000).optional(),
   modifiedArgs: z.record(z.string(), z.unknown()).optional(),
 });
 const ApproveBody = AnswerBody.omit({ approved: true });
@@ -22,7 +24,7 @@ export function approvalAnswer(kind: "approve" | "reject" | undefined, raw: unkn
     return {
       approved: true,
       ...(b.message !== undefined ? { message: b.message } : {}),
-      ...(b.always ? { always: true } : {}),
+      ...(b.always ? { always: true, ...(b.alwaysRule ? { alwaysRule: b.alwaysRule } : {}) } : {}),
       ...(b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
     };
   }
@@ -34,7 +36,7 @@ export function approvalAnswer(kind: "approve" | "reject" | undefined, raw: unkn
   return {
     approved: b.approved,
     ...(b.message !== undefined ? { message: b.message } : {}),
-    ...(b.approved && b.always ? { always: true } : {}),
+    ...(b.approved && b.always ? { always: true, ...(b.alwaysRule ? { alwaysRule: b.alwaysRule } : {}) } : {}),
     ...(b.approved && b.modifiedArgs ? { modifiedArgs: b.modifiedArgs } : {}),
   };
 }

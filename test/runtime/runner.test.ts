@@ -160,21 +160,38 @@ describe("approval", () => {
     expect(fixture.calls.write).toBe(0);
   });
 
-  it("remembers 'always' for the session", async () => {
-    const { requests, approver } = scripted({ approved: true, always: true });
+  it("remembers 'always' for the session as the narrowest rule: the same path again, not another", async () => {
+    const { requests, approver } = scripted({ approved: true, always: true }, { approved: false });
     const r = runner({ approver });
     await r.run({ name: "write_note", args: { path: "a.txt", text: "1" } });
-    const second = await r.run({ name: "write_note", args: { path: "b.txt", text: "2" } });
-    expect(second).toMatchObject({ status: "success", approvedBy: "user" });
+    const again = await r.run({ name: "write_note", args: { path: "a.txt", text: "2" } });
+    expect(again).toMatchObject({ status: "success", approvedBy: "user" });
     expect(requests).toHaveLength(1);
+    expect(r.sessionAllows().map((rule) => rule.source)).toEqual(["write_note(a.txt)"]);
+    expect((await r.run({ name: "write_note", args: { path: "b.txt", text: "3" } })).status).toBe("rejected");
+    expect(requests).toHaveLength(2);
+  });
+
+  it("widens 'always' only to a rule the person chose that covers the call", async () => {
+    const { requests, approver } = scripted(
+      { approved: true, always: true, alwaysRule: "write_note(other/**)" },
+      { approved: true, always: true, alwaysRule: "write_note" },
+    );
+    const r = runner({ approver });
+    // A rule that does not cover the call is not kept: the narrowest one is.
+    await r.run({ name: "write_note", args: { path: "a.txt", text: "1" } });
+    expect(r.sessionAllows().map((rule) => rule.source)).toEqual(["write_note(a.txt)"]);
+    await r.run({ name: "write_note", args: { path: "b.txt", text: "2" } });
+    expect((await r.run({ name: "write_note", args: { path: "c.txt", text: "3" } })).status).toBe("success");
+    expect(requests).toHaveLength(2);
   });
 
   it("keeps each scope's 'always' to itself", async () => {
     const { requests, approver } = scripted({ approved: true, always: true }, { approved: false });
     const r = runner({ approver });
     await r.run({ name: "write_note", args: { path: "a.txt", text: "1" } }, { scope: "alice" });
-    expect((await r.run({ name: "write_note", args: { path: "b.txt", text: "2" } }, { scope: "alice" })).status).toBe("success");
-    expect((await r.run({ name: "write_note", args: { path: "c.txt", text: "3" } }, { scope: "bob" })).status).toBe("rejected");
+    expect((await r.run({ name: "write_note", args: { path: "a.txt", text: "2" } }, { scope: "alice" })).status).toBe("success");
+    expect((await r.run({ name: "write_note", args: { path: "a.txt", text: "3" } }, { scope: "bob" })).status).toBe("rejected");
     expect(requests).toHaveLength(2);
     expect(r.sessionAllows("alice")).toHaveLength(1);
     expect(r.sessionAllows()).toHaveLength(0);

@@ -96,6 +96,17 @@ describe("the console API", () => {
     expect((await done).body.status).toBe("rejected");
   });
 
+  it("always for a file tool keeps the narrowest rule, as the terminal's does; a wider one only on purpose", async () => {
+    const h = await serve();
+    writeFileSync(path.join(ws.dir, "notes.txt"), "old\n");
+    const done = startCall(h, "f1", "write_file", { path: "notes.txt", content: "new\n" });
+    const waiting = await waitForApproval(h, "f1", done);
+    expect(waiting.alwaysRules).toEqual(["write_file(notes.txt)"]);
+    await postJson(h, "/api/approvals/f1/approve", { always: true, alwaysRule: "write_file(elsewhere/**)" });
+    await done;
+    expect((await getJson(h, "/api/rules")).body.tools.write_file.always).toEqual(["write_file(notes.txt)"]);
+  });
+
   it("shows the rule always would remember, the clock, the agent's state and the rules per tool", async () => {
     const h = await serve();
     const done = startCall(h, "s1", "shell", { command: "touch b.txt" });
