@@ -191,8 +191,9 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       ? `Approve? [y]es / [n]o / [a]lways, this session / [s]ave: always, in configuration / [e]dit / [?] more: `
       : `Approve? [y]es / [n]o / [a]lways, this session / [e]dit / [?] more: `;
     try {
+      const tool = colour.strong(oneLine(request.tool));
       output.write(
-        `\n${colour.warning("tackle:")} ${colour.strong(oneLine(request.tool))} wants to run (${request.effect}): ${oneLine(request.reason)}\n${summarise(request.args)}\n`,
+        `\n${colour.warning("tackle:")} ${tool} wants to run (${request.effect}): ${oneLine(request.reason)}\n${summarise(request.args)}\n`,
       );
       if (request.preview) {
         const shown = foldLines(request.preview, 40);
