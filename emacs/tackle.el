@@ -525,9 +525,35 @@ Returns non-nil when connected.  Meant for scripts and tests."
       ("approval.resolved" (format "%s %s" tool (if (eq (alist-get 'approved data) t) "approved" "rejected")))
       (_ (format "%s" (or id ""))))))
 
-(defun tackle--one-line (value)
-  (let ((text (if (stringp value) value (tackle--json-encode value))))
-    (truncate-string-to-width (replace-regexp-in-string "[\n\r\t]+" " " text) 100 nil nil "…")))
+(defconst tackle--hidden-regexp
+  (rx (any (0 . 8) (11 . 31) (127 . 159) #x61c (#x200b . #x200f) #x2028 #x2029
+           (#x202a . #x202e) (#x2060 . #x2064) (#x2066 . #x2069) #xfeff))
+  "Control characters and invisible reordering marks.
+They are shown as escapes, as the terminal prompt and the dashboard show them.")
+
+(defun tackle--visible (text &optional one-line)
+  "TEXT with control characters and reordering marks written as \\xNN or \\uNNNN.
+With ONE-LINE, newlines and tabs are written as \\n and \\t too."
+  (let* ((case-fold-search nil)
+         (out (replace-regexp-in-string
+               tackle--hidden-regexp
+               (lambda (ch)
+                 (let ((c (string-to-char ch)))
+                   (cond ((eq c ?\r) "\\r")
+                         ((< c #x100) (format "\\x%02x" c))
+                         (t (format "\\u%04x" c)))))
+               text t t)))
+    (if one-line
+        (replace-regexp-in-string "\t" "\\t" (replace-regexp-in-string "\n" "\\n" out t t) t t)
+      out)))
+
+(defun tackle--one-line (value &optional width)
+  "VALUE on one line, escapes visible, cut at WIDTH (100) with what is left counted."
+  (let* ((text (tackle--visible (if (stringp value) value (tackle--json-encode value)) t))
+         (width (or width 100)))
+    (if (<= (length text) width)
+        text
+      (format "%s… (%d more characters)" (substring text 0 width) (- (length text) width)))))
 
 (defvar tackle-events-mode-map
   (let ((map (make-sparse-keymap)))
@@ -671,14 +697,14 @@ message, \\[tackle-approvals-always] always,
 
 (defun tackle--insert-approval (request)
   (let ((start (point)))
-    (insert (propertize (format "%s" (alist-get 'tool request)) 'face 'bold)
-            (format "  [%s]  %s\n" (alist-get 'effect request) (alist-get 'reason request)))
+    (insert (propertize (tackle--visible (format "%s" (alist-get 'tool request)) t) 'face 'bold)
+            (format "  [%s]  %s\n" (alist-get 'effect request) (tackle--visible (alist-get 'reason request) t)))
     (when-let ((context (alist-get 'context request)))
-      (insert (format "  Context: %s\n" context)))
-    (insert "  Arguments: " (tackle--one-line (alist-get 'args request)) "\n")
+      (insert (format "  Context: %s\n" (tackle--visible context t))))
+    (insert "  Arguments: " (tackle--one-line (alist-get 'args request) 200) "\n")
     (when-let ((preview (alist-get 'preview request)))
       ;; diff-mode fontifies only complete lines: the last one needs its newline.
-      (insert (tackle--fontify-diff (concat (string-trim-right preview) "\n"))))
+      (insert (tackle--fontify-diff (concat (string-trim-right (tackle--visible preview)) "\n"))))
     (insert (propertize "  a approve  r reject  A always  e edit  RET details\n\n" 'face 'shadow))
     (put-text-property start (point) 'tackle-approval (alist-get 'toolCallId request))))
 
@@ -731,13 +757,14 @@ message, \\[tackle-approvals-always] always,
     (with-current-buffer (get-buffer-create "*tackle-approval*")
       (let ((inhibit-read-only t))
         (erase-buffer)
-        (insert (propertize (format "%s" (alist-get 'tool request)) 'face 'bold)
-                (format "  [%s]\n\nWhy it asks: %s\n" (alist-get 'effect request) (alist-get 'reason request)))
-        (when-let ((context (alist-get 'context request))) (insert "Context: " context "\n"))
-        (when-let ((description (alist-get 'description request))) (insert "\n" description "\n"))
-        (insert "\nArguments:\n" (tackle--pretty-json (alist-get 'args request)) "\n")
+        (insert (propertize (tackle--visible (format "%s" (alist-get 'tool request)) t) 'face 'bold)
+                (format "  [%s]\n\nWhy it asks: %s\n" (alist-get 'effect request)
+                        (tackle--visible (alist-get 'reason request) t)))
+        (when-let ((context (alist-get 'context request))) (insert "Context: " (tackle--visible context t) "\n"))
+        (when-let ((description (alist-get 'description request))) (insert "\n" (tackle--visible description) "\n"))
+        (insert "\nArguments:\n" (tackle--visible (tackle--pretty-json (alist-get 'args request))) "\n")
         (when-let ((preview (alist-get 'preview request)))
-          (insert "\nPreview:\n" (tackle--fontify-diff (concat (string-trim-right preview) "\n"))))
+          (insert "\nPreview:\n" (tackle--fontify-diff (concat (string-trim-right (tackle--visible preview)) "\n"))))
         (goto-char (point-min))
         (special-mode))
       (display-buffer (current-buffer)))))

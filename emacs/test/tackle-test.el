@@ -295,5 +295,15 @@
       (tackle-stop)
       (delete-directory dir t))))
 
+(ert-deftest tackle-shows-control-characters-as-the-terminal-does ()
+  ;; The same renderings as src/core/visible.ts's terminalSafe and oneLine.
+  (should (equal (tackle--visible (concat "a" (string 27) "[31mb")) "a\\x1b[31mb"))
+  (should (equal (tackle--visible "x\r\ny") "x\\r\ny"))
+  (should (equal (tackle--visible (concat (string #x202e) "evil" (string #x2066))) "\\u202eevil\\u2066"))
+  (should (equal (tackle--visible (concat "c1" (string #x9b) "z")) "c1\\x9bz"))
+  (should (equal (tackle--visible (concat "zero" (string #x200b) "width" (string #xfeff))) "zero\\u200bwidth\\ufeff"))
+  (should (equal (tackle--visible "a\nb\tc" t) "a\\nb\\tc"))
+  (should (equal (tackle--one-line (concat "x" (make-string 30 ?z)) 10) "xzzzzzzzzz… (21 more characters)")))
+
 (provide 'tackle-test)
 ;;; tackle-test.el ends here

@@ -9,7 +9,7 @@ import { looksLikeDiff, palette } from "./colour.js";
 import { personMessage, type CallStory } from "./person-messages.js";
 import { rulesThatAllow } from "./narrowest-rule.js";
 import { addRule, configFileFor } from "./config-rules.js";
-import { terminalSafe } from "./visible.js";
+import { terminalSafe } from "../core/visible.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import type { SavedRules } from "./terminal-approver.js";

@@ -3,7 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { ReadStream } from "node:tty";
 import type { Approver, ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
 import { looksLikeDiff, palette, type Palette } from "./colour.js";
-import { foldLines, oneLine, terminalSafe } from "./visible.js";
+import { foldLines, oneLine, terminalSafe } from "../core/visible.js";
 
 export interface TerminalApproverOptions {
   input?: Readable;

@@ -3,8 +3,11 @@
  * live events. Self-contained (no external scripts, styles or fonts: it must work offline and the
  * Content-Security-Policy allows nothing else), and every piece of text from the server goes in
  * through textContent, never as HTML. Embedded as a string so the build need not copy it; the
- * script avoids backticks and `${` so it can live inside this template literal.
+ * script avoids backticks and `${` so it can live inside this template literal; its one
+ * interpolation is the pattern of characters shown as escapes, shared with the terminal.
  */
+import { HIDDEN } from "../core/visible.js";
+
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -162,6 +165,17 @@ for (const b of document.querySelectorAll("nav button")) {
 
 // ---- diffs: unified diff lines with old and new line numbers
 function looksLikeDiff(text) { return /^(--- |\\+\\+\\+ |@@ )/m.test(text); }
+// Control characters and invisible reordering marks are shown, never obeyed: the same pattern as the terminal's.
+const HIDDEN = new RegExp(${JSON.stringify(HIDDEN.source)}, "g");
+function visible(text) {
+  return String(text).replace(HIDDEN, (ch) => {
+    const code = ch.codePointAt(0);
+    if (ch === "\\r") return "\\\\r";
+    return code < 0x100 ? "\\\\x" + code.toString(16).padStart(2, "0") : "\\\\u" + code.toString(16).padStart(4, "0");
+  });
+}
+function visibleJson(value) { return visible(JSON.stringify(value, null, 2)); }
+
 function diffTable(text) {
   const table = el("table", undefined, "diff");
   let a = 0, b = 0;
@@ -176,7 +190,7 @@ function diffTable(text) {
     else if (line.startsWith("+")) { row.className = "add"; right = b++; }
     else if (line.startsWith("-")) { row.className = "del"; left = a++; }
     else if (a > 0 || b > 0) { left = a++; right = b++; }
-    row.append(el("td", left, "n"), el("td", right, "n"), el("td", line));
+    row.append(el("td", left, "n"), el("td", right, "n"), el("td", visible(line)));
     table.append(row);
   }
   return table;
@@ -233,11 +247,11 @@ function approvalCard(a) {
   const cd = el("span", "", "countdown");
   cd.dataset.id = a.toolCallId;
   deadlines.set(a.toolCallId, performance.now() + a.remainingMs);
-  head.append(el("strong", a.tool), el("span", a.effect, "pill"), el("span", a.reason), cd);
+  head.append(el("strong", visible(a.tool)), el("span", a.effect, "pill"), el("span", visible(a.reason)), cd);
   card.append(head);
-  if (a.context) card.append(el("p", "Agent: " + a.context, "muted"));
-  card.append(el("pre", JSON.stringify(a.args, null, 2), "args"));
-  if (a.preview) card.append(looksLikeDiff(a.preview) ? diffTable(a.preview) : el("pre", a.preview));
+  if (a.context) card.append(el("p", "Agent: " + visible(a.context), "muted"));
+  card.append(el("pre", visibleJson(a.args), "args"));
+  if (a.preview) card.append(looksLikeDiff(a.preview) ? diffTable(a.preview) : el("pre", visible(a.preview)));
 
   const message = el("input");
   message.placeholder = "message for the model (sent with Reject)";
@@ -355,7 +369,7 @@ async function openCall(seq, row) {
   title.append(el("span", c.tool + " "), el("span", c.status, "s-" + c.status), el("span", where, "muted"));
   box.append(title);
   if (c.note) box.append(el("p", c.note, "muted"));
-  if (c.args !== undefined) box.append(el("h3", "Arguments"), el("pre", JSON.stringify(c.args, null, 2), "detail-args"));
+  if (c.args !== undefined) box.append(el("h3", "Arguments"), el("pre", visibleJson(c.args), "detail-args"));
   if (c.result !== undefined) box.append(el("h3", "Result"), el("pre", c.result, "detail-result"));
   if (c.error !== undefined) box.append(el("h3", "Error" + (c.errorCode ? " (" + c.errorCode + ")" : "")), el("pre", c.error, "detail-error"));
   if (c.events.length) {

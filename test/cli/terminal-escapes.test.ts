@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../support/tools.js";
 import { inTerminal } from "./pty.js";
 import { runCli } from "./run-cli.js";
-import { foldLines, oneLine, terminalSafe } from "../../src/cli/visible.js";
+import { foldLines, oneLine, terminalSafe } from "../../src/core/visible.js";
 
 let ws: ReturnType<typeof tempDir>;
 beforeEach(() => (ws = tempDir()));
@@ -58,5 +58,16 @@ describe("visible text", () => {
     expect(terminalSafe(`a${ESC}[31mb\u009b\r\tc\n\u2066d\u200b`)).toBe("a\\x1b[31mb\\x9b\\r\tc\n\\u2066d\\u200b");
     expect(oneLine("a\nb\tc" + " ".repeat(20) + "d")).toBe("a\\nb\\tc [20 spaces] d");
     expect(foldLines("1\n2\n3\n4", 2)).toBe("1\n2\n… 2 more lines (? shows all)");
+  });
+});
+
+describe("every front end shows control characters the same way", () => {
+  const SAMPLES = [`a${ESC}[31mb`, "x\r\ny", "\u202eevil\u2066", "tab\there", "c1\u009bz", "zero\u200bwidth\ufeff", "plain text"];
+
+  it("the dashboard's page renders them as the terminal does", async () => {
+    const { DASHBOARD_HTML } = await import("../../src/serve/dashboard.js");
+    const code = DASHBOARD_HTML.slice(DASHBOARD_HTML.indexOf("const HIDDEN"), DASHBOARD_HTML.indexOf("function visibleJson"));
+    const pageVisible = new Function(`${code}; return visible;`)() as (text: string) => string;
+    for (const sample of SAMPLES) expect(pageVisible(sample), JSON.stringify(sample)).toBe(terminalSafe(sample));
   });
 });

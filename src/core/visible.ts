@@ -3,11 +3,15 @@
  * obeyed: an escape sequence could erase the line above, move the cursor, retitle the window or set
  * the clipboard (OSC 52), and a right-to-left override or a run of blank lines could make a command
  * read as something other than what runs. Each such character is written out as `cat -v`-like
- * text (`\x1b`, `\u202e`) instead.
+ * text (`\x1b`, `\u202e`) instead, the same in the terminal, the dashboard and Emacs.
  */
 
-/** C0 and C1 controls but tab and newline, DEL, and the invisible characters that reorder or hide text. */
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+/**
+ * C0 and C1 controls but tab and newline, DEL, and the invisible characters that reorder or hide
+ * text. The dashboard uses this very pattern, and the Emacs package the same set of characters.
+ */
+export const HIDDEN =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 function escape(ch: string): string {
   const code = ch.codePointAt(0)!;
