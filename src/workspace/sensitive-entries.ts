@@ -10,9 +10,9 @@ export const MAX_SENSITIVE_ENTRIES = 1000;
  * topmost only (`.aws`, not `.aws/credentials` too), never a symlink (what it points at is found
  * by its own name, or lies outside). Dependency folders and `.git` are not searched.
  */
-export async function sensitiveEntries(root: string): Promise<string[]> {
+export async function sensitiveEntries(root: string, options: { packages?: boolean } = {}): Promise<string[]> {
   const { glob } = await import("tinyglobby");
-  const found = await glob(SENSITIVE_PATTERNS as string[], {
+  const common = {
     cwd: root,
     dot: true,
     onlyFiles: false,
@@ -20,8 +20,14 @@ export async function sensitiveEntries(root: string): Promise<string[]> {
     expandDirectories: false,
     // As isSensitivePath judges names: .ENV and ID_RSA are as secret as .env and id_rsa.
     caseSensitiveMatch: false,
-    ignore: ["**/node_modules/**", "**/.git/**"],
-  });
+  };
+  const found = await glob(SENSITIVE_PATTERNS as string[], { ...common, ignore: ["**/node_modules/**", "**/.git/**"] });
+  if (options.packages) {
+    // Dependency trees are too large to search whole on every run; the packages' own top folders
+    // (node_modules/app/.env, node_modules/@scope/app/.env) are where a stray secret sits.
+    const tops = ["node_modules/*/", "node_modules/@*/*/"].flatMap((top) => SENSITIVE_PATTERNS.map((p) => top + p.replace(/^\*\*\//, "")));
+    found.push(...(await glob(tops, { ...common, deep: 4 })));
+  }
   const entries: string[] = [];
   for (const rel of found.map((f) => f.replace(/\/$/, "")).sort((a, b) => a.length - b.length)) {
     if (!isSensitivePath(rel) || entries.some((e) => rel.startsWith(`${e}/`))) continue;

@@ -209,7 +209,10 @@ function direct(root: string, changes: readonly WorkspaceChange[]): ChangeAnswer
 /** The workspace's files that may hold secrets, to hide from the code; too many to hide is refused. */
 async function hiddenFrom(root: string): Promise<string[]> {
   // tackle's own folders too, when the workspace holds them (a workspace at the home folder).
-  const entries = [...(await sensitiveEntries(root)), ...tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir))];
+  const entries = [
+    ...(await sensitiveEntries(root, { packages: true })),
+    ...tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir)),
+  ];
   if (entries.length > MAX_SENSITIVE_ENTRIES) {
     throw new ToolError(
       "UNAVAILABLE",

@@ -263,6 +263,17 @@ sandboxed("run_code", () => {
     expect(readdirSync(at(".aws"))).toEqual(["credentials"]);
   });
 
+  it("hides secrets whatever their letter case, and at the top of installed packages, as read_file refuses them", async () => {
+    const at = (...p: string[]) => path.join(ws.dir, ...p);
+    mkdirSync(at("node_modules", "app"), { recursive: true });
+    mkdirSync(at("node_modules", "@scope", "lib"), { recursive: true });
+    const files = [".ENV", "Deploy.KEY", "cert.PEM", "ID_RSA", "node_modules/app/.env", "node_modules/@scope/lib/.Env.local"];
+    for (const f of files) writeFileSync(at(...f.split("/")), "hunter2\n");
+    const r = await call({ language: "bash", code: files.map((f) => `cat '${f}' 2>/dev/null || echo "no ${f}"`).join("\n") });
+    expect(r.s.stdout).not.toContain("hunter2");
+    expect(r.s.stdout.trim().split("\n")).toEqual(files.map((f) => `no ${f}`));
+  });
+
   it("has a private /tmp that is gone afterwards", async () => {
     const name = `tackle-private-${process.pid}-${Date.now()}`;
     const r = await call({ language: "bash", code: `echo x > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` });
