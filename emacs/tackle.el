@@ -548,7 +548,8 @@ With ONE-LINE, newlines and tabs are written as \\n and \\t too."
       out)))
 
 (defun tackle--one-line (value &optional width)
-  "VALUE on one line, escapes visible, cut at WIDTH (100) with what is left counted."
+  "VALUE on one line, escapes visible, cut at WIDTH (100).
+What is left is counted."
   (let* ((text (tackle--visible (if (stringp value) value (tackle--json-encode value)) t))
          (width (or width 100)))
     (if (<= (length text) width)
@@ -705,6 +706,9 @@ message, \\[tackle-approvals-always] always,
     (when-let ((preview (alist-get 'preview request)))
       ;; diff-mode fontifies only complete lines: the last one needs its newline.
       (insert (tackle--fontify-diff (concat (string-trim-right (tackle--visible preview)) "\n"))))
+    (when-let ((rules (append (alist-get 'alwaysRules request) nil)))
+      (insert (propertize (format "  A keeps: %s (C-u A for a wider rule)\n" (tackle--visible (mapconcat #'identity rules ", ") t))
+                          'face 'shadow)))
     (insert (propertize "  a approve  r reject  A always  e edit  RET details\n\n" 'face 'shadow))
     (put-text-property start (point) 'tackle-approval (alist-get 'toolCallId request))))
 
@@ -736,11 +740,21 @@ message, \\[tackle-approvals-always] always,
   (let ((id (tackle--approval-at-point)))
     (tackle--answer id (tackle--approval-path id "approve") nil "approved")))
 
-(defun tackle-approvals-always ()
-  "Approve the call at point, and calls like it for the rest of the session."
-  (interactive)
-  (let ((id (tackle--approval-at-point)))
-    (tackle--answer id (tackle--approval-path id "approve") '((always . t)) "approved, and always from now on")))
+(defun tackle-approvals-always (&optional wider)
+  "Approve the call at point, and the same call again for the session.
+What is kept is the narrowest rule, shown in the echo area.  With a prefix
+argument, read a WIDER rule to keep instead (kept only if it covers the call)."
+  (interactive
+   (list (when current-prefix-arg
+           (read-string "Wider rule to allow for this session (e.g. write_file(src/**)): "))))
+  (let* ((id (tackle--approval-at-point))
+         (request (tackle--request-by-id id))
+         (rules (or (and wider (not (string-empty-p wider)) wider)
+                    (mapconcat #'identity (append (alist-get 'alwaysRules request) nil) ", ")
+                    (alist-get 'tool request))))
+    (tackle--answer id (tackle--approval-path id "approve")
+                    (if (and wider (not (string-empty-p wider))) `((always . t) (alwaysRule . ,wider)) '((always . t)))
+                    (format "approved, and always %s from now on" (tackle--visible (format "%s" rules) t)))))
 
 (defun tackle-approvals-reject (message)
   "Reject the call at point, telling the model MESSAGE."

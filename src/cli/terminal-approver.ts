@@ -186,10 +186,12 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         return key.toLowerCase();
       }
     };
-    const keys = options.saveRules ? "y, n, a, s, e or ?" : "y, n, a, e or ?";
+    const keys = options.saveRules ? "y, n, a, w, s, e or ?" : "y, n, a, w, e or ?";
+    // "Always" names what it keeps, the narrowest rules for this call; w widens it on purpose.
+    const kept = request.alwaysRules?.length ? ` (${request.alwaysRules.map(oneLine).join(", ")})` : "";
     const menu = options.saveRules
-      ? `Approve? [y]es / [n]o / [a]lways, this session / [s]ave: always, in configuration / [e]dit / [?] more: `
-      : `Approve? [y]es / [n]o / [a]lways, this session / [e]dit / [?] more: `;
+      ? `Approve? [y]es / [n]o / [a]lways${kept}, this session / [w]ider rule / [s]ave: always, in configuration / [e]dit / [?] more: `
+      : `Approve? [y]es / [n]o / [a]lways${kept}, this session / [w]ider rule / [e]dit / [?] more: `;
     try {
       const tool = colour.strong(oneLine(request.tool));
       output.write(
@@ -204,6 +206,14 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if (answer === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
         if (answer === "y" || answer === "yes") return { approved: true };
         if (answer === "a" || answer === "always") return { approved: true, always: true };
+        if (answer === "w") {
+          const rule = await question(
+            `Rule to allow for this session; it must cover this call (${request.tool}(src/**), ${request.tool}): `,
+          );
+          if (rule === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
+          if (rule === "") continue;
+          return { approved: true, always: true, alwaysRule: rule };
+        }
         if ((answer === "s" || answer === "save") && options.saveRules) {
           try {
             const { file, rules } = await options.saveRules(request);
@@ -240,9 +250,10 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
             `\n${terminalSafe(request.description ?? "")}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
           );
           output.write(
-            `Keys: y run it once; n refuse (you may say why, for the model); a run it and calls like it for this session${
-              options.saveRules ? "; s the same, saved to configuration as the narrowest rule" : ""
-            }; e edit the arguments as JSON.\n`,
+            `Keys: y run it once; n refuse (you may say why, for the model); a run it, and this very call again, for this session; ` +
+              `w the same for a wider rule you type (kept only if it covers this call)${
+                options.saveRules ? "; s the same, saved to configuration as the narrowest rule" : ""
+              }; e edit the arguments as JSON.\n`,
           );
           if (request.preview) output.write(`Preview:\n${terminalSafe(request.preview)}\n`);
           continue;

@@ -14,6 +14,11 @@ export interface ApprovalRequest {
   description?: string;
   /** What the agent was doing when it made the call, in its own words, for the person deciding. */
   context?: string;
+  /**
+   * The rules "always" keeps for this call, the narrowest that cover it (`write_file(notes.txt)`):
+   * every front end shows them before the person grants them.
+   */
+  alwaysRules?: string[];
 }
 
 /** A person's answer. */

@@ -455,6 +455,12 @@ export class ToolRunner {
     } catch (err) {
       preview = `(no preview: ${toToolError(err).message})`;
     }
+    let always: string[] = [];
+    try {
+      always = (await rememberedRules(tool, p.args, ctx, p.name)).map((r) => r.source);
+    } catch {
+      // subjects that cannot be worked out: the front end then names the tool
+    }
     let response;
     const asked = performance.now();
     try {
@@ -468,6 +474,7 @@ export class ToolRunner {
           description: tool.description,
           ...(preview ? { preview } : {}),
           ...(options.context ? { context: options.context } : {}),
+          alwaysRules: always,
         },
         ctx.signal,
       );

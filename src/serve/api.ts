@@ -10,7 +10,6 @@ import { approvalAnswer } from "./approval-answer.js";
 import type { WaitingApproval } from "./http-approver.js";
 import type { CallHistory } from "./call-history.js";
 import { historyRoutes } from "./history-routes.js";
-import { alwaysRules } from "./always-rules.js";
 import type { Handler, Route } from "./route.js";
 import { parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
 
@@ -211,7 +210,7 @@ async function pendingView({ request: r, askedAt, expiresAt }: WaitingApproval, 
     timeoutMs,
     // What is left, by the server's clock: the page counts down from it by its own.
     remainingMs: Math.max(0, expiresAt - Date.now()),
-    alwaysRules: await alwaysRules(session.runner, r.tool, r.args),
+    alwaysRules: r.alwaysRules ?? [],
   });
 }
 

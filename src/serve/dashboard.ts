@@ -262,12 +262,18 @@ function approvalCard(a) {
   const reject = el("button", "Reject", "reject");
   reject.onclick = () => answer(a.toolCallId, message.value ? { approved: false, message: message.value } : { approved: false }, card);
   const rules = a.alwaysRules && a.alwaysRules.length ? a.alwaysRules.join(", ") : a.tool;
-  const always = el("button", "Always allow " + rules, "always");
-  always.title = "Approve, and for this server's session allow every call matching: " + rules;
-  always.onclick = () => answer(a.toolCallId, { approved: true, always: true }, card);
+  const always = el("button", "Always allow " + visible(rules), "always");
+  always.title = "Approve, and for this server's session allow every call matching: " + visible(rules);
+  // Wider than the narrowest rule only on purpose: a rule typed here, kept only if it covers this call.
+  const wider = el("input");
+  wider.placeholder = "or a wider rule, e.g. " + visible(a.tool) + "(src/**)";
+  wider.className = "wider";
+  wider.setAttribute("aria-label", "a wider rule for always");
+  wider.oninput = () => { always.textContent = "Always allow " + visible(wider.value.trim() || rules); };
+  always.onclick = () => answer(a.toolCallId, wider.value.trim() ? { approved: true, always: true, alwaysRule: wider.value.trim() } : { approved: true, always: true }, card);
   const edit = el("button", "Edit", "edit");
   const actions = el("div", undefined, "actions");
-  actions.append(approve, reject, message, always, edit);
+  actions.append(approve, reject, message, always, wider, edit);
   card.append(actions);
 
   const editor = el("div", undefined, "editor");

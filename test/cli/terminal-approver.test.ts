@@ -26,6 +26,15 @@ function setup(...lines: string[]) {
 const signal = () => new AbortController().signal;
 
 describe("terminal approver", () => {
+  it("names the rule always keeps, and takes a wider one only when typed on purpose", async () => {
+    const narrow = { ...request, alwaysRules: ["write_file(a.txt)"] };
+    const a = setup("a");
+    expect(await a.approver(narrow, signal())).toEqual({ approved: true, always: true });
+    expect(a.shown()).toContain("[a]lways (write_file(a.txt)), this session");
+    const w = setup("w", "write_file(src/**)");
+    expect(await w.approver(narrow, signal())).toEqual({ approved: true, always: true, alwaysRule: "write_file(src/**)" });
+  });
+
   it("approves with y and shows the call and its preview", async () => {
     const t = setup("y");
     expect(await t.approver(request, signal())).toEqual({ approved: true });
@@ -49,7 +58,7 @@ describe("terminal approver", () => {
     expect(await t.approver(request, signal())).toEqual({ approved: true, modifiedArgs: { path: "b.txt", content: "y" } });
     expect(t.shown()).toMatch(/not valid JSON/);
     expect(await t.approver(request, signal())).toEqual({ approved: true });
-    expect(t.shown()).toMatch(/Answer y, n, a, e or \?/);
+    expect(t.shown()).toMatch(/Answer y, n, a, w, e or \?/);
     t.approver.close();
   });
 

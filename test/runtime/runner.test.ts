@@ -168,6 +168,8 @@ describe("approval", () => {
     expect(again).toMatchObject({ status: "success", approvedBy: "user" });
     expect(requests).toHaveLength(1);
     expect(r.sessionAllows().map((rule) => rule.source)).toEqual(["write_note(a.txt)"]);
+    // The person was shown what always would keep before granting it.
+    expect(requests[0]!.alwaysRules).toEqual(["write_note(a.txt)"]);
     expect((await r.run({ name: "write_note", args: { path: "b.txt", text: "3" } })).status).toBe("rejected");
     expect(requests).toHaveLength(2);
   });
