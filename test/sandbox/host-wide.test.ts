@@ -45,16 +45,30 @@ sandboxed("a sandbox cannot change the machine it runs on", () => {
 
   it.skipIf(!isRoot || !hasSetpriv)(
     "holds for an unprivileged user too (run as nobody)",
-    () => {
-      const script = path.join(ws.dir, "probe.mjs");
+    async () => {
+      // The probe is bundled into the workspace, which nobody can read: the clone itself may sit
+      // in a folder only its owner can enter (CI's is private), so nothing is loaded from it.
+      const source = path.join(ws.dir, "probe-source.mjs");
       writeFileSync(
-        script,
+        source,
         `import { runSandboxed } from ${JSON.stringify(path.join(ROOT, "src/sandbox/sandbox.ts"))};\n` +
           `const r = await runSandboxed(["/bin/sh", "-c", ${JSON.stringify(HOST_WRITES)}], { workspace: ${JSON.stringify(ws.dir)} });\n` +
           `process.stdout.write(JSON.stringify(r));\n`,
       );
-      const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--import", "tsx", script], {
-        cwd: ROOT,
+      const script = path.join(ws.dir, "probe.mjs");
+      const { build } = await import("esbuild");
+      await build({
+        entryPoints: [source],
+        outfile: script,
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        logLevel: "silent",
+        banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+      });
+      chmodSync(script, 0o644);
+      const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script], {
+        cwd: ws.dir,
         encoding: "utf8",
         timeout: 120_000,
         env: { ...process.env, HOME: ws.dir, TMPDIR: ws.dir },
