@@ -13,7 +13,7 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
 import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
-import { noApprover, type Approver } from "./approver.js";
+import { noApprover, type Approver, type ApprovalResponse } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
@@ -359,17 +359,7 @@ export class ToolRunner {
     } catch (err) {
       response = { approved: false, message: `asking for approval failed (${toToolError(err).message})`, automatic: true };
     }
-    this.events.emit(
-      {
-        type: "tool.approval",
-        toolCallId: p.id,
-        tool: p.name,
-        approved: response.approved,
-        approvedBy: response.automatic ? "policy" : "user",
-        ...(response.message ? { message: response.message } : {}),
-      },
-      options.onEvent,
-    );
+    this.events.emit(answerEvent(p, response), options.onEvent);
     if (response.approved) return { approved: true, refused: verdict.refused, reason: "approved by the user" };
     return {
       approved: false,
@@ -487,14 +477,7 @@ export class ToolRunner {
     // Files may have moved while the person decided: execute works its paths out afresh.
     p.memo = new CallMemo();
     p.started += p.approvalWaitMs;
-    emit({
-      type: "tool.approval",
-      toolCallId: p.id,
-      tool: p.name,
-      approved: response.approved,
-      approvedBy: response.automatic ? "policy" : "user",
-      ...(response.message ? { message: response.message } : {}),
-    });
+    emit(answerEvent(p, response));
     if (!response.approved) {
       const said = !response.message
         ? ""
@@ -726,6 +709,18 @@ export class ToolRunner {
 }
 
 function noop(): void {}
+
+/** The event that says how a person (or tackle, when nobody could be asked) answered. */
+function answerEvent(p: Prepared, response: ApprovalResponse): ToolEvent {
+  return {
+    type: "tool.approval",
+    toolCallId: p.id,
+    tool: p.name,
+    approved: response.approved,
+    approvedBy: response.automatic ? "policy" : "user",
+    ...(response.message ? { message: response.message } : {}),
+  };
+}
 
 /** Whether anyone hears this call's events: most calls have nobody, and then none are built. */
 function heard(events: EventBus, options: RunOptions): boolean {
