@@ -270,7 +270,10 @@ function approvalCard(a) {
   wider.className = "wider";
   wider.setAttribute("aria-label", "a wider rule for always");
   wider.oninput = () => { always.textContent = "Always allow " + visible(wider.value.trim() || rules); };
-  always.onclick = () => answer(a.toolCallId, wider.value.trim() ? { approved: true, always: true, alwaysRule: wider.value.trim() } : { approved: true, always: true }, card);
+  always.onclick = () => {
+    const rule = wider.value.trim();
+    answer(a.toolCallId, rule ? { approved: true, always: true, alwaysRule: rule } : { approved: true, always: true }, card);
+  };
   const edit = el("button", "Edit", "edit");
   const actions = el("div", undefined, "actions");
   actions.append(approve, reject, message, always, wider, edit);
