@@ -16,8 +16,8 @@ const NEWLINE = 0x0a;
 export class LineLimit extends Transform {
   #lineBytes = 0;
   #dropping = false;
-  #head: Buffer[] = [];
-  #headBytes = 0;
+  /** Where the current line began, within the chunk it began in (its id is read from there). */
+  #head: Buffer | undefined;
 
   constructor(
     private readonly limit: number,
@@ -27,6 +27,21 @@ export class LineLimit extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    // Every message of ordinary traffic: no line in this chunk can reach the limit, so it passes
+    // whole, with one search for its last line break.
+    if (!this.#dropping && this.#lineBytes + chunk.length <= this.limit) {
+      const last = chunk.lastIndexOf(NEWLINE);
+      if (last === -1) {
+        if (this.#lineBytes === 0) this.#head = chunk;
+        this.#lineBytes += chunk.length;
+      } else {
+        this.#lineBytes = chunk.length - last - 1;
+        this.#head = this.#lineBytes ? chunk.subarray(last + 1) : undefined;
+      }
+      this.push(chunk);
+      done();
+      return;
+    }
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
@@ -39,23 +54,18 @@ export class LineLimit extends Transform {
 
   /** One piece of one line: [start, end) of the chunk, ending the line when `ends`. */
   #take(chunk: Buffer, start: number, end: number, ends: boolean): void {
-    const size = end - start;
-    if (this.#headBytes < HEAD_BYTES) {
-      this.#head.push(chunk.subarray(start, Math.min(end, start + HEAD_BYTES - this.#headBytes)));
-      this.#headBytes += Math.min(size, HEAD_BYTES - this.#headBytes);
-    }
-    this.#lineBytes += ends ? size - 1 : size;
+    if (this.#lineBytes === 0) this.#head = chunk.subarray(start, end);
+    this.#lineBytes += ends ? end - start - 1 : end - start;
     if (!this.#dropping && this.#lineBytes > this.limit) this.#dropping = true;
-    if (!this.#dropping) this.push(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end));
+    if (!this.#dropping) this.push(chunk.subarray(start, end));
     if (!ends) return;
     if (this.#dropping) {
       this.push(Buffer.from("\n"));
-      this.onOversize(this.#lineBytes, Buffer.concat(this.#head));
+      this.onOversize(this.#lineBytes, (this.#head ?? Buffer.alloc(0)).subarray(0, HEAD_BYTES));
     }
     this.#lineBytes = 0;
     this.#dropping = false;
-    this.#head = [];
-    this.#headBytes = 0;
+    this.#head = undefined;
   }
 }
 
