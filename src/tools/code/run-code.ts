@@ -1,3 +1,4 @@
+import os from "node:os";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
@@ -108,9 +109,15 @@ export function createRunCodeTool(options: RunCodeOptions = {}) {
       const inSandbox = `${CODE_DIR_IN_SANDBOX}/${language === "python" ? "main.py" : "main.sh"}`;
       const env: Record<string, string> =
         language === "python" ? { PYTHONUNBUFFERED: "1", PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: root, ...args.env } : { ...args.env };
-      const cow = await overlaySupport();
+      let cow = await overlaySupport();
       // Written to a copy the person then sees as a diff; where none can be made, not written at all.
-      const overlay = cow === true ? await createOverlay() : undefined;
+      let overlay = cow === true ? await createOverlay() : undefined;
+      if (overlay && Workspace.isInside(root, overlay.dir)) {
+        // A workspace that holds the temporary folder (TMPDIR inside it) cannot be layered over.
+        overlay.dispose();
+        overlay = undefined;
+        cow = `the temporary folder (${os.tmpdir()}) is inside the workspace`;
+      }
       const progress = reportRunning(ctx);
       try {
         let run: SandboxRunResult;

@@ -9,6 +9,7 @@ import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { overlaySupport } from "../../../src/sandbox/overlay.js";
 import { createRunCodeTool } from "../../../src/tools/code/index.js";
 import { useTempWorkspace } from "../../support/tools.js";
+import { runCli } from "../../cli/run-cli.js";
 
 const status = await sandboxAvailable();
 const cow = status.available ? await overlaySupport() : "no sandbox";
@@ -220,6 +221,17 @@ describe.skipIf(cow !== true)("run_code works on a copy of the workspace: what i
     expect(asked).toHaveLength(0);
     expect(outcome.content).not.toContain("Not applied");
   });
+
+  it("a workspace that holds the temporary folder runs the code read-only, and says why", async () => {
+    mkdirSync(at("tmp"));
+    const r = await runCli(["call", "run_code", "language=bash", "code=echo hi > x; echo done", "--approval", "all", "--json"], {
+      cwd: ws.dir,
+      env: { TMPDIR: at("tmp") },
+    });
+    const outcome = JSON.parse(r.stdout) as { content: string };
+    expect(outcome.content).toContain("workspace read-only: the temporary folder");
+    expect(existsSync(at("x"))).toBe(false);
+  }, 120_000);
 
   it("a change the person rejects with a message reaches the model", async () => {
     const { outcome } = await run("echo x > out.txt", { answer: () => ({ approved: false, message: "not that file" }) });
