@@ -19,15 +19,26 @@ export function tackleStateDir(): string {
   return path.join(process.env["XDG_STATE_HOME"] || path.join(os.homedir(), ".local", "state"), "tackle");
 }
 
-/** tackle's own folders as real paths (where they exist), for comparing with resolved paths. */
+let known: { key: string; folders: string[] } | undefined;
+
+/**
+ * tackle's own folders as real paths (where they exist), for comparing with resolved paths. Every
+ * path a tool resolves is checked against them, so they are worked out once per set of the
+ * variables that place them, not on each call.
+ */
 export function tackleFolders(): string[] {
-  return [tackleCacheDir(), tackleStateDir()].map((dir) => {
+  const key = `${process.env["XDG_CACHE_HOME"] ?? ""}\0${process.env["XDG_STATE_HOME"] ?? ""}\0${os.homedir()}`;
+  if (known?.key === key) return known.folders;
+  // A folder not made yet counts by its path as written.
+  const folders = [tackleCacheDir(), tackleStateDir()].map((dir) => {
     try {
       return realpathSync(dir);
     } catch {
       return dir;
     }
   });
+  known = { key, folders };
+  return folders;
 }
 
 /** Whether `absolute` (a real path) is one of tackle's own folders or inside one. */

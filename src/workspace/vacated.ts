@@ -21,15 +21,21 @@ interface Entry {
   t: number;
 }
 
+/** The record folder, once made and found private: write_file asks on every new file. */
+let checked: string | undefined;
+
 /** The record file for a workspace, in a folder only this user can write; undefined when there is none. */
 function recordFile(root: string): string | undefined {
+  const name = `${createHash("sha256").update(root).digest("hex").slice(0, 32)}.jsonl`;
+  const dir = path.join(tackleStateDir(), "vacated");
+  if (checked === dir) return path.join(dir, name);
   try {
-    const dir = path.join(tackleStateDir(), "vacated");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
     const uid = process.getuid?.();
     if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
-    return path.join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 32)}.jsonl`);
+    checked = dir;
+    return path.join(dir, name);
   } catch {
     return undefined;
   }
