@@ -1,6 +1,6 @@
-import { codeReason, type ApprovalMode } from "./policy.js";
+import { unnamedCode, type ApprovalMode } from "./policy.js";
 import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
-import { executionSensitiveName, isProtectedPath } from "../workspace/protected.js";
+import { isProtectedPath } from "../workspace/protected.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { inTackleFolder } from "../workspace/own-folders.js";
 import path from "node:path";
@@ -54,13 +54,8 @@ export function judgeChanges(
   }
   if (kept.length === 0) return { refused, kept };
   const allows = [...rules.allow, ...sessionAllows];
-  for (const p of kept) {
-    const why = codeReason(p, codeFiles);
-    if (!why) continue;
-    const name = executionSensitiveName(p).toLowerCase();
-    const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [p], true));
-    if (!named) return { refused, kept, ask: `${why}; a file that is code is changed only with a person's approval` };
-  }
+  const code = unnamedCode(kept, names, allows, codeFiles);
+  if (code) return { refused, kept, ask: `${code.why}; a file that is code is changed only with a person's approval` };
   const asked = rules.ask.find((r) => ruleCovers(r, names, "path", kept, false));
   if (asked) return { refused, kept, ask: `the rule "${asked.source}" asks for approval` };
   const allowed = allows.find((r) => r.pattern !== undefined && ruleCovers(r, names, "path", kept, true));

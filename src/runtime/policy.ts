@@ -104,15 +104,10 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
     if (effect !== "read") {
       // A write here could make an allowed command (git status, npm run test) run what the agent
       // wrote: a file that is code needs a person in every mode, mode `all` included.
-      for (const subject of subjects) {
-        const why = codeReason(subject, input.codeFiles);
-        if (!why) continue;
-        const name = executionSensitiveName(subject).toLowerCase();
-        const named = [...rules.allow, ...input.sessionAllows].some(
-          (r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, kind, [subject], true),
-        );
-        if (!named)
-          return { action: "ask", reason: `${why}; a rule naming it (permissions.allow: ["${names[0]}(${subject})"]) lifts this`, effect };
+      const code = unnamedCode(subjects, names, [...rules.allow, ...input.sessionAllows], input.codeFiles);
+      if (code) {
+        const { subject, why } = code;
+        return { action: "ask", reason: `${why}; a rule naming it (permissions.allow: ["${names[0]}(${subject})"]) lifts this`, effect };
       }
     }
   }
@@ -164,6 +159,27 @@ export function codeReason(relative: string, codeFiles: ReadonlySet<string> | un
   if (why || !codeFiles) return why;
   for (const file of codeFiles) {
     if (relative === file || file.startsWith(`${relative}/`)) return `${relative} is run by tackle's configuration (${file})`;
+  }
+  return undefined;
+}
+
+/**
+ * The first path among `subjects` that is code (see {@link codeReason}) and that no allow rule
+ * covering it names, with why: writing it needs a person. `write_file(**)` does not name
+ * `package.json`; `write_file(app/package.json)` does.
+ */
+export function unnamedCode(
+  subjects: readonly string[],
+  names: readonly string[],
+  allows: readonly Rule[],
+  codeFiles: ReadonlySet<string> | undefined,
+): { subject: string; why: string } | undefined {
+  for (const subject of subjects) {
+    const why = codeReason(subject, codeFiles);
+    if (!why) continue;
+    const name = executionSensitiveName(subject).toLowerCase();
+    const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [subject], true));
+    if (!named) return { subject, why };
   }
   return undefined;
 }
