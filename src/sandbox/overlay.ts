@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -6,6 +5,7 @@ import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
 import { supportDir } from "./rootfs.js";
 import { removeTree } from "./remove-tree.js";
+import { capture } from "./capture.js";
 
 /*
  * A copy-on-write view of the workspace for code that must not change it unasked (run_code).
@@ -93,7 +93,7 @@ async function probe(): Promise<Entry | string> {
     await mkdir(ws);
     // The trial writes into the merged view, and the write must land in the upper layer only.
     const argv = overlayCommand(found, ws, trial, ["/bin/sh", "-c", 'echo x > "$1/written"', "sh", trial.merged]);
-    const result = await run(argv);
+    const result = await capture(argv[0]!, argv.slice(1));
     if (result.code !== 0) return `the kernel refused an overlay mount in a user namespace (${result.err.trim() || `exit ${result.code}`})`;
     const listing = await readFile(trial.listing, "utf8");
     if (!listing.startsWith("D\0") || !existsSync(path.join(trial.upper, "written")) || existsSync(path.join(ws, "written")))
@@ -104,24 +104,6 @@ async function probe(): Promise<Entry | string> {
   } finally {
     trial?.dispose();
   }
-}
-
-function run(argv: string[]): Promise<{ code: number; err: string }> {
-  return new Promise((resolve) => {
-    let err = "";
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    timer.unref();
-    child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      resolve({ code: -1, err: e.message });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, err });
-    });
-  });
 }
 
 /** Makes the folders of one run inside the sandbox's private support folder (0700, removed at exit). */

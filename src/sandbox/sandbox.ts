@@ -16,6 +16,7 @@ import type { SandboxLimits, SandboxSettings } from "./config.js";
 import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
 import { overlayArgv, type Overlay } from "./overlay.js";
+import { capture, SANDBOX_PATH } from "./capture.js";
 
 /*
  * The bubblewrap sandbox. What holds, and why:
@@ -110,7 +111,6 @@ export const SANDBOX_INSTALL_HINT =
   "Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), " +
   "`sudo pacman -S bubblewrap` (Arch), or `apk add bubblewrap` (Alpine).";
 
-const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
@@ -219,41 +219,6 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
       "It needs unprivileged user namespaces (check `sysctl kernel.unprivileged_userns_clone` and, on Ubuntu 24.04+, " +
       "`kernel.apparmor_restrict_unprivileged_userns`), or a container started with permission to create namespaces.",
   };
-}
-
-function capture(file: string, args: string[], inputs: Buffer[] = []): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    let out = "";
-    let err = "";
-    let child: ChildProcess;
-    try {
-      child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe" as const)], env: { PATH: SANDBOX_PATH } });
-    } catch (e) {
-      resolve({ code: -1, out, err: (e as Error).message });
-      return;
-    }
-    inputs.forEach((data, i) => {
-      const pipe = child.stdio[3 + i] as Writable;
-      pipe.on("error", () => {});
-      pipe.end(data);
-    });
-    // A probe that hangs must not hang every sandboxed call after it.
-    const timer = setTimeout(() => {
-      err += "(no answer within 10 s)";
-      child.kill("SIGKILL");
-    }, 10_000);
-    timer.unref();
-    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      resolve({ code: -1, out, err: e.message });
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : -1), out, err });
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
