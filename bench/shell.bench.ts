@@ -1,6 +1,7 @@
 // shell: a `shell` call of `true` (direct, and through ToolRunner) against a bare spawn of `true`.
 // Goal: the tool within 1.3x of the bare spawn. Commands judged read-only run confined in
-// bubblewrap (read-only, no network); the added time is measured with confinement on and off.
+// bubblewrap (read-only, no network), and the rest in the workspace sandbox (the host read-only,
+// the workspace writable); the added time of each is measured against the same call on the host.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -17,7 +18,9 @@ const root = mkdtempSync(path.join(os.tmpdir(), "tackle-shell-bench-"));
 const workspace = Workspace.open(root);
 const { tools } = createShellTools(shellSettingsFrom({}));
 const shell = tools.find((t) => t.name === "shell")!;
-const unconfined = createShellTools(shellSettingsFrom({ shell: { confineReadOnly: false } })).tools.find((t) => t.name === "shell")!;
+const unconfined = createShellTools(shellSettingsFrom({ shell: { confineReadOnly: false, sandbox: "off" } })).tools.find(
+  (t) => t.name === "shell",
+)!;
 const registry = new ToolRegistry();
 for (const t of tools) registry.register(t);
 const runner = new ToolRunner({ registry, workspace: root, approval: "all", cache: false });
@@ -39,6 +42,8 @@ const series: Array<[string, () => Promise<unknown>]> = [
   ["shell tool: execute({command:'true'}), confined", () => shell.execute({ command: "true" }, { workspace })],
   ["shell tool: execute({command:'ls'}), unconfined", () => unconfined.execute({ command: "ls" }, { workspace })],
   ["shell tool: execute({command:'ls'}), confined", () => shell.execute({ command: "ls" }, { workspace })],
+  ["shell tool: execute({command:'echo x > f'}), host", () => unconfined.execute({ command: "echo x > f" }, { workspace })],
+  ["shell tool: execute({command:'echo x > f'}), sandbox", () => shell.execute({ command: "echo x > f" }, { workspace })],
   [
     "ToolRunner.run(shell, 'true')",
     async () => {
@@ -67,7 +72,9 @@ const medians = samples.map((list, k) => {
   );
   return q(list, 0.5);
 });
-const [bare, bareBash, direct, confinedTrue, lsPlain, lsConfined, viaRunner] = medians as [
+const [bare, bareBash, direct, confinedTrue, lsPlain, lsConfined, writeHost, writeSandboxed, viaRunner] = medians as [
+  number,
+  number,
   number,
   number,
   number,
@@ -89,6 +96,10 @@ console.log(`ratio shell tool / bare spawn(bash -c true): ${(direct / bareBash).
 console.log(
   `read-only confinement adds: true +${(confinedTrue - direct).toFixed(1)} ms (${(confinedTrue / direct).toFixed(2)}x), ` +
     `ls +${(lsConfined - lsPlain).toFixed(1)} ms (${(lsConfined / lsPlain).toFixed(2)}x)`,
+);
+console.log(
+  `workspace sandbox adds: echo x > f +${(writeSandboxed - writeHost).toFixed(1)} ms (${(writeSandboxed / writeHost).toFixed(2)}x); ` +
+    `sandboxed write / bare spawn(bash -c true): ${(writeSandboxed / bareBash).toFixed(2)}x`,
 );
 await runner.close();
 rmSync(root, { recursive: true, force: true });

@@ -115,7 +115,7 @@ export function findConfigFile(dir: string, home = os.homedir()): string | undef
 }
 
 /** Whether a JSON file's top level has a key tackle reads (permissions, approval, mcpServers...). */
-function hasTackleKeys(file: string): boolean {
+export function hasTackleKeys(file: string): boolean {
   try {
     const raw: unknown = parseJsonc(readFileSync(file, "utf8"), [], { allowTrailingComma: true });
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;

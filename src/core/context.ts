@@ -1,3 +1,4 @@
+import type { ApprovedBy } from "./result.js";
 import type { ChangeAnswer, ChangeRequest, Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
 import { openDefaultWorkspace, type ToolWorkspace } from "./tool-workspace.js";
 import { silentLogger, type Logger } from "./logger.js";
@@ -28,6 +29,7 @@ export class CallContext implements ToolContext {
     readonly onOutput: (chunk: string) => void,
     readonly onProgress: (progress: Progress) => void,
     readonly confirmChanges?: (request: ChangeRequest) => Promise<ChangeAnswer>,
+    readonly approvedBy?: ApprovedBy,
   ) {
     this[SOURCE] = source;
   }

@@ -1,5 +1,5 @@
 import type { Effect, ToolAnnotations } from "./effect.js";
-import type { ToolExecutionResult } from "./result.js";
+import type { ApprovedBy, ToolExecutionResult } from "./result.js";
 import type { ToolWorkspace } from "./tool-workspace.js";
 import type { Logger } from "./logger.js";
 import type { CallMemo } from "./call-memo.js";
@@ -67,6 +67,12 @@ export interface ToolContext {
    * the rest only when policy or a person approves. Absent outside a runner.
    */
   confirmChanges?: (request: ChangeRequest) => Promise<ChangeAnswer>;
+  /**
+   * Who approved the call being executed: a person, a rule, or the mode on its own (`auto`).
+   * The shell gives its sandbox the network only for what a person or a rule approved. Absent
+   * in the hooks that judge the call, and outside a runner.
+   */
+  approvedBy?: ApprovedBy;
 }
 
 /** Changes a call made to a copy of the workspace, to apply once approved. */
@@ -111,6 +117,11 @@ export interface Assessment {
   secret?: string;
   /** The file `secret` speaks of, as named; without it no rule releases the secret. */
   secretFile?: string;
+  /**
+   * Why this call needs a person whatever the mode and the allow rules say (a command asking to
+   * run outside the sandbox); only a deny rule or a denial comes before it.
+   */
+  confirm?: string;
 }
 
 /** What rules match against: a tool's paths, commands or domains for this call. */

@@ -112,6 +112,7 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
     }
   }
 
+  if (assessment?.confirm) return { action: "ask", reason: assessment.confirm, effect };
   const asked = rules.ask.find((r) => ruleCovers(r, names, kind, subjects, false));
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   // Mode `all` approves what the tool asks about, but not past a deny rule that could not see inside

@@ -279,7 +279,13 @@ export class ToolRunner {
     return p.tool.effect === "read" || p.tool.effect === "network" ? {} : { writes: [EVERYTHING] };
   }
 
-  #context(p: Prepared, abort: AbortSignal | LazyAbort, options: RunOptions, partial?: { text: string }): CallContext {
+  #context(
+    p: Prepared,
+    abort: AbortSignal | LazyAbort,
+    options: RunOptions,
+    partial?: { text: string },
+    approvedBy?: ApprovedBy,
+  ): CallContext {
     const denied = (subject: string) => {
       const kind = p.tool.scope?.kind;
       const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
@@ -310,6 +316,7 @@ export class ToolRunner {
       onProgress,
       // Only execute may change what it found; the hooks before it judge the call as it was asked.
       partial ? (request) => this.#confirmChanges(p, options, request) : undefined,
+      approvedBy,
     );
   }
 
@@ -609,7 +616,7 @@ export class ToolRunner {
         });
       }
       const partial = { text: "" };
-      const ctx = this.#context(p, abort, options, partial);
+      const ctx = this.#context(p, abort, options, partial, approvedBy);
       try {
         const result = await abort.race(tool.execute(p.args, ctx));
         if (result.isError) throw new ToolError(result.errorCode ?? "EXECUTION_ERROR", result.content, { details: { result } });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { existsSync, lstatSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -17,6 +17,7 @@ import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
 import { overlayArgv, type Overlay } from "./overlay.js";
 import { capture, SANDBOX_PATH } from "./capture.js";
+import { envArgs, hideArgs, procHardening, protectArgs, PROTECTED_IN_WORKSPACE } from "./mounts.js";
 
 /*
  * The bubblewrap sandbox. What holds, and why:
@@ -110,11 +111,6 @@ export type SandboxStatus =
 export const SANDBOX_INSTALL_HINT =
   "Install bubblewrap: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), " +
   "`sudo pacman -S bubblewrap` (Arch), or `apk add bubblewrap` (Alpine).";
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
-const PROTECTED_IN_WORKSPACE = [".git", ".tackle", "tackle.config.json", "config.json"];
 
 /**
  * Sandbox options from the configuration's `sandbox` section (see ./sandbox-config.ts), for a
@@ -233,29 +229,6 @@ interface InputFds {
   firstFile: number;
 }
 
-/**
- * Parts of /proc that reach the whole machine. The kernel lets a process whose uid is the host's
- * root write sysctls by file mode, capabilities or not, and a sandbox started by root keeps that
- * uid (bubblewrap maps it to itself), so these are bound read-only over the sandbox's own /proc.
- */
-const HOST_WIDE_PROC = [
-  "/proc/sys",
-  "/proc/sysrq-trigger",
-  "/proc/irq",
-  "/proc/bus",
-  "/proc/fs",
-  "/proc/acpi",
-  "/proc/scsi",
-  "/proc/kcore",
-];
-
-let procBinds: string[] | undefined;
-
-function procHardening(): string[] {
-  procBinds ??= HOST_WIDE_PROC.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
-  return procBinds;
-}
-
 function buildArgs(
   argv: readonly string[],
   o: BuildInput,
@@ -271,13 +244,7 @@ function buildArgs(
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox");
   if (fds.seccomp !== undefined) args.push("--seccomp", String(fds.seccomp));
 
-  args.push("--clearenv");
-  const env: Record<string, string> = { PATH: SANDBOX_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", USER: "sandbox", ...o.env };
-  for (const [name, value] of Object.entries(env)) {
-    if (!ENV_NAME.test(name)) throw new Error(`"${name}" is not a valid environment variable name.`);
-    if (value.includes("\0")) throw new Error(`The value of ${name} contains a null byte.`);
-    args.push("--setenv", name, value);
-  }
+  args.push(...envArgs({ PATH: SANDBOX_PATH, HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8", USER: "sandbox", ...o.env }));
 
   args.push(...systemArgs());
   // Where names resolve, only when they can be reached.
@@ -303,10 +270,7 @@ function buildArgs(
     const ws = o.workspace;
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
     args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", o.overlay?.merged ?? ws, ws);
-    for (const name of PROTECTED_IN_WORKSPACE) {
-      const p = protectedTarget(ws, name);
-      if (p) args.push("--ro-bind", p, p);
-    }
+    args.push(...protectArgs(ws, PROTECTED_IN_WORKSPACE));
     for (const p of o.hidden ?? []) args.push(...hideArgs(ws, p));
     cwd = o.cwd ?? ws;
     if (!Workspace.isInside(ws, cwd)) throw new Error(`The working directory ${cwd} is outside the workspace ${ws}.`);
@@ -315,35 +279,6 @@ function buildArgs(
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--chdir", cwd, "--", ...limitedArgv(argv, limits, forceLimiter));
   return args;
-}
-
-/** The mounts that hide one workspace entry: nothing for a symlink or an entry that is gone. */
-function hideArgs(ws: string, p: string): string[] {
-  if (!path.isAbsolute(p) || !Workspace.isInside(ws, p) || p === ws) throw new Error(`A hidden path must be inside the workspace: ${p}.`);
-  let st;
-  try {
-    st = lstatSync(p);
-  } catch {
-    return [];
-  }
-  if (st.isSymbolicLink()) return [];
-  return st.isDirectory() ? ["--tmpfs", p, "--remount-ro", p] : ["--ro-bind", "/dev/null", p];
-}
-
-/**
- * Where a protected workspace entry really is, if it exists inside the workspace. A symlink is
- * followed (a `.git` linking to `.git-real` protects `.git-real`); one leading outside is left
- * alone, because binding it would show its target inside the sandbox, and it dangles there.
- */
-function protectedTarget(ws: string, name: string): string | undefined {
-  const p = path.join(ws, name);
-  try {
-    if (!lstatSync(p).isSymbolicLink()) return p;
-    const real = realpathSync(p);
-    return Workspace.isInside(ws, real) && real !== ws ? real : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -25,8 +25,19 @@ export async function commandSubjects(command: string, cwd: string | undefined, 
 }
 
 /** The policy's view of a command: denied when its cwd is unusable, else what the judgement says. */
-export async function commandAssessment(command: string, cwd: string | undefined, ctx: ToolContext): Promise<Assessment> {
+export async function commandAssessment(
+  command: string,
+  cwd: string | undefined,
+  ctx: ToolContext,
+  unconfined = false,
+): Promise<Assessment> {
   const j = await judgeOnce(command, cwd, ctx);
   if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
-  return toAssessment(j);
+  const assessment = toAssessment(j);
+  if (!unconfined) return assessment;
+  return {
+    ...assessment,
+    effect: assessment.effect === "destructive" ? "destructive" : "execute",
+    confirm: "it asks to run outside the sandbox, with the whole file system and the network; only a person approves that",
+  };
 }

@@ -2,7 +2,7 @@ import type { ToolGroup } from "../group.js";
 import type { AnyTool } from "../../core/tool.js";
 import { BackgroundJobs } from "./background-jobs.js";
 import { createBackgroundTool } from "./shell-background.js";
-import { sandboxLauncher } from "./sandbox-launcher.js";
+import { launchSettings } from "./sandbox-launcher.js";
 import { shellSettingsFrom, type ShellSettings } from "./settings.js";
 import { createShellTool } from "./shell.js";
 
@@ -16,14 +16,14 @@ export function createShellTools(
   settings: ShellSettings,
   config: Record<string, unknown> = {},
 ): { tools: AnyTool[]; jobs: BackgroundJobs } {
-  const launcher = settings.sandbox ? sandboxLauncher(config) : undefined;
+  const launch = launchSettings(settings, config);
   const jobs = new BackgroundJobs(settings.maxBackgroundJobs, settings.backgroundBufferChars, settings.killGraceMs);
-  const common = { settings, ...(launcher ? { launcher } : {}) };
+  const common = { settings, launch };
   const tools = [
     createShellTool({ name: "shell", title: "Shell", descriptionFile: "shell.txt", defaultTimeoutMs: 120_000, ...common }),
     // spec 000's name and its 30-second default; listed only in the assistant preset
     createShellTool({ name: "bash", title: "Bash", descriptionFile: "bash.txt", defaultTimeoutMs: 30_000, ...common }),
-    createBackgroundTool(jobs, settings, launcher),
+    createBackgroundTool(jobs, settings, launch),
   ];
   return { tools, jobs };
 }

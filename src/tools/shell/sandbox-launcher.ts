@@ -1,43 +1,170 @@
+import os from "node:os";
+import path from "node:path";
+import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import type { ToolContext } from "../../core/tool.js";
-import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
+import { commandEnv, NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
-import { sandboxSettingsFrom } from "../../sandbox/config.js";
-import type { Launcher } from "./shell.js";
+import { hostViewArgs } from "../../sandbox/host-view.js";
+import { sessionTmp } from "../../sandbox/session-tmp.js";
+import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
 import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../../workspace/sensitive-entries.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
+import { judgeOnce } from "./command-judgement.js";
+import type { ShellSettings } from "./settings.js";
+import { watchNewConfig } from "./new-config-guard.js";
+
+function isFolder(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** How a command was confined: run_code's sandbox, read-only, the workspace sandbox, or not at all. */
+export type Confinement = "strict" | "read-only" | "workspace" | "none";
+
+/** What starts a command: a program and its arguments (bubblewrap's, around bash), or plain bash. */
+export interface Launch {
+  argv?: { file: string; args: string[] };
+  confinement: Confinement;
+  /** The workspace sandbox shares the host's network for this command. */
+  network?: boolean;
+  /** Why a sandbox the configuration asks for was not used (bubblewrap cannot run here). */
+  unconfinedBecause?: string;
+  /** Run once the command has ended: what the model should know about what it left (see ./new-config-guard.ts). */
+  afterRun?: () => string | undefined;
+}
+
+/** Everything a launch needs from the tool's configuration, worked out once per tool set. */
+export interface LaunchSettings {
+  shell: ShellSettings;
+  sandbox: SandboxSettings;
+}
+
+export function launchSettings(shell: ShellSettings, config: Record<string, unknown>): LaunchSettings {
+  return { shell, sandbox: sandboxSettingsFrom(config) };
+}
 
 /**
- * Runs shell commands inside run_code's bubblewrap sandbox (config `shell.sandbox: true`), with
- * the `sandbox` section's network and limits. Where bubblewrap is missing the call fails with
- * how to install it; it never falls back to running unsandboxed.
+ * Chooses how `command` runs, in this order: outside any sandbox when the person approved
+ * `unconfined`; in run_code's sandbox under `shell.sandbox: "strict"` (never unsandboxed: without
+ * bubblewrap the call fails); read-only with no network when the command is judged to only read;
+ * in the workspace sandbox by default; on the host when `shell.sandbox` is off or bubblewrap cannot run.
  */
-export function sandboxLauncher(config: Record<string, unknown>): Launcher {
-  const settings = sandboxSettingsFrom(config);
-  return async (command: string, cwd: string, ctx: ToolContext) => {
-    const status = await sandboxAvailable(settings.bwrap ? { bwrap: settings.bwrap } : {});
+export async function launchFor(
+  command: string,
+  relativeCwd: string | undefined,
+  cwd: string,
+  ctx: ToolContext,
+  s: LaunchSettings,
+  options: { timeoutMs?: number; unconfined?: boolean },
+): Promise<Launch> {
+  const mode = s.shell.sandbox.mode;
+  if (options.unconfined || (mode === "off" && !s.shell.confineReadOnly)) return { confinement: "none" };
+  const status = await sandboxAvailable(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {});
+  if (mode === "strict") {
     if (!status.available) throw sandboxUnavailableError(status, "The sandboxed shell");
     const args = buildSandboxArgs(
       ["/bin/bash", "-c", command],
       {
         workspace: ctx.workspace.root,
         cwd,
-        network: settings.network,
-        limits: settings.limits,
-        readOnly: settings.readOnlyPaths,
+        network: s.sandbox.network,
+        limits: s.sandbox.limits,
+        readOnly: s.sandbox.readOnlyPaths,
         env: { ...NON_INTERACTIVE_ENV },
       },
       { userns: status.userns },
     );
-    return { file: status.bwrap, args };
-  };
+    return { argv: { file: status.bwrap, args }, confinement: "strict" };
+  }
+  if (!status.available) return { confinement: "none", ...(mode === "off" ? {} : { unconfinedBecause: status.reason }) };
+  const j = await judgeOnce(command, relativeCwd, ctx);
+  if (s.shell.confineReadOnly) {
+    if (!("cwdError" in j) && j.readOnly) {
+      const args = await readOnlyArgs(command, cwd, ctx, options.timeoutMs ?? 120_000, status.userns);
+      return { argv: { file: status.bwrap, args }, confinement: "read-only" };
+    }
+  }
+  if (mode === "off") return { confinement: "none" };
+  const root = ctx.workspace.root;
+  // git makes .git/hooks at init; where it is missing, a command could make it, out of the read-only bind's reach.
+  const git = path.join(root, ".git");
+  if (isFolder(git) && !existsSync(path.join(git, "hooks"))) mkdirSync(path.join(git, "hooks"));
+  // Network for what a person or a rule approved, or when the configuration gives it to all.
+  const network = s.shell.sandbox.network || ctx.approvedBy === "user" || ctx.approvedBy === "config";
+  const args = hostViewArgs(
+    ["/bin/bash", "-c", command],
+    {
+      workspace: root,
+      cwd,
+      writable: writableRoots(s.shell.sandbox.writableRoots, root),
+      hidden: [
+        ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
+        ...tackleFolders(),
+      ],
+      network,
+      env: hostEnv(s.shell.env),
+      tmp: sessionTmp(),
+      tmpBytes: s.sandbox.limits.tmpBytes,
+    },
+    { userns: status.userns },
+  );
+  return { argv: { file: status.bwrap, args }, confinement: "workspace", network, afterRun: watchNewConfig(root, cwd) };
 }
 
 /** The workspace's files that may hold secrets, to hide; all of them or, past the limit, none (the judgement still holds). */
-async function hiddenSecrets(root: string): Promise<string[]> {
+async function workspaceSecrets(root: string): Promise<string[]> {
   const entries = await sensitiveEntries(root);
-  const own = tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir));
-  return entries.length > MAX_SENSITIVE_ENTRIES ? own : [...entries, ...own];
+  return entries.length > MAX_SENSITIVE_ENTRIES ? [] : entries;
+}
+
+/**
+ * The secrets to hide, less the one this command names when a runner approved the call: it got
+ * past the policy, so a rule naming that file released it (see policy.ts). A folder holding it is
+ * shown with it. Called outside a runner, nothing is released.
+ */
+function released(secrets: readonly string[], file: string | undefined, root: string): string[] {
+  if (file === undefined) return [...secrets];
+  const absolute = path.resolve(root, file);
+  return secrets.filter((p) => p !== absolute && !Workspace.isInside(p, absolute));
+}
+
+/** tackle's own folders inside the workspace, hidden like secrets. */
+function ownFoldersInside(root: string): string[] {
+  return tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir));
+}
+
+/** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
+const UNREACHABLE = /^(SSH_AUTH_SOCK|SSH_AGENT_PID|GPG_AGENT_INFO|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|DOCKER_HOST)$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The command's environment in the workspace sandbox: the usual one, with /tmp as its temporary folder. */
+function hostEnv(extra: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(commandEnv(extra))) {
+    if (value === undefined || !ENV_NAME.test(name) || UNREACHABLE.test(name) || value.includes("\0")) continue;
+    env[name] = value;
+  }
+  env["TMPDIR"] = "/tmp";
+  return env;
+}
+
+/**
+ * `shell.sandbox.writableRoots` as real, existing folders: `~/` is the home folder, a relative
+ * path the workspace's. A folder that does not exist is left out (bubblewrap cannot bind it).
+ */
+export function writableRoots(roots: readonly string[], workspace: string): string[] {
+  return roots.flatMap((root) => {
+    const expanded = root === "~" || root.startsWith("~/") ? path.join(os.homedir(), root.slice(1)) : path.resolve(workspace, root);
+    try {
+      return [realpathSync(expanded)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */
@@ -46,21 +173,19 @@ const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR
 /**
  * Defence in depth for commands judged read-only: they run where they cannot write (the whole file
  * system, the workspace included, read-only; a private /tmp) nor reach the network, so a misjudged
- * command fails instead of acting. Where bubblewrap cannot run, undefined: the command runs as
- * before, and the result says it was not confined.
+ * command fails instead of acting.
  */
-export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolContext, timeoutMs: number) {
-  const status = await sandboxAvailable();
-  if (!status.available) return undefined;
+async function readOnlyArgs(command: string, cwd: string, ctx: ToolContext, timeoutMs: number, userns: boolean): Promise<string[]> {
   const env: Record<string, string> = { ...NON_INTERACTIVE_ENV };
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && PASSED_THROUGH.test(name)) env[name] = value;
-  const args = buildSandboxArgs(
+  const root = ctx.workspace.root;
+  return buildSandboxArgs(
     ["/bin/bash", "-c", command],
     {
-      workspace: ctx.workspace.root,
+      workspace: root,
       workspaceReadOnly: true,
       // As for run_code: what a misjudged command reads, it cannot print.
-      hidden: await hiddenSecrets(ctx.workspace.root),
+      hidden: [...(await workspaceSecrets(root)), ...ownFoldersInside(root)],
       cwd,
       network: false,
       // The shell's own time limit governs; the CPU limit only stops a runaway past it.
@@ -68,7 +193,13 @@ export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolCont
       readOnly: ctx.workspace.extraRoots.map((r) => r.path),
       env,
     },
-    { userns: status.userns },
+    { userns },
   );
-  return { file: status.bwrap, args };
+}
+
+/** The read-only launch alone (for tests and tools that judged the command themselves); undefined where bubblewrap cannot run. */
+export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolContext, timeoutMs: number) {
+  const status = await sandboxAvailable();
+  if (!status.available) return undefined;
+  return { file: status.bwrap, args: await readOnlyArgs(command, cwd, ctx, timeoutMs, status.userns) };
 }

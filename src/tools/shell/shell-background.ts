@@ -6,8 +6,8 @@ import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
 import { commandAssessment, commandSubjects } from "./command-judgement.js";
 import { commandEnv } from "../../process/command-env.js";
-import type { Launcher } from "./shell.js";
-import { resolveCwd } from "./shell.js";
+import { resolveCwd, unconfinedAsked } from "./shell.js";
+import { launchFor, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import type { ShellSettings } from "./settings.js";
 import { formatCount } from "../../core/format-count.js";
 
@@ -23,6 +23,10 @@ const input = z
     command: z.string().min(1).optional().describe("For start: the bash command to run in the background"),
     cwd: z.string().optional().describe("For start: directory inside the workspace (default: the workspace root)"),
     id: z.string().optional().describe("For read and stop: the job id that start returned"),
+    unconfined: z
+      .boolean()
+      .optional()
+      .describe("For start: run outside the sandbox (whole file system, network); the person is asked every time"),
   })
   .superRefine((a, ctx) => {
     if (a.action === "start" && !a.command) ctx.addIssue({ code: "custom", path: ["command"], message: 'action "start" needs a command' });
@@ -51,8 +55,17 @@ function describeJob(j: Job) {
   };
 }
 
+/** A line on the sandbox a job runs in: a server in it is reachable only when it shares the network. */
+function whereItRuns(how: Launch): string {
+  if (how.confinement === "none") return "";
+  const lines = ["It runs in a sandbox: what it leaves running in the background (`server &`) ends when it ends."];
+  if (how.confinement === "read-only") lines.push("It is read-only with no network, as it was judged to only read.");
+  else if (!how.network) lines.push("It has no network: a server it starts is not reachable from outside the sandbox.");
+  return `${lines.join(" ")}\n`;
+}
+
 /** `shell_background` (spec 002): long-running commands with an `action` parameter. */
-export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettings, launcher?: Launcher): AnyTool {
+export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettings, launch: LaunchSettings): AnyTool {
   const lookup = (id: string): Job => {
     const job = jobs.get(id);
     if (!job) {
@@ -79,7 +92,7 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
       if (args.action === "stop") return undefined;
-      return commandAssessment(args.command!, args.cwd, ctx);
+      return commandAssessment(args.command!, args.cwd, ctx, unconfinedAsked(args, settings));
     },
     // Stopping a job this session started needs nobody's approval in safe mode.
     needsApproval: (args: Args) => args.action === "start",
@@ -87,16 +100,24 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
       switch (args.action) {
         case "start": {
           const cwd = await resolveCwd(args.cwd, ctx);
-          const argv = launcher ? await launcher(args.command!, cwd, ctx) : undefined;
+          const how = await launchFor(args.command!, args.cwd, cwd, ctx, launch, args.unconfined ? { unconfined: true } : {});
+          const argv = how.argv;
           let job: Job;
           try {
             job = jobs.start({ command: args.command!, cwd, env: commandEnv(settings.env), ...(argv ? { argv } : {}) });
           } catch (err) {
             throw new ToolError("UNAVAILABLE", (err as Error).message, { recoverable: false });
           }
+          if (how.afterRun) {
+            const check = how.afterRun;
+            void job.done.then(() => {
+              const note = check();
+              if (note) job.output.push(`\n${note}\n`);
+            });
+          }
           return {
             content:
-              `Started ${job.id} (pid ${job.pid}): ${job.command}\nRead its output with ` +
+              `Started ${job.id} (pid ${job.pid}): ${job.command}\n${whereItRuns(how)}Read its output with ` +
               `{"action":"read","id":"${job.id}"}; stop it with {"action":"stop","id":"${job.id}"}.`,
             structured: describeJob(job),
           };

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
@@ -7,15 +8,12 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { commandAssessment, commandSubjects, judgeOnce } from "./command-judgement.js";
-import { readOnlyLaunch } from "./sandbox-launcher.js";
+import { launchFor, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
 import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
-
-/** How a command is started: plain bash, or wrapped (the sandbox). */
-export type Launcher = (command: string, cwd: string, ctx: ToolContext) => Promise<{ file: string; args: string[] } | undefined>;
 
 export interface ShellToolOptions {
   name: string;
@@ -23,7 +21,7 @@ export interface ShellToolOptions {
   descriptionFile: string;
   defaultTimeoutMs: number;
   settings: ShellSettings;
-  launcher?: Launcher;
+  launch: LaunchSettings;
 }
 
 const MAX_TIMEOUT_MS = 3_600_000;
@@ -104,6 +102,62 @@ export function formatResult(
   return { content: lines.join("\n") };
 }
 
+/** Whether a call asks to run outside the sandbox while one is configured: that needs a person. */
+export function unconfinedAsked(args: { unconfined?: boolean | undefined }, settings: ShellSettings): boolean {
+  return args.unconfined === true && settings.sandbox.mode !== "off";
+}
+
+/** What a failure inside the workspace sandbox looks like: a write outside it, or no network. */
+const BLOCKED = new RegExp(
+  [
+    "read-only file system",
+    "EROFS",
+    "network is unreachable",
+    "ENETUNREACH",
+    "could not resolve host",
+    "temporary failure in name resolution",
+    "EAI_AGAIN",
+    "name or service not known",
+  ].join("|"),
+  "i",
+);
+
+/** A line telling the model what the sandbox did, when a failed command may have met it. */
+export function sandboxNote(launch: Launch, r: CommandResult): string {
+  if (r.exitCode === 0 || !BLOCKED.test(r.output)) return "";
+  if (launch.confinement === "workspace") {
+    const net = launch.network ? "" : " and has no network";
+    return (
+      `\n[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ` +
+      "If the command needs more, call again with unconfined: true (the person is asked).]"
+    );
+  }
+  if (launch.confinement === "read-only") {
+    return "\n[This ran read-only with no network, as it was judged to only read. If it must write, say so to the person.]";
+  }
+  return "";
+}
+
+/**
+ * bubblewrap exits with 128 + N when the command dies of signal N, as a shell does: read back as
+ * the signal, so a sandboxed command that crashed reads as one that ran on the host.
+ */
+function signalFromSandbox(r: CommandResult): CommandResult {
+  if (r.signal || r.exitCode === null || r.exitCode <= 128 || r.ended !== "exit") return r;
+  const name = Object.entries(os.constants.signals).find(([, n]) => n === r.exitCode! - 128)?.[0];
+  return name ? { ...r, signal: name as NodeJS.Signals, exitCode: null } : r;
+}
+
+function confinementMetadata(launch: Launch): Record<string, unknown> {
+  return {
+    sandbox: launch.confinement,
+    ...(launch.confinement === "workspace" ? { network: launch.network === true } : {}),
+    ...(launch.unconfinedBecause ? { unsandboxedBecause: launch.unconfinedBecause } : {}),
+    // Older names, kept for callers that read them.
+    ...(launch.confinement === "strict" ? { sandboxed: true } : { confined: launch.confinement === "read-only" }),
+  };
+}
+
 /** Builds `shell` (spec 001), `bash` (spec 000) or another name over the same engine. */
 export function createShellTool(options: ShellToolOptions): AnyTool {
   const { settings } = options;
@@ -117,6 +171,13 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       .optional()
       .describe(`Time limit in milliseconds (default ${options.defaultTimeoutMs})`),
     cwd: z.string().optional().describe("Directory inside the workspace to run in (default: the workspace root)"),
+    unconfined: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run outside the sandbox, with the whole file system and the network; the person is asked every time. " +
+          "Only after the sandbox blocked a command that needs more.",
+      ),
   });
   type Args = z.output<typeof input>;
 
@@ -130,26 +191,24 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     idempotent: false,
     cacheable: false,
     scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
-    assess: (args: Args, ctx) => commandAssessment(args.command, args.cwd, ctx),
+    assess: (args: Args, ctx) => commandAssessment(args.command, args.cwd, ctx, unconfinedAsked(args, settings)),
     preview: async (args: Args, ctx) => {
       const j = await judgeOnce(args.command, args.cwd, ctx);
       if ("cwdError" in j) return undefined;
       const parts = j.subjects.map((s) => `  ${s}`).join("\n");
-      return `$ ${args.command}\nRuns:\n${parts}${j.ask ? `\nWhy it asks: ${j.ask}` : ""}`;
+      const outside = unconfinedAsked(args, settings) ? "\nOutside the sandbox: the whole file system and the network." : "";
+      return `$ ${args.command}\nRuns:\n${parts}${outside}${j.ask ? `\nWhy it asks: ${j.ask}` : ""}`;
     },
     timeoutMs: (args: Args) => (args.timeout ?? options.defaultTimeoutMs) + settings.killGraceMs + RUNNER_GRACE_MS,
     execute: async (args: Args, ctx): Promise<ToolExecutionResult> => {
-      // A command judged read-only runs confined (read-only, no network) where bubblewrap works.
-      const confined = async (a: Args, cwd: string, c: ToolContext, timeoutMs: number) => {
-        if (!settings.confineReadOnly) return undefined;
-        const j = await judgeOnce(a.command, a.cwd, c);
-        return "cwdError" in j || !j.readOnly ? undefined : readOnlyLaunch(a.command, cwd, c, timeoutMs);
-      };
       const cwd = await resolveCwd(args.cwd, ctx);
       const timeoutMs = args.timeout ?? options.defaultTimeoutMs;
-      const launch = options.launcher ? await options.launcher(args.command, cwd, ctx) : await confined(args, cwd, ctx, timeoutMs);
+      const launch = await launchFor(args.command, args.cwd, cwd, ctx, options.launch, {
+        timeoutMs,
+        ...(args.unconfined ? { unconfined: true } : {}),
+      });
       // A plain command (`git status`) is exec'd as bash would exec it, without paying for bash.
-      const direct = launch ? undefined : directArgv(args.command);
+      const direct = launch.argv ? undefined : directArgv(args.command);
       const spillDir = readableSpillDir(ctx);
       const progress = reportRunning(ctx);
       const result = await runCommand({
@@ -168,10 +227,15 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         limits: { headChars: settings.headChars, tailChars: settings.tailChars },
         outputName: `${options.name}-${ctx.toolCallId}`,
         ...(spillDir ? { spillDir } : {}),
-        ...(launch ? { argv: () => launch } : {}),
+        ...(launch.argv ? { argv: () => launch.argv! } : {}),
         ...(direct ? { argv: () => ({ file: direct[0]!, args: direct.slice(1) }), direct: true } : {}),
-      }).finally(progress.stop);
-      const { content, errorCode } = formatResult(result, timeoutMs, settings);
+      })
+        .then((r) => (launch.argv ? signalFromSandbox(r) : r))
+        .finally(progress.stop);
+      const formatted = formatResult(result, timeoutMs, settings);
+      const { errorCode } = formatted;
+      const planted = launch.afterRun?.();
+      const content = formatted.content + sandboxNote(launch, result) + (planted ? `\n${planted}` : "");
       const structured = {
         stdout: result.stdout,
         stderr: result.stderr,
@@ -186,7 +250,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         ended: result.ended,
         ...(result.truncated ? { truncated: true } : {}),
         ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
-        ...(options.launcher ? { sandboxed: true } : { confined: launch !== undefined }),
+        ...confinementMetadata(launch),
       };
       if (errorCode === "CANCELLED") throw new ToolError("CANCELLED", content);
       return { content, structured, metadata, ...(errorCode ? { isError: true, errorCode } : {}) };

@@ -13,6 +13,7 @@ let ws: ReturnType<typeof makeWorkspace>;
 let registry: ToolRegistry;
 const { tools, jobs } = createShellTools(shellSettingsFrom({}));
 const runners: ToolRunner[] = [];
+const afterAllJobs: Array<{ stopAll(): Promise<void> }> = [];
 
 beforeAll(() => {
   ws = makeWorkspace();
@@ -22,6 +23,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await jobs.stopAll();
+  for (const j of afterAllJobs) await j.stopAll();
   for (const r of runners) await r.close();
   ws.cleanup();
 });
@@ -235,10 +237,16 @@ describe("shell_background through ToolRunner", () => {
     expect(read.content).toContain("exited with code 0");
   });
 
-  it("a job that puts a server in the background keeps it until stop", async () => {
+  it("on the host (shell.sandbox off), a job that puts a server in the background keeps it until stop", async () => {
     const { processesWith, eventually } = await import("./helpers.js");
     const m = `tackle-bg-${Date.now()}`;
-    const r = runner("all");
+    const host = createShellTools(shellSettingsFrom({ shell: { sandbox: "off" } }));
+    const reg = new ToolRegistry();
+    for (const t of host.tools) reg.register(t);
+    const r = new ToolRunner({ registry: reg, workspace: ws.root, approval: "all" });
+    runners.push(r);
+    afterAllJobs.push(host.jobs);
+    const jobs = host.jobs;
     const started = await r.run({
       name: "shell_background",
       args: { command: `bash -c 'exec -a ${m} sleep 1000' > /dev/null 2>&1 & echo launched` },
@@ -252,6 +260,19 @@ describe("shell_background through ToolRunner", () => {
     const stopped = await r.run({ name: "shell_background", args: { action: "stop", id } });
     expect(stopped.content).toMatch(/Stopped/);
     expect(await eventually(() => processesWith(m).length === 0)).toBe(true);
+  });
+
+  it("in the sandbox, what a job leaves in the background ends with it, and the job says so", async () => {
+    const { processesWith, eventually } = await import("./helpers.js");
+    const m = `tackle-bg-sandboxed-${Date.now()}`;
+    const r = runner("all");
+    const started = await r.run({
+      name: "shell_background",
+      args: { command: `bash -c 'exec -a ${m} sleep 1000' > /dev/null 2>&1 & echo launched` },
+    });
+    expect(started.content).toMatch(/ends when it ends/);
+    await jobs.get((started.structured as { id: string }).id)!.done;
+    expect(await eventually(() => processesWith(m).length === 0, 30_000)).toBe(true);
   });
 
   it("explains a missing id or an unknown job", async () => {

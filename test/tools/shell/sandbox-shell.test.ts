@@ -48,7 +48,7 @@ describe("shell in the sandbox (config shell.sandbox: true)", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused`;
-      const plain = createShellTools(shellSettingsFrom({})).tools[0]!;
+      const plain = createShellTools(shellSettingsFrom({ shell: { sandbox: "off" } })).tools[0]!;
       expect((await plain.execute({ command }, { workspace: ws.workspace })).content).toContain("connected");
       const r = await shell.execute({ command }, { workspace: ws.workspace });
       expect(r.content).toContain("refused");

@@ -1,0 +1,112 @@
+import { existsSync, realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Workspace } from "../workspace/workspace.js";
+import { envArgs, hideEntry, procHardening, protectArgs } from "./mounts.js";
+
+/*
+ * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
+ * PATH and home configuration work, with only the workspace (and roots the configuration names)
+ * writable. What still holds, as in run_code's sandbox (./sandbox.ts): fresh user, pid, ipc and
+ * uts namespaces, no capabilities, no nested namespaces, a new session, a /tmp of tackle's own
+ * (the host's is out of reach) and a private /dev/shm, /proc's machine-wide parts read-only, and no network unless asked for.
+ *
+ * Hidden: the workspace's files that may hold secrets, the secret folders of the home directory
+ * (keys, cloud credentials, registry tokens), tackle's own folders (server tokens, the code cache)
+ * and /run, where the sockets of other services live (docker, dbus, agents): a socket file reaches
+ * its service from any network namespace.
+ *
+ * Never writable, though inside the workspace: git's hooks and config (what git runs later),
+ * tackle's configuration. The rest of `.git` stays writable so `git commit` works.
+ */
+
+/** Inside the workspace: read-only in the shell's sandbox. */
+const PROTECTED = [".git/hooks", ".git/config", ".git/info", ".tackle", "tackle.config.json", "config.json"];
+
+/** In the home folder: hidden from the shell's sandbox (see SENSITIVE_PATTERNS for files inside a workspace). */
+const HOME_SECRETS = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config/gcloud",
+  ".config/gh",
+  ".config/hub",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".pgpass",
+  ".gmail-tokens",
+  ".calendar-tokens",
+  ".password-store",
+];
+
+/** Where and how a shell command runs over the host's file system. */
+export interface HostViewOptions {
+  /** The workspace root (absolute, real path): writable. */
+  workspace: string;
+  /** Working directory inside the workspace. */
+  cwd: string;
+  /** Further folders the command may write (absolute, existing). */
+  writable?: readonly string[];
+  /** Entries to make unreadable wherever they are (the workspace's secrets, tackle's folders). */
+  hidden?: readonly string[];
+  /** Share the host's network. */
+  network: boolean;
+  /** The command's whole environment (bubblewrap starts from an empty one). */
+  env: Readonly<Record<string, string>>;
+  /** The host folder shown as /tmp (see ./session-tmp.ts). */
+  tmp: string;
+  /** Size of the private /dev/shm, in bytes. */
+  tmpBytes: number;
+}
+
+/** The home folder's secret entries that exist, as real paths. */
+function homeSecrets(): string[] {
+  const home = os.homedir();
+  return HOME_SECRETS.map((name) => path.join(home, name)).flatMap((p) => {
+    try {
+      return [realpathSync(p)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The bubblewrap arguments (after the binary) that run `argv` over a read-only view of the host
+ * with the workspace writable; see the comment at the top of this file for what holds.
+ */
+export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profile: { userns: boolean }): string[] {
+  const ws = o.workspace;
+  if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
+  if (!Workspace.isInside(ws, o.cwd)) throw new Error(`The working directory ${o.cwd} is outside the workspace ${ws}.`);
+  const args = ["--unshare-all"];
+  if (o.network) args.push("--share-net");
+  if (profile.userns) args.push("--unshare-user", "--disable-userns");
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push(...envArgs(o.env));
+  args.push("--ro-bind", "/", "/");
+  args.push("--proc", "/proc", ...procHardening(), "--dev", "/dev");
+  args.push("--bind", o.tmp, "/tmp");
+  args.push("--size", String(o.tmpBytes), "--tmpfs", "/dev/shm");
+  if (existsSync("/run")) args.push("--tmpfs", "/run", "--remount-ro", "/run");
+  // Name resolution: /etc/resolv.conf is often a symlink into /run.
+  if (o.network && existsSync("/etc/resolv.conf")) {
+    const real = realpathSync("/etc/resolv.conf");
+    if (real.startsWith("/run/")) args.push("--ro-bind", real, real);
+  }
+  args.push("--bind", ws, ws);
+  for (const root of o.writable ?? []) {
+    if (!path.isAbsolute(root)) throw new Error(`A writable root must be an absolute path: ${root}.`);
+    args.push("--bind", root, root);
+  }
+  // Protection and hiding last: they must sit on top of every writable bind that holds them.
+  args.push(...protectArgs(ws, PROTECTED));
+  for (const p of [...homeSecrets(), ...(o.hidden ?? [])]) args.push(...hideEntry(p));
+  args.push("--chdir", o.cwd, "--", ...argv);
+  return args;
+}

@@ -1,0 +1,89 @@
+import { existsSync, lstatSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { Workspace } from "../workspace/workspace.js";
+
+/*
+ * Mount arguments both sandbox layouts share: run_code's (./sandbox.ts, a minimal system) and the
+ * shell's (./host-view.ts, the host read-only).
+ */
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `--clearenv` and one `--setenv` per variable; a bad name or a null byte is an error, never dropped. */
+export function envArgs(env: Readonly<Record<string, string>>): string[] {
+  const args = ["--clearenv"];
+  for (const [name, value] of Object.entries(env)) {
+    if (!ENV_NAME.test(name)) throw new Error(`"${name}" is not a valid environment variable name.`);
+    if (value.includes("\0")) throw new Error(`The value of ${name} contains a null byte.`);
+    args.push("--setenv", name, value);
+  }
+  return args;
+}
+
+/** Workspace entries sandboxed code may read but never change (see src/workspace/protected.ts). */
+export const PROTECTED_IN_WORKSPACE = [".git", ".tackle", "tackle.config.json", "config.json"];
+
+/** Read-only binds over the entries of `names` that exist inside the workspace `ws`. */
+export function protectArgs(ws: string, names: readonly string[]): string[] {
+  return names.flatMap((name) => {
+    const p = protectedTarget(ws, name);
+    return p ? ["--ro-bind", p, p] : [];
+  });
+}
+
+/**
+ * Parts of /proc that reach the whole machine. The kernel lets a process whose uid is the host's
+ * root write sysctls by file mode, capabilities or not, and a sandbox started by root keeps that
+ * uid (bubblewrap maps it to itself), so these are bound read-only over the sandbox's own /proc.
+ */
+const HOST_WIDE_PROC = [
+  "/proc/sys",
+  "/proc/sysrq-trigger",
+  "/proc/irq",
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/acpi",
+  "/proc/scsi",
+  "/proc/kcore",
+];
+
+let procBinds: string[] | undefined;
+
+export function procHardening(): string[] {
+  procBinds ??= HOST_WIDE_PROC.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
+  return procBinds;
+}
+
+/** The mounts that hide one workspace entry: nothing for a symlink or an entry that is gone. */
+export function hideArgs(ws: string, p: string): string[] {
+  if (!path.isAbsolute(p) || !Workspace.isInside(ws, p) || p === ws) throw new Error(`A hidden path must be inside the workspace: ${p}.`);
+  return hideEntry(p);
+}
+
+/** The mounts that make `p` (absolute) unreadable: an empty read-only folder, or a file nothing can open. */
+export function hideEntry(p: string): string[] {
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return [];
+  }
+  if (st.isSymbolicLink()) return [];
+  return st.isDirectory() ? ["--tmpfs", p, "--remount-ro", p] : ["--ro-bind", "/dev/null", p];
+}
+
+/**
+ * Where a protected workspace entry really is, if it exists inside the workspace. A symlink is
+ * followed (a `.git` linking to `.git-real` protects `.git-real`); one leading outside is left
+ * alone, because binding it would show its target inside the sandbox, and it dangles there.
+ */
+function protectedTarget(ws: string, name: string): string | undefined {
+  const p = path.join(ws, name);
+  try {
+    if (!lstatSync(p).isSymbolicLink()) return p;
+    const real = realpathSync(p);
+    return Workspace.isInside(ws, real) && real !== ws ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}

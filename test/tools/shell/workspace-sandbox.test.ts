@@ -1,0 +1,311 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
+import type { ApprovalMode } from "../../../src/runtime/policy.js";
+import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
+import { createShellTools } from "../../../src/tools/shell/index.js";
+import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
+import { Workspace } from "../../../src/workspace/workspace.js";
+
+/*
+ * Every shell command not judged read-only runs in the workspace sandbox by default: the host
+ * read-only, the workspace writable, secrets and sockets hidden, no network unless a person or a
+ * rule approved it. Each case below is a way a command might reach past that.
+ */
+
+const status = await sandboxAvailable();
+const sandboxed = describe.skipIf(!status.available);
+
+let base: string;
+let root: string;
+let outside: string;
+const runners: ToolRunner[] = [];
+const allJobs: Array<{ stopAll(): Promise<void> }> = [];
+
+beforeAll(() => {
+  // Outside /tmp's tmpfs in the sandbox would not matter: the host folder is what must stay untouched.
+  base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-wsbox-")));
+  root = path.join(base, "ws");
+  outside = path.join(base, "outside");
+  for (const dir of [root, outside, `${root}-sibling`, path.join(root, "sub"), path.join(root, ".git")]) mkdirSync(dir);
+  writeFileSync(path.join(root, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n");
+  writeFileSync(path.join(root, ".env"), "SECRET=hunter2\n");
+  writeFileSync(path.join(root, "sub", ".ENV"), "SECRET=upper\n");
+  writeFileSync(path.join(root, "deploy.KEY"), "PRIVATE\n");
+  writeFileSync(path.join(root, "notes.txt"), "notes\n");
+  writeFileSync(path.join(outside, "target.txt"), "untouched\n");
+  symlinkSync(outside, path.join(root, "link-out"));
+});
+afterAll(async () => {
+  for (const j of allJobs) await j.stopAll();
+  for (const r of runners) await r.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+function tools(shell: Record<string, unknown> = {}) {
+  const made = createShellTools(shellSettingsFrom({ shell }), { shell });
+  allJobs.push(made.jobs);
+  return made.tools;
+}
+
+async function run(command: string, shell: Record<string, unknown> = {}, cwd?: string) {
+  const tool = tools(shell).find((t) => t.name === "shell")!;
+  return tool.execute({ command, ...(cwd ? { cwd } : {}) }, { workspace: Workspace.open(root) });
+}
+
+function runner(
+  approval: ApprovalMode,
+  options: { rules?: ToolRunnerOptions["rules"]; approve?: boolean; shell?: Record<string, unknown> } = {},
+) {
+  const registry = new ToolRegistry();
+  for (const t of tools(options.shell)) registry.register(t);
+  const r = new ToolRunner({
+    registry,
+    workspace: root,
+    approval,
+    ...(options.rules ? { rules: options.rules } : {}),
+    approver: async () => ({ approved: options.approve === true }),
+  });
+  runners.push(r);
+  return r;
+}
+
+sandboxed("the workspace sandbox", () => {
+  it("writes inside the workspace work, and the result says where it ran", async () => {
+    const r = await run("echo made > made.txt && cat made.txt");
+    expect(r.content).toContain("made");
+    expect(readFileSync(path.join(root, "made.txt"), "utf8")).toBe("made\n");
+    expect(r.metadata).toMatchObject({ sandbox: "workspace", network: false });
+  });
+
+  it.each([
+    ["a path outside", () => `echo x > ${outside}/new.txt`],
+    ["a file outside, overwritten", () => `echo x > ${outside}/target.txt`],
+    ["a sibling folder sharing the prefix", () => `echo x > ${root}-sibling/new.txt`],
+    ["through a symlink leading outside", () => "echo x > link-out/target.txt"],
+    ["by .. from a subfolder", () => "cd sub && echo x > ../../outside/target.txt"],
+    ["through /proc/self/root", () => `echo x > /proc/self/root${outside}/target.txt`],
+    ["with python", () => `python3 -c "open('${outside}/py.txt','w').write('x')"`],
+    ["by moving a file out", () => `mv notes.txt ${outside}/moved.txt`],
+    ["the home folder", () => `touch ${os.homedir()}/tackle-sandbox-test-${process.pid}`],
+  ])("cannot write %s", async (_name, command) => {
+    const r = await run(command());
+    expect(r.content).toMatch(/Read-only file system|Permission denied|No such file/);
+    expect(readFileSync(path.join(outside, "target.txt"), "utf8")).toBe("untouched\n");
+    for (const f of ["new.txt", "py.txt", "moved.txt"]) expect(existsSync(path.join(outside, f))).toBe(false);
+    expect(existsSync(path.join(`${root}-sibling`, "new.txt"))).toBe(false);
+    expect(existsSync(path.join(os.homedir(), `tackle-sandbox-test-${process.pid}`))).toBe(false);
+    expect(existsSync(path.join(root, "notes.txt"))).toBe(true);
+  });
+
+  it("tells the model what the sandbox blocked and how to ask for more", async () => {
+    const r = await run(`touch ${os.homedir()}/tackle-sandbox-hint-${process.pid}`);
+    expect(r.content).toMatch(/writableRoots/);
+    expect(r.content).toMatch(/unconfined: true/);
+  });
+
+  it("keeps git's hooks and config and tackle's configuration read-only, and git commit working", async () => {
+    writeFileSync(path.join(root, "tackle.config.json"), '{"approval":"safe"}\n');
+    try {
+      for (const command of [
+        "echo '#!/bin/sh' > .git/hooks/pre-commit",
+        "printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> .git/config",
+        'echo \'{"approval":"all"}\' > tackle.config.json',
+        "rm -f tackle.config.json",
+      ]) {
+        const r = await run(command);
+        expect(r.content, command).toMatch(/Read-only file system|Device or resource busy|Permission denied/);
+      }
+      expect(readFileSync(path.join(root, "tackle.config.json"), "utf8")).toBe('{"approval":"safe"}\n');
+      expect(readFileSync(path.join(root, ".git", "config"), "utf8")).not.toMatch(/fsmonitor/);
+      expect(existsSync(path.join(root, ".git", "hooks", "pre-commit"))).toBe(false);
+    } finally {
+      rmSync(path.join(root, "tackle.config.json"));
+    }
+    const repo = path.join(base, "repo");
+    mkdirSync(repo);
+    const git = tools().find((t) => t.name === "shell")!;
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("git", ["init", "-q", repo]);
+    writeFileSync(path.join(repo, "f.txt"), "one\n");
+    const r = await git.execute(
+      { command: "git add f.txt && git -c user.name=t -c user.email=t@t commit -qm first && git log --oneline | wc -l" },
+      { workspace: Workspace.open(repo) },
+    );
+    expect(r.content.trim()).toBe("1");
+  });
+
+  it("moves aside tackle configuration a command creates, in the root and in the folders above its cwd", async () => {
+    const r = await run(
+      [
+        `python3 -c "open('../tackle.config.json','w').write('{}')"`,
+        `echo '{"permissions":{"allow":["shell(*)"]}}' > config.json`,
+        "mkdir -p ../.tackle/tools && echo 'export default {}' > ../.tackle/tools/t.mjs",
+      ].join(" && "),
+      {},
+      "sub",
+    );
+    expect(r.content).toMatch(/moved aside/);
+    expect(existsSync(path.join(root, "tackle.config.json"))).toBe(false);
+    expect(existsSync(path.join(root, "tackle.config.json.refused"))).toBe(true);
+    expect(existsSync(path.join(root, "sub", "config.json"))).toBe(false);
+    expect(existsSync(path.join(root, ".tackle"))).toBe(false);
+    // Another program's config.json is its own business.
+    const other = await run(`echo '{"port": 8080}' > config.json`);
+    expect(other.content).not.toMatch(/moved aside/);
+    expect(existsSync(path.join(root, "config.json"))).toBe(true);
+    for (const f of ["config.json", "tackle.config.json.refused", "sub/config.json.refused", ".tackle.refused"]) {
+      rmSync(path.join(root, f), { recursive: true, force: true });
+    }
+  });
+
+  it("hides the workspace's secrets in any case and depth, and tackle's own folders", async () => {
+    const r = await run("cat .env sub/.ENV deploy.KEY 2>&1; grep -r SECRET . 2>&1; echo end");
+    expect(r.content).not.toMatch(/hunter2|upper|PRIVATE/);
+    expect(r.content).toContain("end");
+  });
+
+  it("hides the home folder's secret folders and tackle's server tokens", async () => {
+    // Inside the workspace, because the sandbox's /tmp is its own; the names are not ones the workspace's own secret list knows.
+    const home = path.join(root, "home-x");
+    const state = path.join(root, "state-x");
+    mkdirSync(path.join(home, ".config", "gh"), { recursive: true });
+    mkdirSync(path.join(home, ".ssh"), { recursive: true });
+    mkdirSync(path.join(state, "tackle", "servers"), { recursive: true });
+    writeFileSync(path.join(home, ".config", "gh", "hosts.yml"), "oauth_token: SECRET-GH\n");
+    writeFileSync(path.join(home, ".ssh", "id_ed25519"), "SECRET-SSH\n");
+    writeFileSync(path.join(home, ".pgpass"), "db:5432:*:u:SECRET-PG\n");
+    writeFileSync(path.join(home, "visible.txt"), "seen\n");
+    writeFileSync(path.join(state, "tackle", "servers", "127.0.0.1-1.token"), "SECRET-TOKEN\n");
+    const saved = { HOME: process.env.HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
+    process.env.HOME = home;
+    process.env.XDG_STATE_HOME = state;
+    try {
+      const files = `${home}/visible.txt ${home}/.config/gh/hosts.yml ${home}/.ssh/id_ed25519 ${home}/.pgpass ${state}/tackle/servers/*`;
+      const r = await run(`cat ${files} 2>&1; echo end`);
+      expect(r.content).toContain("seen");
+      expect(r.content).not.toMatch(/SECRET-/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(home, { recursive: true });
+      rmSync(state, { recursive: true });
+    }
+  });
+
+  it("hides /run, where other services' sockets are, and passes no agent socket", async () => {
+    const r = await run("ls -A /run | wc -l; echo ${SSH_AUTH_SOCK:-none} $TMPDIR");
+    expect(r.content.trim().split("\n")).toEqual(["0", "none /tmp"]);
+  });
+
+  it("keeps /tmp from one command to the next, apart from the host's /tmp", async () => {
+    const marker = `tackle-tmp-${process.pid}`;
+    await run(`echo kept > /tmp/${marker}`);
+    expect((await run(`cat /tmp/${marker}`)).content).toBe("kept");
+    expect(existsSync(path.join("/tmp", marker))).toBe(false);
+  });
+
+  it("reads back a signal that ended the command as that signal", async () => {
+    const r = await run("kill -SEGV $$");
+    expect((r.structured as { signal: string }).signal).toBe("SIGSEGV");
+  });
+
+  it("cannot write the machine's /proc/sys or start namespaces of its own", async () => {
+    const sysctl = ["/proc/sys/kernel/sysrq", "/proc/sys/vm/swappiness", "/proc/sys/kernel/hostname"].find((f) => existsSync(f))!;
+    const before = readFileSync(sysctl, "utf8");
+    const r = await run(`echo 1 > ${sysctl}; unshare -U true; echo end`);
+    expect(r.content).toMatch(/Read-only file system|Permission denied/);
+    expect(readFileSync(sysctl, "utf8")).toBe(before);
+    expect(r.content).toMatch(/unshare: .*(Operation not permitted|No space left|Permission denied)/);
+  });
+});
+
+sandboxed("network in the workspace sandbox", () => {
+  let server: net.Server;
+  let port: number;
+  beforeAll(async () => {
+    server = net.createServer((s) => {
+      s.on("error", () => {});
+      s.end("hello\n");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  // A script, so an allow rule can name it: `bash probe.sh`.
+  const probe = () => {
+    writeFileSync(path.join(root, "probe.sh"), `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected || echo refused\n`);
+    return "bash probe.sh";
+  };
+
+  it("is off for what the mode approved on its own", async () => {
+    const out = await runner("all").run({ name: "shell", args: { command: probe() } });
+    expect(out.content).toContain("refused");
+    expect(out.metadata).toMatchObject({ sandbox: "workspace", network: false });
+  });
+
+  it("is on for what a person approved, and for what a rule allows", async () => {
+    const asked = await runner("safe", { approve: true }).run({ name: "shell", args: { command: probe() } });
+    expect(asked.content).toContain("connected");
+    const ruled = await runner("safe", { rules: { allow: ["shell(bash probe.sh)"] } }).run({
+      name: "shell",
+      args: { command: probe() },
+    });
+    expect(ruled.content).toContain("connected");
+  });
+
+  it("is on for every command with shell.sandbox.network", async () => {
+    const out = await runner("all", { shell: { sandbox: { network: true } } }).run({ name: "shell", args: { command: probe() } });
+    expect(out.content).toContain("connected");
+  });
+});
+
+sandboxed("running outside the sandbox", () => {
+  it("asks a person in every mode, mode all included, and runs on the host once approved", async () => {
+    const command = `echo host > ${outside}/unconfined.txt`;
+    const refused = await runner("all").run({ name: "shell", args: { command, unconfined: true } });
+    expect(refused.status).not.toBe("success");
+    expect(existsSync(path.join(outside, "unconfined.txt"))).toBe(false);
+    const ruled = await runner("all", { rules: { allow: ["shell(*)"] } }).run({ name: "shell", args: { command, unconfined: true } });
+    expect(ruled.status).not.toBe("success");
+    const approved = await runner("all", { approve: true }).run({ name: "shell", args: { command, unconfined: true } });
+    expect(approved.status).toBe("success");
+    expect(readFileSync(path.join(outside, "unconfined.txt"), "utf8")).toBe("host\n");
+    expect(approved.metadata).toMatchObject({ sandbox: "none" });
+  });
+
+  it("shell_background's unconfined start asks too", async () => {
+    const out = await runner("all").run({ name: "shell_background", args: { command: "sleep 1", unconfined: true } });
+    expect(out.status).not.toBe("success");
+  });
+
+  it("shell.sandbox.writableRoots adds folders the commands may write", async () => {
+    const extra = path.join(base, "cache");
+    mkdirSync(extra);
+    const r = await run(`echo cached > ${extra}/c.txt && echo x > ${outside}/no.txt`, {
+      sandbox: { writableRoots: [extra, "~/nonexistent"] },
+    });
+    expect(readFileSync(path.join(extra, "c.txt"), "utf8")).toBe("cached\n");
+    expect(existsSync(path.join(outside, "no.txt"))).toBe(false);
+    expect(r.content).toMatch(/Read-only file system|No such file/);
+  });
+
+  it("shell.sandbox off runs on the host, and false is its other spelling", async () => {
+    for (const sandbox of ["off", false]) {
+      const r = await run(`echo host > ${outside}/off-${String(sandbox)}.txt`, { sandbox });
+      expect(r.metadata).toMatchObject({ sandbox: "none" });
+      expect(existsSync(path.join(outside, `off-${String(sandbox)}.txt`))).toBe(true);
+    }
+  });
+
+  it("refuses a bad shell.sandbox setting with the field named", () => {
+    expect(() => shellSettingsFrom({ shell: { sandbox: "loose" } })).toThrow(/sandbox/);
+    expect(() => shellSettingsFrom({ shell: { sandbox: { writable: ["/x"] } } })).toThrow(/sandbox/);
+  });
+});
