@@ -118,6 +118,12 @@ export interface Assessment {
   /** The file `secret` speaks of, as named; without it no rule releases the secret. */
   secretFile?: string;
   /**
+   * Workspace-relative paths the call is known to write (a command's redirections, the operands
+   * of commands that write files). One that is code needs a person in every mode, as write_file's
+   * path does, unless an allow rule covering the call names it.
+   */
+  writes?: string[];
+  /**
    * Why this call needs a person whatever the mode and the allow rules say (a command asking to
    * run outside the sandbox); only a deny rule or a denial comes before it.
    */

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Effect } from "../core/effect.js";
-import type { AnyTool, Assessment, ToolContext } from "../core/tool.js";
+import type { AnyTool, Assessment, ToolContext, ToolScope } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
 import { BaseTool } from "../core/base-tool.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
@@ -113,6 +113,11 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
   }
 
   if (assessment?.confirm) return { action: "ask", reason: assessment.confirm, effect };
+  if (kind !== "path" && assessment?.writes?.length) {
+    const code = unnamedCodeWrite(assessment.writes, names, kind, subjects, [...rules.allow, ...input.sessionAllows], input.codeFiles);
+    if (code)
+      return { action: "ask", reason: `it writes ${code.subject}: ${code.why}; an allow rule naming ${code.subject} lifts this`, effect };
+  }
   const asked = rules.ask.find((r) => ruleCovers(r, names, kind, subjects, false));
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   // Mode `all` approves what the tool asks about, but not past a deny rule that could not see inside
@@ -181,6 +186,29 @@ export function unnamedCode(
     const name = executionSensitiveName(subject).toLowerCase();
     const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [subject], true));
     if (!named) return { subject, why };
+  }
+  return undefined;
+}
+
+/**
+ * For a call that is not about paths (a shell command): the first of `writes` that is code and
+ * that no allow rule covering the call names (`shell(make > Makefile)` names Makefile;
+ * `shell(*)` does not), with why.
+ */
+function unnamedCodeWrite(
+  writes: readonly string[],
+  names: readonly string[],
+  kind: ToolScope<unknown>["kind"] | undefined,
+  subjects: readonly string[],
+  allows: readonly Rule[],
+  codeFiles: ReadonlySet<string> | undefined,
+): { subject: string; why: string } | undefined {
+  for (const w of writes) {
+    const why = codeReason(w, codeFiles);
+    if (!why) continue;
+    const name = executionSensitiveName(w).toLowerCase();
+    if (!allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, kind, subjects, true)))
+      return { subject: w, why };
   }
   return undefined;
 }

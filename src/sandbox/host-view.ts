@@ -52,6 +52,8 @@ export interface HostViewOptions {
   cwd: string;
   /** Further folders the command may write (absolute, existing). */
   writable?: readonly string[];
+  /** Existing entries inside the workspace bound read-only on top of it (files that are code). */
+  readOnly?: readonly string[];
   /** Entries to make unreadable wherever they are (the workspace's secrets, tackle's folders). */
   hidden?: readonly string[];
   /** Share the host's network. */
@@ -106,6 +108,10 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
   }
   // Protection and hiding last: they must sit on top of every writable bind that holds them.
   args.push(...protectArgs(ws, PROTECTED));
+  for (const p of o.readOnly ?? []) {
+    if (!Workspace.isInside(ws, p) || p === ws) throw new Error(`A read-only entry must be inside the workspace: ${p}.`);
+    args.push("--ro-bind", p, p);
+  }
   for (const p of [...homeSecrets(), ...(o.hidden ?? [])]) args.push(...hideEntry(p));
   args.push("--chdir", o.cwd, "--", ...argv);
   return args;

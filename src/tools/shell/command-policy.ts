@@ -35,6 +35,8 @@ export interface CommandJudgement {
   secret?: string;
   /** That file, as named: a rule releases the secret only when its pattern names it. */
   secretFile?: string;
+  /** Workspace-relative paths it is known to write: redirections, and operands of commands that write files. */
+  writes?: string[];
   destructive: boolean;
 }
 
@@ -155,7 +157,7 @@ async function secretUnnamed(
   workspace: Workspace,
   home: string,
 ): Promise<Secret | undefined> {
-  const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root) : undefined;
+  const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root, workspace.root) : undefined;
   return history ?? (verdict.recursive ? secretUnder(verdict.recursive, cmd.cwd, workspace, home) : undefined);
 }
 
@@ -184,7 +186,7 @@ async function secretUnder(search: TreeSearch, cwd: string | undefined, workspac
       const root = workspace.rootOf(f);
       return root !== undefined && isSensitivePath(path.relative(root, f).split(path.sep).join("/"));
     });
-    const read = search.git && secrets.length ? await gitReads(here, secrets, search.git) : secrets;
+    const read = search.git && secrets.length ? await gitReads(here, workspace.root, secrets, search.git) : secrets;
     if (read.length) {
       const file = workspace.relative(read[0]!);
       return { why: `it searches ${workspace.relative(dir)} recursively, which holds ${file} (may hold secrets)`, file };
@@ -232,15 +234,15 @@ const GIT_SENSITIVE = sensitivePathspecs();
  * print, from any commit a ref or reflog reaches or from the index, within the pathspecs after
  * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
  */
-async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<Secret | undefined> {
+async function secretInGitHistory(cmd: SimpleCommand, cwd: string, root: string): Promise<Secret | undefined> {
   const { sub, rest } = gitSubcommand(cmd);
   const { options, operands } = splitOptions(rest);
   if (!printsGitContent(sub, options, operands)) return undefined;
   const guard = gitGuardArgs(cwd);
   const [history, index, prefix] = await Promise.all([
-    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard),
-    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard),
-    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard),
+    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard, root),
+    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard, root),
+    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard, root),
   ]);
   if (history === undefined || index === undefined || prefix === undefined) return undefined;
   const dash = rest.findIndex((w) => w.text === "--");
@@ -256,9 +258,9 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string): Promise<Secr
 }
 
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
-async function gitReads(cwd: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
+async function gitReads(cwd: string, root: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
   const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
-  const out = await guardedGitOutput(cwd, args);
+  const out = await guardedGitOutput(cwd, args, undefined, root);
   if (out === undefined) return files;
   // Names come back relative to cwd, as the files were found.
   const listed = new Set(
@@ -287,7 +289,7 @@ async function checkWrite(
   cwd: string | undefined,
   workspace: Workspace,
   home: string,
-): Promise<{ deny?: string; ask?: string; outside?: boolean } | undefined> {
+): Promise<{ deny?: string; ask?: string; outside?: boolean; relative?: string } | undefined> {
   if (!target) return undefined;
   if (target.dynamic) return { ask: `it writes to "${target.raw}", which is only known when it runs`, outside: true };
   const text = expandTilde(target.text, home);
@@ -301,10 +303,11 @@ async function checkWrite(
   try {
     const resolved = await workspace.resolve(absolute, { write: true });
     if (resolved.root !== workspace.root) return { ask: `it writes to ${absolute}, outside the workspace`, outside: true };
-    if (isSensitivePath(resolved.relative)) return { ask: `it writes to ${resolved.relative}, which may hold secrets` };
-    const sensitive = executionSensitiveReason(resolved.relative);
-    if (sensitive) return { ask: `it writes to ${sensitive}` };
-    return {};
+    const relative = resolved.relative;
+    if (isSensitivePath(relative)) return { ask: `it writes to ${relative}, which may hold secrets`, relative };
+    const sensitive = executionSensitiveReason(relative);
+    if (sensitive) return { ask: `it writes to ${sensitive}`, relative };
+    return { relative };
   } catch (err) {
     // tackle's configuration and git's hooks: writing them would let a command grant itself more.
     if ((err as { code?: string }).code === "PERMISSION_DENIED") return { deny: (err as Error).message };
@@ -334,6 +337,22 @@ function packageScriptsElsewhere(cmd: SimpleCommand, workspace: Workspace): stri
 
 /** Commands that move or copy files and folders into place. */
 const MOVERS = new Set(["mv", "cp", "rsync", "ln", "install", "rename", "tar", "unzip", "cpio", "ditto"]);
+/** Commands whose operands are files they create, change or remove (sed and perl only with -i). */
+const WRITERS = new Set([...MOVERS, "touch", "tee", "rm", "truncate", "chmod", "dd", "mkdir", "patch", "shred"]);
+
+/** The workspace files a command that writes files names as operands (workspace-relative). */
+function operandWrites(cmd: SimpleCommand, workspace: Workspace): string[] {
+  const inPlace =
+    (cmd.name === "sed" || cmd.name === "perl") && cmd.args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith("--in-place"));
+  if ((!WRITERS.has(cmd.name) && !inPlace) || cmd.cwd === undefined) return [];
+  return cmd.args.flatMap((a) => {
+    if (a.dynamic || (a.text.startsWith("-") && !a.text.startsWith("of="))) return [];
+    const text = a.text.startsWith("of=") ? a.text.slice(3) : a.text;
+    const absolute = path.resolve(cmd.cwd!, text);
+    if (workspace.rootOf(absolute) !== workspace.root || absolute === workspace.root) return [];
+    return [path.relative(workspace.root, absolute).split(path.sep).join("/")];
+  });
+}
 
 /**
  * Arguments of a command that name tackle's configuration or git's hooks and config, or files (or
@@ -473,6 +492,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   if (!analysis.ok) subjects.push(...fallback.map((c) => c.text), command.trim());
   subjects.splice(0, subjects.length, ...new Set(subjects));
   const asks: string[] = [];
+  const writes: string[] = [];
   let deny: string | undefined;
   let destructive = false;
   let notReadOnly: string | undefined = analysis.ok ? undefined : "it could not be parsed";
@@ -509,6 +529,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     if (!verdict.readOnly) {
       const protectedWhy = await touchesProtected(cmd, workspace);
       if (protectedWhy) asks.push(protectedWhy);
+      writes.push(...operandWrites(cmd, workspace));
     }
     if (SHELLS.has(cmd.name) && !cmd.dynamicName) {
       const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
@@ -544,6 +565,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
     if (r.target) secret ??= await secretNamed([r.target], r.cwd, workspace, home);
     if (r.write) {
       const w = await checkWrite(r.target, r.cwd, workspace, home);
+      if (w?.relative !== undefined) writes.push(w.relative);
       if (w?.deny) deny ??= w.deny;
       if (w?.ask) asks.push(w.ask);
       if (w) notReadOnly ??= w.ask ?? `it writes to ${r.target?.text}`;
@@ -553,6 +575,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   }
 
   const judgement: CommandJudgement = { analysis, subjects, readOnly: !notReadOnly && analysis.ok, destructive };
+  if (writes.length) judgement.writes = [...new Set(writes)];
   if (deny) judgement.deny = deny;
   if (asks.length) judgement.ask = [...new Set(asks)].join("; ");
   if (notReadOnly) judgement.notReadOnly = notReadOnly;
@@ -570,6 +593,7 @@ function combine(analysis: CommandAnalysis, judged: CommandJudgement[]): Command
   const notReadOnly = judged.find((j) => j.notReadOnly)?.notReadOnly;
   const deny = judged.find((j) => j.deny)?.deny;
   const secretJudged = judged.find((j) => j.secret);
+  const writes = [...new Set(judged.flatMap((j) => j.writes ?? []))];
   return {
     analysis,
     subjects: [...new Set(judged.flatMap((j) => j.subjects))],
@@ -579,6 +603,7 @@ function combine(analysis: CommandAnalysis, judged: CommandJudgement[]): Command
     ...(asks.length ? { ask: asks.join("; ") } : {}),
     ...(notReadOnly ? { notReadOnly } : {}),
     ...(secretJudged ? { secret: secretJudged.secret!, secretFile: secretJudged.secretFile! } : {}),
+    ...(writes.length ? { writes } : {}),
   };
 }
 
@@ -590,6 +615,7 @@ export function toAssessment(j: CommandJudgement): Assessment {
     ...(j.deny ? { deny: `${j.deny}; this command is never run` } : {}),
     ...(j.ask ? { ask: j.ask } : {}),
     ...(j.secret ? { secret: j.secret, secretFile: j.secretFile! } : {}),
+    ...(j.writes ? { writes: j.writes } : {}),
   };
 }
 

@@ -7,12 +7,14 @@ import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../
 import { hostViewArgs } from "../../sandbox/host-view.js";
 import { sessionTmp } from "../../sandbox/session-tmp.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
-import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../../workspace/sensitive-entries.js";
+import { readOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
-import { watchNewConfig } from "./new-config-guard.js";
+import { codeEntries, configEntries, watchNewFiles } from "./new-file-guard.js";
+import { configuredCodeFiles } from "../../config/code-files.js";
+import type { TackleConfig } from "../../config/config.js";
 
 function isFolder(p: string): boolean {
   try {
@@ -41,10 +43,16 @@ export interface Launch {
 export interface LaunchSettings {
   shell: ShellSettings;
   sandbox: SandboxSettings;
+  /** The workspace files the configuration runs (MCP servers' scripts, custom tools' programs), absolute. */
+  codeFiles: (root: string) => string[];
 }
 
 export function launchSettings(shell: ShellSettings, config: Record<string, unknown>): LaunchSettings {
-  return { shell, sandbox: sandboxSettingsFrom(config) };
+  return {
+    shell,
+    sandbox: sandboxSettingsFrom(config),
+    codeFiles: (root) => configuredCodeFiles(config as TackleConfig, root).map((relative) => path.join(root, relative)),
+  };
 }
 
 /**
@@ -84,8 +92,13 @@ export async function launchFor(
   const j = await judgeOnce(command, relativeCwd, ctx);
   if (s.shell.confineReadOnly) {
     if (!("cwdError" in j) && j.readOnly) {
-      const args = await readOnlyArgs(command, cwd, ctx, options.timeoutMs ?? 120_000, status.userns);
-      return { argv: { file: status.bwrap, args }, confinement: "read-only" };
+      const argv = await readOnlyLaunch(["/bin/bash", "-c", command], {
+        root: ctx.workspace.root,
+        cwd,
+        timeoutMs: options.timeoutMs ?? 120_000,
+        readOnly: ctx.workspace.extraRoots.map((r) => r.path),
+      });
+      if (argv) return { argv, confinement: "read-only" };
     }
   }
   if (mode === "off") return { confinement: "none" };
@@ -93,14 +106,19 @@ export async function launchFor(
   // git makes .git/hooks at init; where it is missing, a command could make it, out of the read-only bind's reach.
   const git = path.join(root, ".git");
   if (isFolder(git) && !existsSync(path.join(git, "hooks"))) mkdirSync(path.join(git, "hooks"));
-  // Network for what a person or a rule approved, or when the configuration gives it to all.
-  const network = s.shell.sandbox.network || ctx.approvedBy === "user" || ctx.approvedBy === "config";
+  // What a person or a rule approved may use the network and change files that are code; what
+  // only the mode approved may neither (unless the configuration gives every command the network).
+  const approved = ctx.approvedBy === "user" || ctx.approvedBy === "config";
+  const network = s.shell.sandbox.network || approved;
+  const code = approved ? [] : codeEntries(root, cwd, s.codeFiles(root));
+  const afterRun = watchNewFiles(root, { config: configEntries(root, cwd), code });
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
       workspace: root,
       cwd,
       writable: writableRoots(s.shell.sandbox.writableRoots, root),
+      readOnly: code.filter((p) => existsSync(p) && Workspace.isInside(root, p) && p !== root),
       hidden: [
         ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),
@@ -112,13 +130,7 @@ export async function launchFor(
     },
     { userns: status.userns },
   );
-  return { argv: { file: status.bwrap, args }, confinement: "workspace", network, afterRun: watchNewConfig(root, cwd) };
-}
-
-/** The workspace's files that may hold secrets, to hide; all of them or, past the limit, none (the judgement still holds). */
-async function workspaceSecrets(root: string): Promise<string[]> {
-  const entries = await sensitiveEntries(root);
-  return entries.length > MAX_SENSITIVE_ENTRIES ? [] : entries;
+  return { argv: { file: status.bwrap, args }, confinement: "workspace", network, afterRun };
 }
 
 /**
@@ -130,11 +142,6 @@ function released(secrets: readonly string[], file: string | undefined, root: st
   if (file === undefined) return [...secrets];
   const absolute = path.resolve(root, file);
   return secrets.filter((p) => p !== absolute && !Workspace.isInside(p, absolute));
-}
-
-/** tackle's own folders inside the workspace, hidden like secrets. */
-function ownFoldersInside(root: string): string[] {
-  return tackleFolders().filter((dir) => dir !== root && Workspace.isInside(root, dir));
 }
 
 /** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
@@ -167,39 +174,3 @@ export function writableRoots(roots: readonly string[], workspace: string): stri
   });
 }
 
-/** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */
-const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR)$/;
-
-/**
- * Defence in depth for commands judged read-only: they run where they cannot write (the whole file
- * system, the workspace included, read-only; a private /tmp) nor reach the network, so a misjudged
- * command fails instead of acting.
- */
-async function readOnlyArgs(command: string, cwd: string, ctx: ToolContext, timeoutMs: number, userns: boolean): Promise<string[]> {
-  const env: Record<string, string> = { ...NON_INTERACTIVE_ENV };
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && PASSED_THROUGH.test(name)) env[name] = value;
-  const root = ctx.workspace.root;
-  return buildSandboxArgs(
-    ["/bin/bash", "-c", command],
-    {
-      workspace: root,
-      workspaceReadOnly: true,
-      // As for run_code: what a misjudged command reads, it cannot print.
-      hidden: [...(await workspaceSecrets(root)), ...ownFoldersInside(root)],
-      cwd,
-      network: false,
-      // The shell's own time limit governs; the CPU limit only stops a runaway past it.
-      limits: { cpuSeconds: Math.ceil(timeoutMs / 1000) + 5 },
-      readOnly: ctx.workspace.extraRoots.map((r) => r.path),
-      env,
-    },
-    { userns },
-  );
-}
-
-/** The read-only launch alone (for tests and tools that judged the command themselves); undefined where bubblewrap cannot run. */
-export async function readOnlyLaunch(command: string, cwd: string, ctx: ToolContext, timeoutMs: number) {
-  const status = await sandboxAvailable();
-  if (!status.available) return undefined;
-  return { file: status.bwrap, args: await readOnlyArgs(command, cwd, ctx, timeoutMs, status.userns) };
-}

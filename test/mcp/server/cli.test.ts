@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -207,6 +207,63 @@ describe("tackle mcp --http", () => {
       ws.cleanup();
     }
   });
+
+  it.runIf(process.getuid?.() === 0)(
+    "another local user (nobody) can neither call it nor read its token; with --no-token they can",
+    async () => {
+      const ws = tempDir("tackle-mcp-cli-uid-");
+      const started = async (extra: string[]) => {
+        const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--workspace", ws.dir, "--http", "0", ...extra], {
+          cwd: ws.dir,
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        let err = "";
+        const url = await new Promise<string>((resolve, reject) => {
+          proc.stderr!.on("data", (d: Buffer) => {
+            err += d.toString();
+            const m = /listening on (\S+)/.exec(err);
+            if (m && (extra.length > 0 || /kept in/.test(err))) resolve(m[1]!);
+          });
+          proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+        });
+        return { proc, url, file: /\(kept in (\S+)\)/.exec(err)?.[1] };
+      };
+      /** What user nobody gets for an MCP initialize request, and whether it can read `file`. */
+      const asNobody = (url: string, file: string | undefined) => {
+        const body = {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        };
+        const script =
+          `fetch(${JSON.stringify(url)}, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, ` +
+          `body: ${JSON.stringify(JSON.stringify(body))} }).then((r) => console.log(r.status));` +
+          (file
+            ? `try { require("fs").readFileSync(${JSON.stringify(file)}); console.log("READ"); } catch { console.log("NO-READ"); }`
+            : "");
+        const other = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, "-e", script], { encoding: "utf8", timeout: 60_000 });
+        return other.stdout.split("\n").filter(Boolean).sort();
+      };
+      try {
+        const guarded = await started([]);
+        try {
+          expect(guarded.file).toBeDefined();
+          expect(asNobody(guarded.url, guarded.file)).toEqual(["401", "NO-READ"]);
+        } finally {
+          await stopProcess(guarded.proc, "SIGKILL");
+        }
+        const open = await started(["--no-token"]);
+        try {
+          expect(asNobody(open.url, undefined)).toEqual(["200"]);
+        } finally {
+          await stopProcess(open.proc, "SIGKILL");
+        }
+      } finally {
+        ws.cleanup();
+      }
+    },
+  );
 
   it("refuses a non-loopback --host with --no-token (exit 2)", async () => {
     const proc = spawn(TACKLE.command, [...TACKLE.args, "mcp", "--http", "0", "--host", "0.0.0.0", "--no-token"], {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/core/registry.js";
@@ -38,7 +38,10 @@ describe("git that tackle runs for itself runs no program the repository names",
     t.git("config", "diff.external", p.external!.script);
     t.git("config", "diff.evil.command", p.command!.script);
     t.git("config", "diff.conv.textconv", p.textconv!.script);
-    writeFileSync(path.join(t.repo, "a.txt"), "changed\n");
+    // Same size as before, so git must read it through the filter to know whether it changed.
+    writeFileSync(path.join(t.repo, "a.txt"), "two\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(t.repo, "a.txt"), later, later);
     for (const [name, args] of [
       ["git_status", {}],
       ["git_diff", {}],
@@ -89,5 +92,30 @@ describe("git that tackle runs for itself runs no program the repository names",
     const outcome = await t.runner.run({ name: "git_commit", args: { message: "second", all: true } });
     expect(outcome.status, outcome.content).toBe("success");
     expect(hook.ran()).toBe(true);
+  });
+
+  it("the judgement's own git runs read-only, offline and blind to secrets, so a program no guard knows of cannot act", async (ctx) => {
+    const { sandboxAvailable } = await import("../../../src/sandbox/sandbox.js");
+    const { guardedGitOutput } = await import("../../../src/process/git-guard.js");
+    if (!(await sandboxAvailable()).available) ctx.skip();
+    writeFileSync(path.join(t.repo, ".env"), "TOKEN=s3cr3t\n");
+    // Inside the repository, so the sandbox shows it: what a model could have written.
+    const script = path.join(t.repo, "clean.sh");
+    writeFileSync(script, `#!/bin/sh\ntouch '${t.repo}/planted-ran'\ncat '${t.repo}/.env' >&2\ncat\n`);
+    chmodSync(script, 0o755);
+    writeFileSync(path.join(t.repo, ".git", "info", "attributes"), "a.txt filter=evil\n");
+    t.git("config", "filter.evil.clean", script);
+    // Same size as before, so git must read it through the filter to know whether it changed.
+    writeFileSync(path.join(t.repo, "a.txt"), "two\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(t.repo, "a.txt"), later, later);
+    // No guard at all, as if git had grown one more way to run a program.
+    const unguarded = Promise.resolve([] as string[]);
+    await guardedGitOutput(t.repo, ["status", "--porcelain"], unguarded, t.repo);
+    expect(existsSync(path.join(t.repo, "planted-ran"))).toBe(false);
+    // The same call on the host does run it: the case is real.
+    await guardedGitOutput(t.repo, ["status", "--porcelain"], unguarded);
+    expect(existsSync(path.join(t.repo, "planted-ran"))).toBe(true);
+    rmSync(path.join(t.repo, "planted-ran"));
   });
 });

@@ -5,12 +5,11 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/core/registry.js";
-import { completeContext } from "../../../src/core/context.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { createShellTools } from "../../../src/tools/shell/index.js";
 import { runCommand } from "../../../src/tools/shell/run-command.js";
-import { readOnlyLaunch } from "../../../src/tools/shell/sandbox-launcher.js";
+import { readOnlyLaunch } from "../../../src/sandbox/read-only.js";
 import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
 import type { Workspace } from "../../../src/workspace/workspace.js";
 import { makeWorkspace } from "./helpers.js";
@@ -38,8 +37,7 @@ afterAll(async () => {
 
 /** Runs `command` as a read-only judgement would have it run: confined. */
 async function runConfined(command: string) {
-  const ctx = completeContext({ workspace: ws.workspace });
-  const launch = await readOnlyLaunch(command, ws.root, ctx, 30_000);
+  const launch = await readOnlyLaunch(["/bin/bash", "-c", command], { root: ws.root, cwd: ws.root });
   expect(launch).toBeDefined();
   return runCommand({ command, cwd: ws.root, env: process.env, timeoutMs: 30_000, outputName: "confined", argv: () => launch! });
 }

@@ -309,3 +309,75 @@ sandboxed("running outside the sandbox", () => {
     expect(() => shellSettingsFrom({ shell: { sandbox: { writable: ["/x"] } } })).toThrow(/sandbox/);
   });
 });
+
+sandboxed("files that are code, under a call only the mode approved", () => {
+  const config = { mcpServers: { local: { command: "node", args: ["server.mjs"] } } };
+  function codeRunner(approve: boolean, allow: string[] = [], approval: ApprovalMode = "all") {
+    const made = createShellTools(shellSettingsFrom(config), config);
+    allJobs.push(made.jobs);
+    const registry = new ToolRegistry();
+    for (const t of made.tools) registry.register(t);
+    const r = new ToolRunner({
+      registry,
+      workspace: root,
+      approval,
+      codeFiles: ["server.mjs"],
+      rules: { allow },
+      approver: async () => ({ approved: approve }),
+    });
+    runners.push(r);
+    return r;
+  }
+  beforeAll(() => {
+    writeFileSync(path.join(root, "server.mjs"), "// the server\n");
+    writeFileSync(path.join(root, "Makefile"), "test:\n\ttrue\n");
+    mkdirSync(path.join(root, "node_modules", ".bin"), { recursive: true });
+  });
+
+  it.each([
+    ["> server.mjs (configured)", "echo evil > server.mjs", "server.mjs"],
+    [">> Makefile", "echo evil >> Makefile", "Makefile"],
+    ["tee", "echo evil | tee package.json", "package.json"],
+    ["cp over", "cp notes.txt .gitattributes", ".gitattributes"],
+    ["sed -i", "sed -i s/true/evil/ Makefile", "Makefile"],
+    ["into node_modules/.bin", "touch node_modules/.bin/pylsp", "node_modules/.bin/pylsp"],
+  ])("a visible write (%s) asks a person in mode all, and a rule that names the file lifts it", async (_name, command, file) => {
+    const refused = await codeRunner(false).run({ name: "shell", args: { command } });
+    expect(refused.status).toBe("rejected");
+    expect(refused.content).toContain(file);
+    expect(readFileSync(path.join(root, "Makefile"), "utf8")).toBe("test:\n\ttrue\n");
+    expect(readFileSync(path.join(root, "server.mjs"), "utf8")).toBe("// the server\n");
+    const wildcard = await codeRunner(false, ["shell(*)"]).run({ name: "shell", args: { command } });
+    expect(wildcard.status).toBe("rejected");
+  });
+
+  it.each([
+    ["python", `python3 -c "open('server.mjs','w').write('evil')"`],
+    ["a script", "printf 'echo evil > Makefile' > w.sh && bash w.sh"],
+    ["a rename over it", "echo evil > x.tmp && mv -f x.tmp server.mjs"],
+    ["rm", "rm -f Makefile"],
+  ])("a write the parser cannot see (%s) cannot change an existing file that is code", async (_name, command) => {
+    const out = await codeRunner(false).run({ name: "shell", args: { command } });
+    expect(out.content).toMatch(/Read-only file system|Device or resource busy|Permission denied|not approved/);
+    expect(readFileSync(path.join(root, "Makefile"), "utf8")).toBe("test:\n\ttrue\n");
+    expect(readFileSync(path.join(root, "server.mjs"), "utf8")).toBe("// the server\n");
+  });
+
+  it("a file that is code it creates unseen is moved aside, and the model told", async () => {
+    const out = await codeRunner(false).run({
+      name: "shell",
+      args: { command: `python3 -c "open('justfile','w').write('x'); open('.envrc','w').write('x')"` },
+    });
+    expect(out.content).toMatch(/files that are code/);
+    expect(existsSync(path.join(root, "justfile"))).toBe(false);
+    expect(existsSync(path.join(root, ".envrc"))).toBe(false);
+    for (const f of ["justfile.refused", ".envrc.refused"]) rmSync(path.join(root, f));
+  });
+
+  it("what a person approved may change them", async () => {
+    const out = await codeRunner(true, [], "safe").run({ name: "shell", args: { command: `python3 -c "open('Makefile','a').write('# ok\\n')"` } });
+    expect(out.status).toBe("success");
+    expect(readFileSync(path.join(root, "Makefile"), "utf8")).toBe("test:\n\ttrue\n# ok\n");
+    writeFileSync(path.join(root, "Makefile"), "test:\n\ttrue\n");
+  });
+});

@@ -1,0 +1,90 @@
+import { existsSync, lstatSync, renameSync } from "node:fs";
+import path from "node:path";
+import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
+import { Workspace } from "../../workspace/workspace.js";
+
+/*
+ * The workspace sandbox binds read-only what must not change under a command (tackle's
+ * configuration; for a call only the mode approved, the files that are code), but a bind needs
+ * a file to sit on: a command may create one where none was. The next tackle start would take a
+ * created tackle.config.json for the person's, and run a created MCP server script or Makefile
+ * behind a rule. So such a file that appears while the command runs is moved aside, and the
+ * model told.
+ */
+
+/** Files that make programs run when a rule allows `make`, `npm test`, `git`: at the root and along the cwd. */
+const CODE_NAMES = [
+  "Makefile",
+  "makefile",
+  "GNUmakefile",
+  "justfile",
+  ".justfile",
+  "package.json",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnpmfile.cjs",
+  "pnpm-workspace.yaml",
+  ".gitattributes",
+  ".gitmodules",
+  ".lfsconfig",
+  ".envrc",
+  ".husky",
+  "node_modules/.bin",
+];
+
+/** The folders tackle and those programs look in from `cwd`: each from cwd up to the root. */
+function foldersUp(root: string, cwd: string): string[] {
+  const out: string[] = [];
+  for (let dir = cwd; Workspace.isInside(root, dir); dir = path.dirname(dir)) {
+    out.push(dir);
+    if (dir === root) break;
+  }
+  return out;
+}
+
+/** tackle's configuration as seen from `cwd`: the config files up the folders, and `.tackle`. */
+export function configEntries(root: string, cwd: string): string[] {
+  return [path.join(root, ".tackle"), ...foldersUp(root, cwd).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
+}
+
+/** Files that are code as seen from `cwd`, with those the configuration runs (absolute). */
+export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
+  return [...new Set([...foldersUp(root, cwd).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name))), ...configured])];
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Notes which of `config` and `code` (absolute paths) are missing before a command runs; the
+ * function it returns moves aside those the command created, and says so (undefined when none).
+ * A config.json without tackle's keys is another program's, and stays.
+ */
+export function watchNewFiles(root: string, entries: { config: readonly string[]; code: readonly string[] }): () => string | undefined {
+  const config = entries.config.filter((p) => !exists(p));
+  const code = entries.code.filter((p) => !exists(p));
+  const moveAside = (list: readonly string[]) =>
+    list.flatMap((p) => {
+      if (!exists(p) || (path.basename(p) === "config.json" && !hasTackleKeys(p))) return [];
+      let target = `${p}.refused`;
+      for (let i = 2; existsSync(target); i++) target = `${p}.refused-${i}`;
+      renameSync(p, target);
+      return [`${path.relative(root, p)} → ${path.relative(root, target)}`];
+    });
+  return () => {
+    const notes: string[] = [];
+    const movedConfig = moveAside(config);
+    if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
+    const movedCode = moveAside(code);
+    if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);
+    if (!notes.length) return undefined;
+    return `[The command created ${notes.join("; and ")}. They were moved aside; tell the person if they are meant to be used.]`;
+  };
+}
