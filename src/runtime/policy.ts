@@ -114,7 +114,7 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
 
   if (assessment?.confirm) return { action: "ask", reason: assessment.confirm, effect };
   if (kind !== "path" && assessment?.writes?.length) {
-    const code = unnamedCodeWrite(assessment.writes, names, kind, subjects, [...rules.allow, ...input.sessionAllows], input.codeFiles);
+    const code = unnamedCode(assessment.writes, names, [...rules.allow, ...input.sessionAllows], input.codeFiles, { kind, subjects });
     if (code)
       return { action: "ask", reason: `it writes ${code.subject}: ${code.why}; an allow rule naming ${code.subject} lifts this`, effect };
   }
@@ -170,45 +170,26 @@ export function codeReason(relative: string, codeFiles: ReadonlySet<string> | un
 }
 
 /**
- * The first path among `subjects` that is code (see {@link codeReason}) and that no allow rule
- * covering it names, with why: writing it needs a person. `write_file(**)` does not name
- * `package.json`; `write_file(app/package.json)` does.
+ * The first of `paths` that is code (see {@link codeReason}) and that no allow rule covering the
+ * call names, with why: writing it needs a person. For a path tool the rule must cover that path
+ * (`write_file(**)` does not name `package.json`; `write_file(app/package.json)` does); for
+ * another (`call`: a shell command and what rules match for it) the rule must cover the call and
+ * name the file (`shell(make > Makefile)` does; `shell(*)` does not).
  */
 export function unnamedCode(
-  subjects: readonly string[],
+  paths: readonly string[],
   names: readonly string[],
   allows: readonly Rule[],
   codeFiles: ReadonlySet<string> | undefined,
+  call?: { kind: ToolScope<unknown>["kind"] | undefined; subjects: readonly string[] },
 ): { subject: string; why: string } | undefined {
-  for (const subject of subjects) {
+  for (const subject of paths) {
     const why = codeReason(subject, codeFiles);
     if (!why) continue;
     const name = executionSensitiveName(subject).toLowerCase();
-    const named = allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, "path", [subject], true));
-    if (!named) return { subject, why };
-  }
-  return undefined;
-}
-
-/**
- * For a call that is not about paths (a shell command): the first of `writes` that is code and
- * that no allow rule covering the call names (`shell(make > Makefile)` names Makefile;
- * `shell(*)` does not), with why.
- */
-function unnamedCodeWrite(
-  writes: readonly string[],
-  names: readonly string[],
-  kind: ToolScope<unknown>["kind"] | undefined,
-  subjects: readonly string[],
-  allows: readonly Rule[],
-  codeFiles: ReadonlySet<string> | undefined,
-): { subject: string; why: string } | undefined {
-  for (const w of writes) {
-    const why = codeReason(w, codeFiles);
-    if (!why) continue;
-    const name = executionSensitiveName(w).toLowerCase();
-    if (!allows.some((r) => r.pattern?.toLowerCase().includes(name) && ruleCovers(r, names, kind, subjects, true)))
-      return { subject: w, why };
+    const covers = (r: Rule) =>
+      call ? ruleCovers(r, names, call.kind, call.subjects, true) : ruleCovers(r, names, "path", [subject], true);
+    if (!allows.some((r) => r.pattern?.toLowerCase().includes(name) && covers(r))) return { subject, why };
   }
   return undefined;
 }
