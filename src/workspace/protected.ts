@@ -8,9 +8,10 @@ import picomatch from "picomatch";
  * a nested repository runs its own.
  */
 const PROTECTED = [
-  "tackle.config.json",
+  // In any folder: tackle started there takes the nearest one for its configuration.
+  "**/tackle.config.json",
   "config.json",
-  ".tackle/**",
+  "**/.tackle/**",
   "**/.git/hooks/**",
   "**/.git/hooks",
   "**/.git/config",
