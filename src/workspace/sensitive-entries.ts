@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "./sensitive.js";
 
@@ -22,12 +22,7 @@ export async function sensitiveEntries(root: string, options: { packages?: boole
     caseSensitiveMatch: false,
   };
   const found = await glob(SENSITIVE_PATTERNS as string[], { ...common, ignore: ["**/node_modules/**", "**/.git/**"] });
-  if (options.packages) {
-    // Dependency trees are too large to search whole on every run; the packages' own top folders
-    // (node_modules/app/.env, node_modules/@scope/app/.env) are where a stray secret sits.
-    const tops = ["node_modules/*/", "node_modules/@*/*/"].flatMap((top) => SENSITIVE_PATTERNS.map((p) => top + p.replace(/^\*\*\//, "")));
-    found.push(...(await glob(tops, { ...common, deep: 4 })));
-  }
+  if (options.packages) found.push(...(await packageSecrets(root, common)));
   const entries: string[] = [];
   for (const rel of found.map((f) => f.replace(/\/$/, "")).sort((a, b) => a.length - b.length)) {
     if (!isSensitivePath(rel) || entries.some((e) => rel.startsWith(`${e}/`))) continue;
@@ -40,4 +35,36 @@ export async function sensitiveEntries(root: string, options: { packages?: boole
     entries.push(rel);
   }
   return entries.map((rel) => path.join(root, rel));
+}
+
+/** What a dependency tree held at the last search, by root, with the install it was made for. */
+const packageScans = new Map<string, { key: string; found: string[] }>();
+
+/** Files each package manager rewrites on every install: their times change when the tree does. */
+const INSTALL_STAMPS = ["", ".package-lock.json", ".modules.yaml", ".yarn-integrity", ".yarn-state.yml"];
+
+/**
+ * The secrets anywhere in `root`'s node_modules (node_modules/app/config/.env too). A dependency
+ * tree is large (a search costs about 13 µs a file), and it changes when a package manager
+ * installs, which stamps its own files: so the search is made again only when those stamps change.
+ */
+async function packageSecrets(root: string, common: Record<string, unknown>): Promise<string[]> {
+  const modules = path.join(root, "node_modules");
+  const key = INSTALL_STAMPS.map((name) => {
+    try {
+      return String(statSync(path.join(modules, name)).mtimeMs);
+    } catch {
+      return "-";
+    }
+  }).join(":");
+  if (key.startsWith("-")) return [];
+  const known = packageScans.get(root);
+  if (known?.key === key) return known.found;
+  const { glob } = await import("tinyglobby");
+  const found = await glob(
+    SENSITIVE_PATTERNS.map((p) => `node_modules/${p}`),
+    { ...common, ignore: ["**/.git/**"] },
+  );
+  packageScans.set(root, { key, found });
+  return found;
 }

@@ -263,15 +263,37 @@ sandboxed("run_code", () => {
     expect(readdirSync(at(".aws"))).toEqual(["credentials"]);
   });
 
-  it("hides secrets whatever their letter case, and at the top of installed packages, as read_file refuses them", async () => {
+  it("hides secrets whatever their letter case, and at any depth of installed packages, as read_file refuses them", async () => {
     const at = (...p: string[]) => path.join(ws.dir, ...p);
-    mkdirSync(at("node_modules", "app"), { recursive: true });
-    mkdirSync(at("node_modules", "@scope", "lib"), { recursive: true });
-    const files = [".ENV", "Deploy.KEY", "cert.PEM", "ID_RSA", "node_modules/app/.env", "node_modules/@scope/lib/.Env.local"];
-    for (const f of files) writeFileSync(at(...f.split("/")), "hunter2\n");
-    const r = await call({ language: "bash", code: files.map((f) => `cat '${f}' 2>/dev/null || echo "no ${f}"`).join("\n") });
-    expect(r.s.stdout).not.toContain("hunter2");
-    expect(r.s.stdout.trim().split("\n")).toEqual(files.map((f) => `no ${f}`));
+    const files = [
+      ".ENV",
+      "Deploy.KEY",
+      "cert.PEM",
+      "ID_RSA",
+      "node_modules/app/.env",
+      "node_modules/@scope/lib/.Env.local",
+      "node_modules/app/config/prod/.env",
+      "node_modules/@scope/lib/test/keys/server.pem",
+      "node_modules/.pnpm/x@1.0.0/node_modules/x/.env",
+    ];
+    const plant = (list: string[]) => {
+      for (const f of list) {
+        mkdirSync(path.dirname(at(...f.split("/"))), { recursive: true });
+        writeFileSync(at(...f.split("/")), "hunter2\n");
+      }
+    };
+    const check = async (list: string[]) => {
+      const r = await call({ language: "bash", code: list.map((f) => `cat '${f}' 2>/dev/null || echo "no ${f}"`).join("\n") });
+      expect(r.s.stdout).not.toContain("hunter2");
+      expect(r.s.stdout.trim().split("\n")).toEqual(list.map((f) => `no ${f}`));
+    };
+    plant(files);
+    await check(files);
+    // An install (npm stamps node_modules/.package-lock.json) brings new packages: searched again.
+    const installed = ["node_modules/later/deep/id_ed25519"];
+    plant(installed);
+    writeFileSync(at("node_modules", ".package-lock.json"), "{}\n");
+    await check([...files, ...installed]);
   });
 
   it("has a private /tmp that is gone afterwards", async () => {
