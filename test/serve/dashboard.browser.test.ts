@@ -190,6 +190,44 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await expect(page.locator("#waiting-count").textContent()).resolves.toBe("");
   });
 
+  it("always with a wider rule typed on purpose: the button shows it, and it covers later calls", async () => {
+    for (const f of ["b.txt", "c.md"]) writeFileSync(path.join(ws.dir, f), "old\n");
+    const h = await serve();
+    const { page } = await open(h);
+    const first = call(h, "aw1", "write_file", { path: "a.txt", content: "one\n" });
+    const c = card(page, "aw1");
+    await c.waitFor();
+    await c.locator("button.always", { hasText: "write_file(a.txt)" }).waitFor();
+    await c.locator("input.wider").fill("write_file(*.txt)");
+    await c.locator("button.always", { hasText: "Always allow write_file(*.txt)" }).click();
+    expect((await first).status).toBe("success");
+    // Another .txt overwrite needs nobody now; a .md overwrite still asks.
+    expect((await call(h, "aw2", "write_file", { path: "b.txt", content: "two\n" })).status).toBe("success");
+    expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("two\n");
+    const md = call(h, "aw3", "write_file", { path: "c.md", content: "three\n" });
+    await card(page, "aw3").waitFor();
+    await card(page, "aw3").locator("button.reject").click();
+    expect((await md).status).toBe("rejected");
+  });
+
+  it("a typed rule that does not cover the call is not kept: only the narrowest one is", async () => {
+    writeFileSync(path.join(ws.dir, "b.txt"), "old\n");
+    const h = await serve();
+    const { page } = await open(h);
+    const first = call(h, "nw1", "write_file", { path: "a.txt", content: "one\n" });
+    const c = card(page, "nw1");
+    await c.waitFor();
+    await c.locator("input.wider").fill("write_file(src/**)");
+    await c.locator("button.always").click();
+    expect((await first).status).toBe("success");
+    // a.txt again: the narrowest rule covers it.
+    expect((await call(h, "nw2", "write_file", { path: "a.txt", content: "again\n" })).status).toBe("success");
+    const other = call(h, "nw3", "write_file", { path: "b.txt", content: "two\n" });
+    await card(page, "nw3").waitFor();
+    await card(page, "nw3").locator("button.reject").click();
+    expect((await other).status).toBe("rejected");
+  });
+
   it("rejects with a message for the model", async () => {
     const h = await serve();
     const { page } = await open(h);
