@@ -8,7 +8,7 @@ import { withSpecNames } from "./spec-names.js";
 import { EventHub } from "./event-hub.js";
 import { apiHandler } from "./api.js";
 import { CallHistory } from "./call-history.js";
-import { assertServeOptions, requestGuard } from "./request-guard.js";
+import { assertListenOptions, requestGuard } from "../net/request-guard.js";
 
 export interface ServeOptions extends Omit<SessionOptions, "runner" | "logger"> {
   /** Port to bind; 0 picks a free one. Default 7878. */
@@ -50,7 +50,7 @@ import { DEFAULT_SERVE_PORT } from "./defaults.js";
 export async function startServe(options: ServeOptions = {}): Promise<ServeHandle> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? DEFAULT_SERVE_PORT;
-  assertServeOptions({ host, port, token: options.token });
+  assertListenOptions({ host, port, token: options.token }, { portFlag: "--port", what: "the dashboard", tokenEnv: "TACKLE_SERVE_TOKEN" });
   const logger = options.logger ?? createLogger("warn");
 
   const events = new EventHub();
@@ -84,7 +84,15 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   });
 
   let boundPort = port;
-  const guard = requestGuard({ host, port: () => boundPort, ...(options.token ? { token: options.token } : {}) });
+  const guard = requestGuard({
+    host,
+    port: () => boundPort,
+    ...(options.token ? { token: options.token } : {}),
+    // The page itself loads without one; what it calls needs it.
+    needsToken: (url) => url.pathname.startsWith("/api/"),
+    // EventSource cannot send headers, so the event stream alone may carry the token in the query.
+    tokenInQuery: (url) => url.pathname === "/api/events",
+  });
   const handle = apiHandler({ session, approvals, events, history: calls, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   const server = createServer((req, res) => {
     let url: URL;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Logger } from "../../core/logger.js";
-import { httpGuard, isLoopbackHost } from "./http-guard.js";
+import { assertListenOptions, requestGuard } from "../../net/request-guard.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import type { ToolCallService } from "./server-calls.js";
 import { jsonRpcError, readBody, send, toWebRequest } from "./web-bridge.js";
@@ -28,24 +28,10 @@ export interface HttpServing {
 const MCP_PATH = "/mcp";
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
-/**
- * Checks HTTP options before anything is bound: serving beyond this machine without a token
- * would hand every tool to anyone who can reach the port.
- */
+/** Checks HTTP options before anything is bound (see net/request-guard.ts). */
 export function assertHttpOptions(options: HttpServeOptions): void {
-  const host = options.host ?? "127.0.0.1";
-  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
-    throw new Error(`--http needs a port between 0 and 65535, not ${String(options.port)}.`);
-  }
-  if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) {
-    throw new Error("The bearer token must be non-empty printable ASCII without spaces.");
-  }
-  if (!isLoopbackHost(host) && !options.token) {
-    throw new Error(
-      `Refusing to serve MCP on ${host} without a bearer token: any machine that ` +
-        `reaches it could run tackle's tools. Pass --token <secret>, or bind 127.0.0.1.`,
-    );
-  }
+  const listen = { host: options.host ?? "127.0.0.1", port: options.port, token: options.token };
+  assertListenOptions(listen, { portFlag: "--http", what: "MCP", tokenEnv: "TACKLE_MCP_TOKEN" });
 }
 
 /**
@@ -55,8 +41,10 @@ export function assertHttpOptions(options: HttpServeOptions): void {
 export async function serveHttp(service: ToolCallService, options: HttpServeOptions, logger: Logger): Promise<HttpServing> {
   assertHttpOptions(options);
   const host = options.host ?? "127.0.0.1";
-  const refuse = httpGuard({
+  let boundPort = options.port;
+  const guard = requestGuard({
     host,
+    port: () => boundPort,
     ...(options.token ? { token: options.token } : {}),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
   });
@@ -67,8 +55,12 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== MCP_PATH) return send(res, jsonRpcError(404, -32000, `Not found: MCP is served at ${MCP_PATH}.`));
-    const refusal = refuse(req);
-    if (refusal) return send(res, refusal);
+    const refusal = guard(req, url);
+    if (refusal) {
+      const response = jsonRpcError(refusal.status, refusal.status === 401 ? -32001 : -32000, refusal.error);
+      if (refusal.status === 401) response.headers.set("WWW-Authenticate", 'Bearer realm="tackle"');
+      return send(res, response);
+    }
 
     let body: string | undefined;
     if (req.method === "POST") {
@@ -104,6 +96,7 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     });
   });
   const address = server.address() as AddressInfo;
+  boundPort = address.port;
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}${MCP_PATH}`;
 
   return {

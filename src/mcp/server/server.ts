@@ -14,7 +14,7 @@ import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-ht
 const MCP_START_AFTER_MS = 1_000;
 
 export { assertHttpOptions, type HttpServeOptions } from "./server-http.js";
-export { isLoopbackHost } from "./http-guard.js";
+export { isLoopbackHost } from "../../net/request-guard.js";
 
 export interface McpServeOptions {
   /** Workspace root; default from configuration, else the current directory. */
