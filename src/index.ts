@@ -2,6 +2,13 @@
  * tackle: a tool system for AI agents. Define tools, register them, run model tool calls with
  * validation, approval, safe execution and logging, and export them to any model API or MCP.
  */
+import { setDefaultWorkspace } from "./core/tool-workspace.js";
+import { Workspace } from "./workspace/workspace.js";
+
+// A direct `tool.execute(args)` with no workspace in its options runs in the current folder (or
+// `cwd`): the library's entry says so here, once, rather than a module doing it when imported.
+setDefaultWorkspace((cwd) => Workspace.open(cwd));
+
 export { defineTool, type ToolSpec } from "./core/define-tool.js";
 export { BaseTool } from "./core/base-tool.js";
 export { CallMemo, perCall } from "./core/call-memo.js";
@@ -38,7 +45,7 @@ export { rejectingApprover, type Approver, type ApprovalRequest, type ApprovalRe
 export type { ToolEvent, ToolEventType } from "./runtime/events.js";
 export { AuditLog, type AuditRecord } from "./runtime/audit-log.js";
 export type { ToolMetrics } from "./runtime/metrics.js";
-export { markUntrusted } from "./runtime/output-cap.js";
+export { markUntrusted } from "./core/untrusted.js";
 export { Workspace, type ResolvedPath } from "./workspace/workspace.js";
 export { isSensitivePath } from "./workspace/sensitive.js";
 export { loadConfig, parseConfig, type TackleConfig, type LoadedConfig, type McpServerConfig } from "./config/config.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
-import { APPROVAL_MODES } from "../runtime/policy.js";
+import { APPROVAL_MODES } from "../core/approval-mode.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { nearestNames } from "../core/names.js";
 import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";

@@ -4,7 +4,7 @@ import { pipeline, type Readable, type Transform } from "node:stream";
 import { lazyRequire } from "../process/lazy-require.js";
 
 const undici = lazyRequire<typeof import("undici")>("undici");
-import { parseRetryAfter } from "../runtime/retry.js";
+import { parseRetryAfter } from "./retry-after.js";
 import { ToolError } from "../core/errors.js";
 import { addressPolicy, BlockedAddressError, guardedLookup, type PrivateNetworkAllowance } from "./address-guard.js";
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isExecutableFile } from "../sandbox/limits.js";
+import { statSync } from "node:fs";
 
 /**
  * Where `name` would be run from, as execvp finds it: a name with a slash is taken as it is
@@ -17,4 +17,14 @@ export function findExecutable(name: string, options: { cwd?: string; dirs?: rea
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
+}
+
+/** A regular file someone may execute. */
+export function isExecutableFile(p: string): boolean {
+  try {
+    const st = statSync(p);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,5 @@
 import { execFile } from "node:child_process";
 import { commandEnv } from "./command-env.js";
-import { readOnlyLaunch } from "../sandbox/read-only.js";
-import { Workspace } from "../workspace/workspace.js";
 
 /*
  * What keeps a repository's own files from running programs when tackle runs git to judge a
@@ -64,23 +62,23 @@ export async function gitGuardArgs(cwd: string, options: { hooks?: boolean } = {
 /** Options for a git command that shows diffs: never an external diff program or a textconv filter. */
 export const NO_DIFF_PROGRAMS = ["--no-ext-diff", "--no-textconv"] as const;
 
+/** Wraps a program to run it confined (the read-only sandbox); undefined runs it as it is. */
+export type Confine = (argv: readonly string[], cwd: string) => Promise<{ file: string; args: string[] } | undefined>;
+
 /**
  * What a guarded git command prints, or undefined when it fails (not a repository, too slow).
- * Several commands in one place can share one `guard`. With `root` (the workspace), git runs in
- * the read-only sandbox where bubblewrap works, so a program the repository's config names that
- * the guard does not know of still cannot write, reach the network, or read a secret.
+ * Several commands in one place can share one `guard`. With `confine` (the judgement passes the
+ * read-only sandbox), a program the repository's config names that the guard does not know of
+ * still cannot write, reach the network, or read a secret.
  */
 export async function guardedGitOutput(
   cwd: string,
   args: readonly string[],
   guard: Promise<string[]> = gitGuardArgs(cwd),
-  root?: string,
+  confine?: Confine,
 ): Promise<string | undefined> {
-  const prefix = await guard;
-  const argv = ["git", ...prefix, ...args];
-  // A cwd outside the workspace (`cd /elsewhere && git log`) holds nothing a tool could have written.
-  const inside = root !== undefined && Workspace.isInside(root, cwd);
-  const confined = inside ? await readOnlyLaunch(argv, { root, cwd, timeoutMs: 10_000, env: { LC_ALL: "C" } }) : undefined;
+  const argv = ["git", ...(await guard), ...args];
+  const confined = confine ? await confine(argv, cwd) : undefined;
   const [file, rest] = confined ? [confined.file, confined.args] : ["git", argv.slice(1)];
   return new Promise((resolve) => {
     execFile(file, rest, { cwd, timeout: 10_000, maxBuffer: 64 * 1024 * 1024, env: commandEnv({ LC_ALL: "C" }) }, (err, stdout) =>

@@ -1,4 +1,4 @@
-import { isExecutableFile } from "../sandbox/limits.js";
+import { isExecutableFile } from "./find-executable.js";
 
 /** Resource limits for a process tackle starts (each one optional). */
 export interface ProcessLimits {

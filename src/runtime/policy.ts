@@ -7,16 +7,8 @@ import { isSensitivePath } from "../workspace/sensitive.js";
 import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
 import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
 
-/**
- * What is auto-approved (spec 001 FR5): `none` asks for everything, `safe` auto-approves reads
- * (the default), `all` approves everything that no rule denies or asks about.
- */
-/**
- * What is approved without asking: `ask` nothing (every call asks a person; `none` is its older
- * name, kept), `safe` reads, `all` everything.
- */
-export type ApprovalMode = "ask" | "none" | "safe" | "all";
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "none", "safe", "all"];
+import type { ApprovalMode } from "../core/approval-mode.js";
+export { APPROVAL_MODES, type ApprovalMode } from "../core/approval-mode.js";
 
 export type Decision =
   | { action: "allow"; approvedBy: Exclude<ApprovedBy, "policy">; reason: string; effect: Effect }

@@ -1,3 +1,4 @@
+import { domainMatches } from "../net/domain.js";
 import picomatch from "picomatch";
 import type { ToolScope } from "../core/tool.js";
 
@@ -73,14 +74,6 @@ export function commandMatches(pattern: string, command: string): boolean {
     commandMatchers.set(pattern, re);
   }
   return re.test(command.trim());
-}
-
-/** `example.com` covers the host and its subdomains; `*.example.com` only subdomains. */
-export function domainMatches(pattern: string, host: string): boolean {
-  const p = pattern.toLowerCase().replace(/\.$/, "");
-  const h = host.toLowerCase().replace(/\.$/, "");
-  if (p.startsWith("*.")) return h.endsWith(p.slice(1));
-  return h === p || h.endsWith(`.${p}`);
 }
 
 const pathMatchers = new Map<string, (p: string) => boolean>();

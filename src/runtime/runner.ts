@@ -19,7 +19,8 @@ import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
 import { AuditLog } from "./audit-log.js";
 import { Metrics } from "./metrics.js";
-import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, markUntrusted, OutputSpill } from "./output-cap.js";
+import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
+import { markUntrusted } from "../core/untrusted.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
 import { LazyAbort } from "./lazy-abort.js";

@@ -1,6 +1,6 @@
 import os from "node:os";
-import { statSync } from "node:fs";
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./config.js";
+import { isExecutableFile } from "../process/find-executable.js";
 
 /*
  * Resource limits inside the sandbox: set by bash's ulimit (or prlimit) right before the command.
@@ -9,16 +9,6 @@ import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./config.js";
 /** Tasks besides the code's own: bwrap outside, bwrap as init inside, and slack for the limiter's exec. */
 export const SANDBOX_OVERHEAD_TASKS = 3;
 let limiterCache: { kind: "prlimit" | "bash"; path: string } | null | undefined;
-
-/** A regular file someone may execute. */
-export function isExecutableFile(p: string): boolean {
-  try {
-    const st = statSync(p);
-    return st.isFile() && (st.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * bash where there is one: besides the limits, it closes every inherited descriptor above 2

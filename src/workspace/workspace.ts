@@ -5,7 +5,7 @@ import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
 import { inTackleFolder } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
-import { setDefaultWorkspace, type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
+import { type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
 
 export type { ExtraRoot, ResolvedPath, ResolveOptions } from "../core/tool-workspace.js";
 
@@ -150,5 +150,3 @@ function realOf(p: string, depth: number): string {
   }
   return here;
 }
-
-setDefaultWorkspace((cwd) => Workspace.open(cwd));

@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileTool } from "../../src/tools/fs/read-file.js";
+// The library entry wires the default workspace of a direct call; this test uses it as a library user does.
+import "../../src/index.js";
 import { tempDir } from "../support/tools.js";
 import "../../src/workspace/workspace.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { commandMatches, domainMatches, parseRule, pathMatches, ruleCovers } from "../../src/runtime/rules.js";
+import { commandMatches, parseRule, pathMatches, ruleCovers } from "../../src/runtime/rules.js";
+import { domainMatches } from "../../src/net/domain.js";
 import { redact } from "../../src/runtime/redact.js";
 import { capOutput } from "../../src/runtime/output-cap.js";
 

@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolExecutionResult } from "../../core/result.js";
-import { markUntrusted } from "../../runtime/output-cap.js";
+import { markUntrusted } from "../../core/untrusted.js";
 
 /** An MCP content block as servers send it (2025-06-18 shapes; unknown types are tolerated). */
 type McpBlock = { type: string; [key: string]: unknown };

@@ -1,5 +1,5 @@
 import { ToolError } from "../../core/errors.js";
-import { parseRetryAfter } from "../../runtime/retry.js";
+import { parseRetryAfter } from "../../net/retry-after.js";
 
 /** The Admin API's error body: `{ type: "error", error: { type, message } }`. */
 function errorMessage(body: string): string | undefined {

@@ -1,5 +1,5 @@
 import { ToolError, toToolError } from "../../core/errors.js";
-import { parseRetryAfter } from "../../runtime/retry.js";
+import { parseRetryAfter } from "../../net/retry-after.js";
 
 /** The parts of a gaxios error this module reads (gaxios 6 and 7 differ in how headers look). */
 interface HttpFailure {

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
-import { raceAbort } from "../../runtime/race-abort.js";
+import { raceAbort } from "../../core/race-abort.js";
 import { FileTimes, type TimedPath } from "./file-times.js";
 import { globMatcher, type GlobFilter } from "./glob-match.js";
 import {

@@ -1,9 +1,10 @@
-import { gitGuardArgs, guardedGitOutput } from "../../process/git-guard.js";
+import { gitGuardArgs, guardedGitOutput, type Confine } from "../../process/git-guard.js";
+import { readOnlyLaunch } from "../../sandbox/read-only.js";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Assessment } from "../../core/tool.js";
-import type { Workspace } from "../../workspace/workspace.js";
+import { Workspace } from "../../workspace/workspace.js";
 import { isSensitivePath, SENSITIVE_PATTERNS, sensitivePathspecs } from "../../workspace/sensitive.js";
 import { executionSensitiveReason, executionSensitiveWithin, isProtectedPath } from "../../workspace/protected.js";
 import { analyzeCommand, expandTilde, type CommandAnalysis, type SimpleCommand } from "./analysis/command-analysis.js";
@@ -230,6 +231,18 @@ function printsGitContent(sub: string | undefined, options: string[], operands: 
 const GIT_SENSITIVE = sensitivePathspecs();
 
 /**
+ * The read-only sandbox for git the judgement runs in the workspace `root`: nothing tackle runs to
+ * decide may act on what a repository's config names. A cwd outside the workspace (`cd /elsewhere
+ * && git log`) holds nothing a tool could have written, and runs as it is.
+ */
+function confineIn(root: string): Confine {
+  return (argv, cwd) =>
+    Workspace.isInside(root, cwd)
+      ? readOnlyLaunch(argv, { root, cwd, timeoutMs: 10_000, env: { LC_ALL: "C" } })
+      : Promise.resolve(undefined);
+}
+
+/**
  * For a git command that prints files' content: a file that may hold secrets among those it can
  * print, from any commit a ref or reflog reaches or from the index, within the pathspecs after
  * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
@@ -240,9 +253,9 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string, root: string)
   if (!printsGitContent(sub, options, operands)) return undefined;
   const guard = gitGuardArgs(cwd);
   const [history, index, prefix] = await Promise.all([
-    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard, root),
-    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard, root),
-    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard, root),
+    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard, confineIn(root)),
+    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard, confineIn(root)),
+    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard, confineIn(root)),
   ]);
   if (history === undefined || index === undefined || prefix === undefined) return undefined;
   const dash = rest.findIndex((w) => w.text === "--");
@@ -260,7 +273,7 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string, root: string)
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
 async function gitReads(cwd: string, root: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
   const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
-  const out = await guardedGitOutput(cwd, args, undefined, root);
+  const out = await guardedGitOutput(cwd, args, undefined, confineIn(root));
   if (out === undefined) return files;
   // Names come back relative to cwd, as the files were found.
   const listed = new Set(

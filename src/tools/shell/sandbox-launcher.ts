@@ -173,4 +173,3 @@ export function writableRoots(roots: readonly string[], workspace: string): stri
     }
   });
 }
-

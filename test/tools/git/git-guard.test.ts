@@ -94,7 +94,7 @@ describe("git that tackle runs for itself runs no program the repository names",
     expect(hook.ran()).toBe(true);
   });
 
-  it("the judgement's own git runs read-only, offline and blind to secrets, so a program no guard knows of cannot act", async (ctx) => {
+  it("git in the read-only sandbox (as the judgement runs it): a program no guard knows of cannot act", async (ctx) => {
     const { sandboxAvailable } = await import("../../../src/sandbox/sandbox.js");
     const { guardedGitOutput } = await import("../../../src/process/git-guard.js");
     if (!(await sandboxAvailable()).available) ctx.skip();
@@ -111,7 +111,8 @@ describe("git that tackle runs for itself runs no program the repository names",
     utimesSync(path.join(t.repo, "a.txt"), later, later);
     // No guard at all, as if git had grown one more way to run a program.
     const unguarded = Promise.resolve([] as string[]);
-    await guardedGitOutput(t.repo, ["status", "--porcelain"], unguarded, t.repo);
+    const { readOnlyLaunch } = await import("../../../src/sandbox/read-only.js");
+    await guardedGitOutput(t.repo, ["status", "--porcelain"], unguarded, (argv, cwd) => readOnlyLaunch(argv, { root: t.repo, cwd }));
     expect(existsSync(path.join(t.repo, "planted-ran"))).toBe(false);
     // The same call on the host does run it: the case is real.
     await guardedGitOutput(t.repo, ["status", "--porcelain"], unguarded);

@@ -375,7 +375,10 @@ sandboxed("files that are code, under a call only the mode approved", () => {
   });
 
   it("what a person approved may change them", async () => {
-    const out = await codeRunner(true, [], "safe").run({ name: "shell", args: { command: `python3 -c "open('Makefile','a').write('# ok\\n')"` } });
+    const out = await codeRunner(true, [], "safe").run({
+      name: "shell",
+      args: { command: `python3 -c "open('Makefile','a').write('# ok\\n')"` },
+    });
     expect(out.status).toBe("success");
     expect(readFileSync(path.join(root, "Makefile"), "utf8")).toBe("test:\n\ttrue\n# ok\n");
     writeFileSync(path.join(root, "Makefile"), "test:\n\ttrue\n");
