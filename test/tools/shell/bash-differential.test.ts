@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { analyzeCommand } from "../../../src/tools/shell/analysis/command-analysis.js";
-import { fallbackCommands } from "../../../src/tools/shell/command-policy.js";
+import { fallbackCommands } from "../../../src/tools/shell/judgement/fallback.js";
 import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
 
 /**

@@ -1,0 +1,61 @@
+import type { Word } from "../analysis/words.js";
+import type { RuleExamples } from "./examples.js";
+
+/** Interpreters given code on the command line: what that code does cannot be judged. */
+export const INLINE_CODE: Record<string, RegExp> = {
+  python: /^-[A-Za-z]*c/,
+  python3: /^-[A-Za-z]*c/,
+  python2: /^-[A-Za-z]*c/,
+  node: /^(-e|-p|--eval|--print)/,
+  nodejs: /^(-e|-p|--eval|--print)/,
+  deno: /^eval$/,
+  bun: /^(-e|--eval)/,
+  perl: /^-[A-Za-z]*[eE]/,
+  ruby: /^-[A-Za-z]*e/,
+  php: /^-[A-Za-z]*r/,
+  lua: /^-e/,
+  osascript: /^-e/,
+  pwsh: /^-(c|command)$/i,
+};
+
+/** Lines that run code given on the command line, and lines that only look alike. */
+export const INLINE_CODE_EXAMPLES: RuleExamples = {
+  says: /runs (code given on the command line|a program that may run commands)/,
+  match: [
+    "python -c 'import os'",
+    "python3 -Sc 'print(1)'",
+    "node -e 'require(1)'",
+    "node --print 1",
+    "perl -E 'say 1'",
+    "perl -ne print f.txt",
+    "ruby -e 'puts 1'",
+    "php -r 'echo 1;'",
+    "deno eval 'console.log(1)'",
+    "bun --eval 1",
+    "lua -e 'print(1)'",
+    "pwsh -Command Get-Item",
+    "awk 'BEGIN { system(\"id\") }'",
+    "awk '{ print > \"out\" }' f.txt",
+    "awk -f prog.awk f.txt",
+  ],
+  noMatch: ["python script.py", "python -m pytest", "node app.js", "perl script.pl", "awk '{ print $1 }' f.txt", "ruby -v"],
+};
+
+export function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
+  if (/^(awk|gawk|mawk|nawk)$/.test(cmd.name)) {
+    // awk programs may run commands (`system()`, pipes) or write files (`print > f`).
+    const program = cmd.args.find((a) => !a.text.startsWith("-"));
+    if (
+      cmd.args.some((a) => a.text === "-f" || a.text.startsWith("--file")) ||
+      !program ||
+      program.dynamic ||
+      /system|\||>|getline|ENVIRON/.test(program.text)
+    ) {
+      return `${cmd.name} runs a program that may run commands or write files`;
+    }
+    return undefined;
+  }
+  const re = INLINE_CODE[cmd.name];
+  if (!re) return undefined;
+  return cmd.args.some((a) => re.test(a.text)) ? `${cmd.name} runs code given on the command line, which cannot be checked` : undefined;
+}
