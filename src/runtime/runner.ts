@@ -1,14 +1,11 @@
 import { performance } from "node:perf_hooks";
-import { randomUUID } from "node:crypto";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../core/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
-import { ToolError, toToolError, type ErrorCode } from "../core/errors.js";
+import { ToolError, toToolError } from "../core/errors.js";
 import { CallContext } from "../core/context.js";
 import { CallMemo } from "../core/call-memo.js";
 import type { ToolCall } from "../core/tool-call.js";
-
-export type { ToolCall } from "../core/tool-call.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
@@ -26,6 +23,10 @@ import { outputMismatch } from "./output-check.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { NextTurn } from "./next-turn.js";
 import { judgeChanges } from "./change-approval.js";
+import { parseCall, type Prepared } from "./parse-call.js";
+import { addExtras, cancelled, changedList, changedPaths, errorOutcome, rejected, withWait } from "./outcomes.js";
+
+export type { ToolCall } from "../core/tool-call.js";
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -88,20 +89,6 @@ const PARTIAL_OUTPUT_CHARS = 20_000;
 const MIN_ATTEMPT_MS = 100;
 /** Structured results may be this many times the text cap: they repeat the text with fields around it. */
 const STRUCTURED_ALLOWANCE = 2;
-
-interface Prepared {
-  id: string;
-  name: string;
-  tool: AnyTool;
-  args: Record<string, unknown>;
-  started: number;
-  /** How long a person took to answer, when one was asked: reported apart from the execution time. */
-  approvalWaitMs?: number;
-  /** What the call reads and writes, once worked out (runAll needs it before running). */
-  access?: ToolAccess;
-  /** What the tool's hooks worked out for these arguments, shared by all of them. */
-  memo: CallMemo;
-}
 
 /**
  * Runs tool calls: look up → validate → policy → approval → execute → outcome. Nothing a tool
@@ -170,7 +157,7 @@ export class ToolRunner {
   async run(call: ToolCall, options: RunOptions = {}): Promise<ToolOutcome> {
     const arriving = this.#toolsArriving([call]);
     if (arriving) await arriving;
-    const prepared = this.#prepare(call);
+    const prepared = parseCall(call, this.registry, this.#maxArgsBytes);
     if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
     // Awaited, not returned: a returned promise costs two more turns of the queue than an awaited one.
     return await this.#runPrepared(prepared, options);
@@ -182,7 +169,7 @@ export class ToolRunner {
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
     await this.#toolsArriving(calls);
-    const prepared = calls.map((c) => this.#prepare(c));
+    const prepared = calls.map((c) => parseCall(c, this.registry, this.#maxArgsBytes));
     const accesses = await Promise.all(prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})));
     const running: Array<Promise<ToolOutcome>> = [];
     prepared.forEach((p, i) => {
@@ -224,51 +211,6 @@ export class ToolRunner {
       });
       pending.then(done, done);
     });
-  }
-
-  #prepare(call: ToolCall): Prepared | ToolOutcome {
-    const started = performance.now();
-    const id = call.id ?? `call_${randomUUID()}`;
-    const name = String(call.name ?? "");
-    const tool = this.registry.get(name);
-    if (!tool) {
-      const near = this.registry.suggest(name);
-      const hint = near.length
-        ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?`
-        : this.registry.size
-          ? ` Available tools: ${this.registry.names().slice(0, 40).join(", ")}.`
-          : " No tools are registered.";
-      return failed(id, name, started, "UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
-    }
-    let args: unknown = call.args ?? {};
-    if (typeof args === "string") {
-      if (args.length > this.#maxArgsBytes) return failed(id, name, started, "INVALID_ARGS", tooLarge(args.length, this.#maxArgsBytes));
-      try {
-        args = args.trim() === "" ? {} : JSON.parse(args);
-      } catch (err) {
-        return failed(
-          id,
-          name,
-          started,
-          "INVALID_ARGS",
-          `The arguments are not valid JSON (${(err as Error).message}); send one JSON object.`,
-        );
-      }
-    }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return failed(
-        id,
-        name,
-        started,
-        "INVALID_ARGS",
-        `The arguments must be a JSON object, not ${Array.isArray(args) ? "an array" : args === null ? "null" : typeof args}.`,
-      );
-    }
-    const problem = checkArgs(args, this.#maxArgsBytes);
-    if (problem) return failed(id, name, started, "INVALID_ARGS", problem);
-    const checked = tool.validate(args);
-    if (!checked.valid) return failed(id, name, started, "INVALID_ARGS", `${checked.error} Fix the arguments and call ${name} again.`);
-    return { id, name, tool, args: checked.value as Record<string, unknown>, started, memo: new CallMemo() };
   }
 
   async #accessOf(p: Prepared): Promise<ToolAccess> {
@@ -735,117 +677,11 @@ function heard(events: EventBus, options: RunOptions): boolean {
   return options.onEvent !== undefined || events.hasListeners;
 }
 
-function failed(id: string, name: string, started: number, code: ErrorCode, message: string): ToolOutcome {
-  return errorOutcome(id, name, started, new ToolError(code, message));
-}
-
-function withWait(outcome: ToolOutcome, p: Prepared): ToolOutcome {
-  if (p.approvalWaitMs !== undefined) outcome.approvalWaitMs = Math.round(p.approvalWaitMs);
-  return outcome;
-}
-
-function errorOutcome(id: string, name: string, started: number, error: ToolError, approvedBy?: ApprovedBy): ToolOutcome {
-  return {
-    status: error.code === "CANCELLED" ? "cancelled" : "error",
-    toolCallId: id,
-    toolName: name,
-    content: `Error [${error.code}]: ${error.message}`,
-    error: {
-      code: error.code,
-      message: error.message,
-      recoverable: error.recoverable,
-      // What the tool attached for its caller; the runner's own bookkeeping (a failed result) stays out.
-      ...(error.details && !("result" in error.details) ? { details: error.details } : {}),
-    },
-    executionTimeMs: performance.now() - started,
-    ...(approvedBy ? { approvedBy } : {}),
-  };
-}
-
-function rejected(p: Prepared, by: ApprovedBy, code: ErrorCode, message: string): ToolOutcome {
-  return {
-    status: "rejected",
-    toolCallId: p.id,
-    toolName: p.name,
-    content: message,
-    error: { code, message, recoverable: false },
-    executionTimeMs: performance.now() - p.started,
-    approvedBy: by,
-  };
-}
-
-function cancelled(p: Prepared, approvedBy?: ApprovedBy): ToolOutcome {
-  return errorOutcome(
-    p.id,
-    p.name,
-    p.started,
-    new ToolError("CANCELLED", `The call to ${p.name} was cancelled before it finished.`),
-    approvedBy,
-  );
-}
-
-/** What a result carries besides its text, added to its outcome (assigned, not spread: spreading costs more). */
-function addExtras(outcome: ToolOutcome, result: ToolExecutionResult): void {
-  if (result.displayContent !== undefined) outcome.displayContent = result.displayContent;
-  if (result.structured !== undefined) outcome.structured = result.structured;
-  if (result.blocks?.length) outcome.blocks = result.blocks;
-  if (result.metadata) outcome.metadata = { ...result.metadata };
-}
-
-function changedList(outcome: ToolOutcome): Array<{ path: string; operation: string }> {
-  const list = outcome.metadata?.changedPaths;
-  return Array.isArray(list) ? (list as Array<{ path: string; operation: string }>) : [];
-}
-
-function changedPaths(outcome: ToolOutcome): string[] {
-  return changedList(outcome).map((c) => c.path);
-}
-
 function conflicts(a: ToolAccess, b: ToolAccess): boolean {
   const aw = a.writes ?? [];
   const bw = b.writes ?? [];
   if (aw.length === 0 && bw.length === 0) return false;
   return anyOverlap(aw, [...bw, ...(b.reads ?? [])]) || anyOverlap(bw, a.reads ?? []);
-}
-
-/** Rejects keys that could pollute prototypes and arguments too big to be sensible. */
-function checkArgs(args: object, maxBytes: number): string | undefined {
-  let json: string;
-  try {
-    // Without a replacer: JSON.stringify's fast path, and it refuses cycles before the walk below.
-    json = JSON.stringify(args);
-  } catch (err) {
-    return `The arguments cannot be serialised as JSON (${(err as Error).message}).`;
-  }
-  if (json.length > maxBytes) return tooLarge(json.length, maxBytes);
-  const bad = pollutingKey(args);
-  if (bad) return `The key "${bad}" is not allowed in arguments.`;
-  return undefined;
-}
-
-/** The first key, at any depth, that could reach a prototype: `__proto__`, or `constructor` holding an object. */
-function pollutingKey(args: object): string | undefined {
-  // A stack, not recursion: JSON nests deeper than a JavaScript call stack reaches.
-  const pending: unknown[] = [args];
-  while (pending.length) {
-    const value = pending.pop();
-    if (typeof value !== "object" || value === null) continue;
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push(item);
-      continue;
-    }
-    for (const key of Object.keys(value)) {
-      const item = (value as Record<string, unknown>)[key];
-      if (key === "__proto__" || (key === "constructor" && typeof item === "object" && item !== null)) return key;
-      pending.push(item);
-    }
-  }
-  return undefined;
-}
-
-function tooLarge(size: number, max: number): string {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `The arguments are ${mb(size)}; the limit is ${mb(max)}. Send large content in parts (write_file, then append_file).`;
 }
 
 function formatMs(ms: number): string {
