@@ -1,4 +1,5 @@
-// Tool descriptions live in .txt files beside their code; tsc does not copy them, so the build does.
+// Tool descriptions live in .txt files beside their code, and the dashboard in .html, .css and .js
+// files; tsc does not copy them, so the build does.
 import { cp, readdir, chmod } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -6,7 +7,9 @@ async function copyTxt(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const from = join(dir, entry.name);
     if (entry.isDirectory()) await copyTxt(from);
-    else if (entry.name.endsWith(".txt")) await cp(from, from.replace(/^src/, "dist"));
+    else if (entry.name.endsWith(".txt") || from.startsWith(join("src", "serve", "dashboard") + "/")) {
+      await cp(from, from.replace(/^src/, "dist"));
+    }
   }
 }
 await copyTxt("src");
