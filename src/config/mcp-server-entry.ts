@@ -22,7 +22,7 @@ const EntryShape = z.looseObject({
   /** Trust the server's tool annotations (readOnlyHint...) to decide approval. Default false. */
   trusted: z.boolean().optional(),
   /**
-   * Limits for a stdio server's process (spec 002): CPU seconds, memory in bytes, open files.
+   * Limits for a stdio server's process: CPU seconds, memory in bytes, open files.
    * Defaults: 3600 s, 1 GiB, 1024 files; `false` sets none.
    */
   limits: z

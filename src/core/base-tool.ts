@@ -9,7 +9,7 @@ import { ToolError } from "./errors.js";
 import type { ParameterAliases } from "./parameter-aliases.js";
 
 /**
- * A tool written as a class (spec 001 FR2): subclasses set `name`, `description` and `schema`
+ * A tool written as a class: subclasses set `name`, `description` and `schema`
  * (and usually `effect`) and implement only `execute`. Definition, JSON Schema and validation
  * come from here.
  */

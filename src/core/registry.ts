@@ -44,7 +44,7 @@ export function toTool(value: ToolLike): AnyTool {
 }
 
 /**
- * Central catalogue of tools by name (spec 001 FR3). Names are unique across tools and aliases:
+ * Central catalogue of tools by name. Names are unique across tools and aliases:
  * a duplicate throws rather than silently replacing.
  */
 export class ToolRegistry {

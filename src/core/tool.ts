@@ -42,7 +42,7 @@ export interface ToolContext {
   /** Aborted on cancellation or timeout; long work must stop when it fires. */
   signal: AbortSignal;
   workspace: ToolWorkspace;
-  /** Streams output as it arrives (spec 001 FR6). */
+  /** Streams output as it arrives. */
   onOutput: (chunk: string) => void;
   onProgress: (progress: Progress) => void;
   log: Logger;

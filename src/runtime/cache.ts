@@ -4,7 +4,7 @@ import type { ToolOutcome } from "../core/result.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 
 export interface CacheOptions {
-  /** How long a result stays fresh. Default 60 s (spec 002). */
+  /** How long a result stays fresh. Default 60 s. */
   ttlMs: number;
   maxEntries: number;
 }

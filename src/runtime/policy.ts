@@ -207,7 +207,7 @@ interface Verdict {
 
 /**
  * What a tool says of one call, in `safe` mode: `needsApproval(args)` (defineTool, spec 003's
- * `requiresApproval`) or a `getConfirmation(args)` a class overrides (spec 001). A destructive
+ * `requiresApproval`) or a `getConfirmation(args)` a class overrides. A destructive
  * effect is asked about whatever the tool says; undefined when the tool says nothing.
  */
 function ownVerdict(tool: AnyTool, args: unknown, ctx: ToolContext): Verdict | undefined | Promise<Verdict> {

@@ -32,7 +32,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** What the agent was doing, shown to the person asked to approve the call. */
   context?: string;
-  /** Output chunks as the tool produces them (spec 001 FR6). */
+  /** Output chunks as the tool produces them. */
   onOutput?: (chunk: string, toolCallId: string) => void;
   onEvent?: ToolEventListener;
   /**

@@ -31,8 +31,8 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
 ];
 
 /**
- * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`
- * (spec 001). Configuration and secrets are read from `workspace` (default: the current directory).
+ * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`.
+ * Configuration and secrets are read from `workspace` (default: the current directory).
  */
 export function createBuiltinTools(options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider } = {}): AnyTool[] {
   const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});

@@ -1,7 +1,7 @@
 import { ToolError } from "../../core/errors.js";
 import { anthropicApiError } from "./api-error.js";
 
-/** The API version header every Admin API request carries (spec 000). */
+/** The API version header every Admin API request carries. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** Largest response body read; a report page is far smaller. */

@@ -8,7 +8,7 @@ type Row = Record<string, unknown>;
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 const usd = (n: number): string => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
 
-/** Replaces each `amount` (cents, decimal string) with `amount_usd` (spec 000), recursively. */
+/** Replaces each `amount` (cents, decimal string) with `amount_usd`, recursively. */
 export function withUsd(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withUsd);
   if (value === null || typeof value !== "object") return value;

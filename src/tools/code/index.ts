@@ -5,7 +5,7 @@ import { createRunCodeTool } from "./run-code.js";
 export { createRunCodeTool, type RunCodeOptions } from "./run-code.js";
 
 /**
- * The code group: `run_code` (spec 003). Always registered: where bubblewrap is missing the tool
+ * The code group: `run_code`. Always registered: where bubblewrap is missing the tool
  * still exists and says how to install it, rather than vanishing without a word. The `sandbox`
  * section of tackle.config.json sets network access, limits, the bwrap and python paths.
  */

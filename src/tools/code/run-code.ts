@@ -68,7 +68,7 @@ const Output = z.object({
 });
 
 /**
- * run_code (spec 003): Python or bash in the bubblewrap sandbox.
+ * run_code: Python or bash in the bubblewrap sandbox.
  *
  * Approval: the effect is `execute` (MCP clients see an open-world, non-read-only tool), but in
  * `safe` mode running needs no approval while the sandbox contains it: no network, limits on

@@ -70,7 +70,7 @@ async function endsWithoutNewline(file: string, at: number): Promise<boolean> {
   }
 }
 
-/** append_file: adds text to the end of an existing file (spec 000). */
+/** append_file: adds text to the end of an existing file. */
 export const appendFileTool = defineTool({
   name: TOOL.appendFile,
   title: "Append to file",

@@ -134,7 +134,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   };
 }
 
-/** copy_file (spec 002): copies a file, or a folder with recursive; asks for approval. */
+/** copy_file: copies a file, or a folder with recursive; asks for approval. */
 export const copyFileTool = defineTool({
   name: TOOL.copyFile,
   title: "Copy file",

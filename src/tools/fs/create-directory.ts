@@ -32,7 +32,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   };
 }
 
-/** create_directory (spec 002): makes a folder and its missing parents. */
+/** create_directory: makes a folder and its missing parents. */
 export const createDirectoryTool = defineTool({
   name: TOOL.createDirectory,
   title: "Create directory",

@@ -125,7 +125,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   };
 }
 
-/** list_directory (spec 003): names, types, sizes and times, bounded for huge trees. */
+/** list_directory: names, types, sizes and times, bounded for huge trees. */
 export const listDirectoryTool = defineTool({
   name: TOOL.listDirectory,
   title: "List directory",

@@ -88,7 +88,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   };
 }
 
-/** move_file: renames or moves within the workspace; asks only when it would overwrite (spec 003). */
+/** move_file: renames or moves within the workspace; asks only when it would overwrite. */
 export const moveFileTool = defineTool({
   name: TOOL.moveFile,
   title: "Move file",

@@ -8,7 +8,7 @@ export { createLinkedInJobsTool } from "./linkedin-jobs.js";
 export { createLinkedInJobDetailTool } from "./linkedin-job-detail.js";
 
 /**
- * linkedin_jobs and linkedin_job_detail, always registered (spec 000): they read LinkedIn's public
+ * linkedin_jobs and linkedin_job_detail, always registered: they read LinkedIn's public
  * guest pages and need no credentials. `"services": { "linkedin": { "baseUrl" } }` moves them.
  */
 export const linkedinTools: ToolGroup = (ctx) => {

@@ -57,7 +57,7 @@ function relativeToSearch(root: SearchRoot, rel: string): string {
   return rel.slice(root.relative.length + 1);
 }
 
-/** Creates the grep tool (spec 001): regex search over file contents, `file:line: text` lines. */
+/** Creates the grep tool: regex search over file contents, `file:line: text` lines. */
 export function createGrepTool(options: GrepToolOptions = {}) {
   return defineTool({
     name: TOOL.grep,

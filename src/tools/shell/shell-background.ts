@@ -64,7 +64,7 @@ function whereItRuns(how: Launch): string {
   return `${lines.join(" ")}\n`;
 }
 
-/** `shell_background` (spec 002): long-running commands with an `action` parameter. */
+/** `shell_background`: long-running commands with an `action` parameter. */
 export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettings, launch: LaunchSettings): AnyTool {
   const lookup = (id: string): Job => {
     const job = jobs.get(id);

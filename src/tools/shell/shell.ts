@@ -158,7 +158,7 @@ function confinementMetadata(launch: Launch): Record<string, unknown> {
   };
 }
 
-/** Builds `shell` (spec 001), `bash` (spec 000) or another name over the same engine. */
+/** Builds `shell`, `bash` (the same with a 30-second default) or another name over the same engine. */
 export function createShellTool(options: ShellToolOptions): AnyTool {
   const { settings } = options;
   const input = z.object({

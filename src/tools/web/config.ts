@@ -10,8 +10,8 @@ import { addressPolicy } from "../../net/address-guard.js";
  *   `true` all of them, or a list of addresses and subnets (`["10.2.0.0/16"]`). Off by default;
  *   tests and trusted intranets turn it on.
  * - `autoApproveDomains` — spec 003's allowlist: calls to these domains (and their subdomains;
- *   `*.example.com` for subdomains only) never ask, POST included. GET asks nowhere by default
- *   (spec 000 and 001); POST outside the list asks. In approval mode `none` every call asks,
+ *   `*.example.com` for subdomains only) never ask, POST included. GET asks nowhere by default;
+ *   POST outside the list asks. In approval mode `none` every call asks,
  *   as that mode promises; add `permissions.allow: ["web_fetch(example.com)"]` to skip it there.
  * - `requireApprovalOutsideAllowlist` — spec 003's strict reading: GET to a domain outside the
  *   allowlist asks too, and a redirect to a domain that is neither the one asked for nor on the

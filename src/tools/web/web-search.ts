@@ -4,12 +4,12 @@ import { loadDescription } from "../../core/description.js";
 import { TOOL } from "../names.js";
 import type { SearchProvider } from "./search-provider.js";
 
-/** spec 000: queries longer than this are cut silently. */
+/** Queries longer than this are cut silently. */
 export const MAX_QUERY_CHARS = 400;
 export const DEFAULT_RESULT_COUNT = 5;
 export const MAX_RESULT_COUNT = 20;
 
-/** Out-of-range counts are clamped (spec 000), not refused. */
+/** Out-of-range counts are clamped, not refused. */
 const Count = z.preprocess(
   (v) => (typeof v === "number" && Number.isFinite(v) ? Math.min(MAX_RESULT_COUNT, Math.max(1, Math.round(v))) : v),
   z.number().int().min(1).max(MAX_RESULT_COUNT),
