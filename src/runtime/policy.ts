@@ -32,27 +32,16 @@ export interface PolicyInput {
 /**
  * Decides allow / ask / deny for one call. Order: deny rules and the tool's own denial, then
  * sensitive paths, then ask rules and the tool's own "ask", then allow rules, then what the
- * person allowed for the session, then the mode. deny beats ask beats allow. The decision comes
- * at once when the tool's hooks answer at once, and as a promise when one of them is asynchronous.
+ * person allowed for the session, then the mode. deny beats ask beats allow.
  */
-export function decide(input: PolicyInput): Decision | Promise<Decision> {
-  // Synchronous when the tool's hooks are: most calls' hooks are, and each promise costs a turn
-  // of the queue (and keeps the code on it from being inlined).
-  const assessment = input.tool.assess?.(input.args, input.ctx);
-  return isThenable(assessment) ? Promise.resolve(assessment).then((a) => withSubjects(input, a)) : withSubjects(input, assessment);
-}
-
-function withSubjects(input: PolicyInput, assessment: Assessment | undefined): Decision | Promise<Decision> {
+export async function decide(input: PolicyInput): Promise<Decision> {
   const { tool, args, ctx } = input;
-  const subjects = tool.scope ? tool.scope.subjects(args, ctx) : [];
-  return isThenable(subjects) ? Promise.resolve(subjects).then((s) => judge(input, assessment, s)) : judge(input, assessment, subjects);
+  const assessment = await tool.assess?.(args, ctx);
+  const subjects = tool.scope ? await tool.scope.subjects(args, ctx) : [];
+  return judge(input, assessment, subjects);
 }
 
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === "function";
-}
-
-function judge(input: PolicyInput, assessment: Assessment | undefined, subjects: readonly string[]): Decision | Promise<Decision> {
+async function judge(input: PolicyInput, assessment: Assessment | undefined, subjects: readonly string[]): Promise<Decision> {
   const { tool, names, args, ctx, mode, rules } = input;
   const effect = assessment?.effect ?? tool.effect;
   const kind = tool.scope?.kind;
@@ -127,9 +116,7 @@ function judge(input: PolicyInput, assessment: Assessment | undefined, subjects:
 
   if (mode === "all") return { action: "allow", approvedBy: "auto", reason: "approval mode all", effect };
   if (mode === "safe") {
-    // Waited for only when the tool has something to say: most say nothing, and a turn is not free.
-    const verdict = ownVerdict(tool, args, ctx);
-    return isThenable(verdict) ? Promise.resolve(verdict).then((own) => judgeSafe(tool, effect, own)) : judgeSafe(tool, effect, verdict);
+    return judgeSafe(tool, effect, await ownVerdict(tool, args, ctx));
   }
   return { action: "ask", reason: `approval mode ${mode} asks for every call`, effect };
 }

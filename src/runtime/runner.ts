@@ -336,7 +336,7 @@ export class ToolRunner {
         sessionAllows: this.sessionAllows(options.scope),
         codeFiles: this.#codeFiles,
       });
-      decision = decided instanceof Promise ? await decided : decided;
+      decision = await decided;
     } catch (err) {
       return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
     }
