@@ -20,3 +20,18 @@ export interface GroupContext {
  * (spec 000's conditional registration).
  */
 export type ToolGroup = (ctx: GroupContext) => AnyTool[] | Promise<AnyTool[]>;
+
+/**
+ * What the rest of tackle knows of a group before loading it: its tools' names (keyed for the
+ * `TOOL` constant), the specs' other names for them, variants under a spec's name, and how to load
+ * it. Every list of names (TOOL, the aliases, what `tackle call` loads) is derived from these.
+ */
+export interface GroupManifest<N extends Record<string, string> = Record<string, string>> {
+  readonly names: N;
+  /** Other names for the same tools: alias → canonical. */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** Tools registered under a spec's name with other defaults (`bash`): resolved everywhere, listed only in their toolset. */
+  readonly variants?: readonly string[];
+  /** Imports the group's code: only when one of its tools is wanted. */
+  load(): Promise<ToolGroup>;
+}

@@ -1,6 +1,5 @@
 import type { ToolGroup } from "./group.js";
-import { TOOL } from "./names.js";
-import { TOOL_LSP } from "./lsp/names.js";
+import { MANIFESTS, namesOf } from "./manifests.js";
 
 /** A built-in group that loads its code only when asked for, with the tool names it can provide. */
 export interface LazyGroup {
@@ -14,40 +13,7 @@ export interface LazyGroup {
  * the file tools and not the Google, language-server or shell-grammar code. `builtin-tools.ts` lists
  * the same groups eagerly for the synchronous `createBuiltinTools()`.
  */
-export const LAZY_GROUPS: readonly LazyGroup[] = [
-  {
-    names: [
-      TOOL.readFile,
-      TOOL.writeFile,
-      TOOL.appendFile,
-      TOOL.editFile,
-      "edit",
-      TOOL.deleteFile,
-      TOOL.moveFile,
-      TOOL.copyFile,
-      TOOL.createDirectory,
-      TOOL.listDirectory,
-    ],
-    load: async () => (await import("./fs/index.js")).fileTools,
-  },
-  { names: [TOOL.glob, "search_files", TOOL.grep], load: async () => (await import("./search/index.js")).searchTools },
-  { names: [TOOL.shell, "shell_exec", "bash", TOOL.shellBackground], load: async () => (await import("./shell/index.js")).shellTools },
-  { names: [TOOL.runCode], load: async () => (await import("./code/index.js")).codeTools },
-  { names: [TOOL.webFetch, TOOL.webSearch], load: async () => (await import("./web/index.js")).webTools },
-  { names: [TOOL.linkedinJobs, TOOL.linkedinJobDetail], load: async () => (await import("./linkedin/index.js")).linkedinTools },
-  {
-    names: [TOOL.gmailSearch, TOOL.gmailRead, TOOL.gmailSend, TOOL.calendarListEvents, TOOL.calendarCreateEvent, TOOL.calendarGetEvent],
-    load: async () => (await import("./google/index.js")).googleTools,
-  },
-  { names: [TOOL.anthropicUsage], load: async () => (await import("./anthropic/index.js")).anthropicTools },
-  {
-    names: [TOOL.gitStatus, TOOL.gitDiff, TOOL.gitLog, TOOL.gitCommit, TOOL.gitBranch, TOOL.gitPush],
-    load: async () => (await import("./git/index.js")).gitTools,
-  },
-  { names: Object.values(TOOL_LSP), load: async () => (await import("./lsp/index.js")).lspTools },
-  // Their names come from configuration: asked for by name, they load with every group.
-  { names: [], load: async () => (await import("./custom/index.js")).customTools },
-];
+export const LAZY_GROUPS: readonly LazyGroup[] = MANIFESTS.map((m) => ({ names: namesOf(m), load: m.load }));
 
 /**
  * The groups to load for a session: all of them, or, when only `wanted` tools are needed and
