@@ -10,7 +10,8 @@ import { Workspace } from "./workspace/workspace.js";
 setDefaultWorkspace((cwd) => Workspace.open(cwd));
 
 export { defineTool, type ToolSpec } from "./core/define-tool.js";
-export { BaseTool } from "./core/base-tool.js";
+export { BaseTool } from "./compat/base-tool.js";
+export { SchemaTool } from "./core/schema-tool.js";
 export { CallMemo, perCall } from "./core/call-memo.js";
 export type { ParameterAliases } from "./core/parameter-aliases.js";
 export { JsonSchemaTool, type PlainTool } from "./core/json-schema-tool.js";

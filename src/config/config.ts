@@ -8,7 +8,7 @@ import { APPROVAL_MODES } from "../core/approval-mode.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { nearestNames } from "../core/names.js";
 import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";
-import { foldKeySpellings } from "./key-spellings.js";
+import { foldKeySpellings } from "../compat/key-spellings.js";
 
 /**
  * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated

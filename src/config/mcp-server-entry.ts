@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { withKeySpellings } from "./key-spellings.js";
+import { withKeySpellings } from "../compat/key-spellings.js";
 
 /**
  * One entry of `mcpServers`, the shape Claude Desktop, Cursor and other MCP clients use. Keys

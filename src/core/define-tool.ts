@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { BaseTool } from "./base-tool.js";
+import { SchemaTool } from "./schema-tool.js";
 import type { Effect } from "./effect.js";
 import { ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
-import type { Assessment, Tool, ToolAccess, ToolContext, ToolScope, ToolExecutionOptions } from "./tool.js";
+import type { Assessment, Tool, ToolAccess, ToolConfirmation, ToolContext, ToolScope, ToolExecutionOptions } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
 import { assertToolName } from "./names.js";
 import { isZod3, ZOD3_HELP } from "./zod-version.js";
@@ -23,7 +23,8 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
    */
   parameterAliases?: ParameterAliases;
   effect: Effect;
-  needsApproval?: (args: z.output<S>, ctx: ToolContext) => boolean | Promise<boolean>;
+  /** Whether this call needs a person where the mode would not ask: a boolean, or with what the person is told. */
+  needsApproval?: (args: z.output<S>, ctx: ToolContext) => boolean | ToolConfirmation | Promise<boolean | ToolConfirmation>;
   preview?: (args: z.output<S>, ctx: ToolContext) => string | undefined | Promise<string | undefined>;
   assess?: (args: z.output<S>, ctx: ToolContext) => Assessment | undefined | Promise<Assessment | undefined>;
   scope?: ToolScope<z.output<S>>;
@@ -35,9 +36,7 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<string | ToolExecutionResult>;
 }
 
-class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool<z.output<S>> {
-  /** Its execute validates by itself (see BaseTool's constructor). */
-  static readonly validatesItself = true;
+class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTool<z.output<S>> {
   readonly name: string;
   declare readonly title?: string;
   readonly description: string;
@@ -109,6 +108,6 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends BaseTool
  *   execute: async ({ text }) => text,
  * });
  */
-export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: ToolSpec<S>): BaseTool<z.output<S>> & Tool<z.output<S>> {
+export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: ToolSpec<S>): SchemaTool<z.output<S>> & Tool<z.output<S>> {
   return new DefinedTool(spec);
 }

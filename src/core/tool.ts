@@ -15,7 +15,7 @@ export interface ToolDefinition {
   parameters: JsonSchema;
 }
 
-/** Spec 001's confirmation hint. */
+/** Whether a call needs a person, with what they are told. */
 export interface ToolConfirmation {
   required: boolean;
   message?: string;
@@ -142,7 +142,7 @@ export interface ToolAccess {
   writes?: string[];
 }
 
-/** A tool as the registry and runner see it. Create one with defineTool, BaseTool or a plain object. */
+/** A tool as the registry and runner see it. Create one with defineTool (or convert another form: src/compat, a plain object). */
 export interface Tool<A = Record<string, unknown>> {
   readonly name: string;
   readonly title?: string;
@@ -157,9 +157,13 @@ export interface Tool<A = Record<string, unknown>> {
   validate(args: unknown): ValidationResult<A>;
   /** Runs the tool. Arguments are validated first unless the runner already did. */
   execute(args: A, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult>;
+  /** The class form's word on approval (BaseTool); it reaches the policy as `needsApproval`. */
   getConfirmation?(args: A): ToolConfirmation;
-  /** Dynamic approval: whether this call needs a person when the mode would otherwise ask. */
-  needsApproval?(args: A, ctx: ToolContext): boolean | Promise<boolean>;
+  /**
+   * The tool's own word on approval, the one the policy hears in mode `safe`: whether this call
+   * needs a person where the mode would not ask, as a boolean or with what the person is told.
+   */
+  needsApproval?(args: A, ctx: ToolContext): boolean | ToolConfirmation | Promise<boolean | ToolConfirmation>;
   /** What the person sees before approving: a diff for edits. */
   preview?(args: A, ctx: ToolContext): string | undefined | Promise<string | undefined>;
   assess?(args: A, ctx: ToolContext): Assessment | undefined | Promise<Assessment | undefined>;

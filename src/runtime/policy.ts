@@ -1,8 +1,7 @@
 import path from "node:path";
 import type { Effect } from "../core/effect.js";
-import type { AnyTool, Assessment, ToolContext, ToolScope } from "../core/tool.js";
+import type { AnyTool, Assessment, ToolConfirmation, ToolContext, ToolScope } from "../core/tool.js";
 import type { ApprovedBy } from "../core/result.js";
-import { BaseTool } from "../core/base-tool.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
 import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
@@ -193,20 +192,16 @@ interface Verdict {
 }
 
 /**
- * What a tool says of one call, in `safe` mode: `needsApproval(args)` (defineTool, spec 003's
- * `requiresApproval`) or a `getConfirmation(args)` a class overrides. A destructive
+ * What a tool says of one call, in `safe` mode: its `needsApproval(args)` (the class form's
+ * `getConfirmation` and the result form's `requiresApproval` arrive as one). A destructive
  * effect is asked about whatever the tool says; undefined when the tool says nothing.
  */
 function ownVerdict(tool: AnyTool, args: unknown, ctx: ToolContext): Verdict | undefined | Promise<Verdict> {
-  if (tool.needsApproval) {
-    const required = tool.needsApproval(args, ctx);
-    return typeof required === "boolean" ? { required } : Promise.resolve(required).then((r) => ({ required: r }));
-  }
-  if (tool.getConfirmation && tool.getConfirmation !== BaseTool.prototype.getConfirmation) {
-    const confirmation = tool.getConfirmation(args);
-    return { required: confirmation.required, ...(confirmation.message ? { message: confirmation.message } : {}) };
-  }
-  return undefined;
+  if (!tool.needsApproval) return undefined;
+  const said = tool.needsApproval(args, ctx);
+  const verdict = (v: boolean | ToolConfirmation): Verdict =>
+    typeof v === "boolean" ? { required: v } : { required: v.required, ...(v.message ? { message: v.message } : {}) };
+  return said instanceof Promise ? said.then(verdict) : verdict(said);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BaseTool } from "../../src/core/base-tool.js";
+import { BaseTool } from "../../src/compat/base-tool.js";
 import { defineTool } from "../../src/core/define-tool.js";
 import { ToolRegistry } from "../../src/core/registry.js";
 import type { ToolContext, ToolExecutionOptions } from "../../src/core/tool.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BaseTool } from "../../src/core/base-tool.js";
+import { BaseTool } from "../../src/compat/base-tool.js";
 import type { ToolExecutionResult } from "../../src/core/result.js";
 import type { ToolConfirmation, ToolContext } from "../../src/core/tool.js";
 import { ToolRegistry, type ToolLike } from "../../src/core/registry.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
-import { BaseTool } from "../../src/core/base-tool.js";
+import { BaseTool } from "../../src/compat/base-tool.js";
 import { JsonSchemaTool } from "../../src/core/json-schema-tool.js";
 import { annotationsFor, effectFromAnnotations } from "../../src/core/effect.js";
 import type { ToolExecutionResult } from "../../src/core/result.js";
@@ -51,7 +51,7 @@ describe("defineTool", () => {
     await expect(tool.execute({ path: 3 } as never)).rejects.toBeInstanceOf(ToolError);
   });
 
-  it("maps its effect to MCP annotations and a confirmation", () => {
+  it("maps its effect to MCP annotations", () => {
     expect(tool.annotations).toEqual({
       title: "T tool",
       readOnlyHint: true,
@@ -59,7 +59,6 @@ describe("defineTool", () => {
       idempotentHint: true,
       openWorldHint: false,
     });
-    expect(tool.getConfirmation!({ path: "x", mode: "a" })).toMatchObject({ required: false, type: "read" });
   });
 
   it("rejects invalid names with the reason", () => {

@@ -13,6 +13,7 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
 /** Each layer and its height; a file imports only from lower heights or its own layer. */
 const HEIGHT: Record<string, number> = {
   core: 0,
+  compat: 1,
   process: 1,
   net: 2,
   workspace: 2,
