@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { ToolRegistry } from "../src/core/registry.js";
+import { ToolRegistry } from "../src/registry/registry.js";
 import { ToolRunner } from "../src/runtime/runner.js";
 import { createShellTools } from "../src/tools/shell/index.js";
 import { shellSettingsFrom } from "../src/tools/shell/settings.js";

@@ -14,8 +14,8 @@ export { BaseTool } from "./compat/base-tool.js";
 export { SchemaTool } from "./core/schema-tool.js";
 export { CallMemo, perCall } from "./core/call-memo.js";
 export type { ParameterAliases } from "./core/parameter-aliases.js";
-export { JsonSchemaTool, type PlainTool } from "./core/json-schema-tool.js";
-export { ToolRegistry, toTool, type ToolLike, type RegisterOptions, type RegistryChange } from "./core/registry.js";
+export { JsonSchemaTool, type PlainTool } from "./compat/json-schema-tool.js";
+export { ToolRegistry, toTool, type ToolLike, type RegisterOptions, type RegistryChange } from "./registry/registry.js";
 export type {
   AnyTool,
   Tool,
@@ -33,7 +33,7 @@ export type {
 } from "./core/tool.js";
 export type { ToolExecutionResult, ToolOutcome, OutcomeStatus, ApprovedBy, ContentBlock, ToolResult } from "./core/result.js";
 export { toToolResult } from "./core/result.js";
-export type { ResultTool, ToolResultValue } from "./core/result-tool.js";
+export type { ResultTool, ToolResultValue } from "./compat/result-tool.js";
 export { ToolError, ERROR_CODES, type ErrorCode } from "./core/errors.js";
 export { annotationsFor, effectFromAnnotations, EFFECTS, type Effect, type ToolAnnotations } from "./core/effect.js";
 export { toJsonSchema } from "./core/schema.js";

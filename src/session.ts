@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ToolRegistry } from "./core/registry.js";
+import type { ToolRegistry } from "./registry/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
 import { configuredCodeFiles } from "./config/code-files.js";

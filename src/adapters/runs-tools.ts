@@ -1,4 +1,4 @@
-import type { ToolRegistry } from "../core/registry.js";
+import type { ToolRegistry } from "../registry/registry.js";
 import type { ToolOutcome } from "../core/result.js";
 import type { ToolCall } from "../core/tool-call.js";
 

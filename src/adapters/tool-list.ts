@@ -1,4 +1,4 @@
-import type { ToolRegistry } from "../core/registry.js";
+import type { ToolRegistry } from "../registry/registry.js";
 import type { AnyTool } from "../core/tool.js";
 
 /** What the adapters accept: a registry (its listed tools) or a list of tools. */

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import { ajv } from "../core/json-schema-tool.js";
+import { ajv } from "../compat/json-schema-tool.js";
 import type { AnyTool } from "../core/tool.js";
 
 const compiled = new WeakMap<object, ValidateFunction>();

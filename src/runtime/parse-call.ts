@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { AnyTool, ToolAccess } from "../core/tool.js";
-import type { ToolRegistry } from "../core/registry.js";
+import type { ToolRegistry } from "../registry/registry.js";
 import type { ToolOutcome } from "../core/result.js";
 import { CallMemo } from "../core/call-memo.js";
 import type { ToolCall } from "../core/tool-call.js";

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
-import type { ToolRegistry } from "../core/registry.js";
+import type { ToolRegistry } from "../registry/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, toToolError } from "../core/errors.js";
 import { CallContext } from "../core/context.js";

@@ -1,4 +1,4 @@
-import { ToolRegistry } from "../core/registry.js";
+import { ToolRegistry } from "../registry/registry.js";
 import type { AnyTool } from "../core/tool.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { loadConfig, type LoadedConfig } from "../config/config.js";

@@ -6,7 +6,7 @@ import { Type, type FunctionDeclaration, type Part, type FunctionCall } from "@g
 import type { Tool as McpTool, CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CallToolResultSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import {
   fromAnthropicToolUses,

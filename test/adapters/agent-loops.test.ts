@@ -5,7 +5,7 @@ import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAnthropicLoop } from "../../src/adapters/anthropic-loop.js";
 import { runOpenAIChatLoop, runOpenAIResponsesLoop } from "../../src/adapters/openai-loop.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import type { ToolOutcome } from "../../src/core/result.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";

@@ -4,7 +4,7 @@ import { generateText, stepCountIs, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";
 import { tempDir } from "../support/tools.js";

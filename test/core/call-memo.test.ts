@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { perCall } from "../../src/core/call-memo.js";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { writeFileTool } from "../../src/tools/fs/write-file.js";
 import { createGlobTool } from "../../src/tools/search/glob.js";

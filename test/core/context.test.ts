@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BaseTool } from "../../src/compat/base-tool.js";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import type { ToolContext, ToolExecutionOptions } from "../../src/core/tool.js";
 import { useTempWorkspace } from "../support/tools.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 
 const make = (name: string) =>
   defineTool({

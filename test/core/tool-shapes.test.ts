@@ -3,7 +3,7 @@ import { z } from "zod";
 import { BaseTool } from "../../src/compat/base-tool.js";
 import type { ToolExecutionResult } from "../../src/core/result.js";
 import type { ToolConfirmation, ToolContext } from "../../src/core/tool.js";
-import { ToolRegistry, type ToolLike } from "../../src/core/registry.js";
+import { ToolRegistry, type ToolLike } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 
 function runnerWith(tool: ToolLike, answers: boolean[] = []) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
 import { BaseTool } from "../../src/compat/base-tool.js";
-import { JsonSchemaTool } from "../../src/core/json-schema-tool.js";
+import { JsonSchemaTool } from "../../src/compat/json-schema-tool.js";
 import { annotationsFor, effectFromAnnotations } from "../../src/core/effect.js";
 import type { ToolExecutionResult } from "../../src/core/result.js";
 import { ToolError } from "../../src/core/errors.js";

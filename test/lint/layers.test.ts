@@ -15,6 +15,7 @@ const HEIGHT: Record<string, number> = {
   core: 0,
   compat: 1,
   process: 1,
+  registry: 2,
   net: 2,
   workspace: 2,
   config: 3,

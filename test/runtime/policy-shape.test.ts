@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { CallMemo } from "../../src/core/call-memo.js";
 import { CallContext } from "../../src/core/context.js";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";

@@ -4,7 +4,7 @@ import v8 from "node:v8";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { tempDir } from "../support/tools.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../src/runtime/runner.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../src/runtime/approver.js";
 import type { ToolEvent } from "../../src/runtime/events.js";

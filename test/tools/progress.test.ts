@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import type { ToolEvent } from "../../src/runtime/events.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../src/core/registry.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
 import { ToolRunner } from "../../src/runtime/runner.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";
 import { tempDir } from "../support/tools.js";

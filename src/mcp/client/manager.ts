@@ -1,6 +1,6 @@
-import type { ToolRegistry } from "../../core/registry.js";
+import type { ToolRegistry } from "../../registry/registry.js";
 import type { AnyTool } from "../../core/tool.js";
-import { JsonSchemaTool } from "../../core/json-schema-tool.js";
+import { JsonSchemaTool } from "../../compat/json-schema-tool.js";
 import { silentLogger, type Logger } from "../../core/logger.js";
 import { resolveServer, type ResolvedServer } from "./client-config.js";
 import { McpConnection, type BackoffOptions, type ConnectionState } from "./connection.js";

@@ -1,4 +1,4 @@
-import type { PlainTool } from "../../core/json-schema-tool.js";
+import type { PlainTool } from "../../compat/json-schema-tool.js";
 import type { JsonSchema, ToolContext } from "../../core/tool.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import { effectFromAnnotations, type Effect, type ToolAnnotations } from "../../core/effect.js";

@@ -11,7 +11,7 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { ToolRegistry } from "../../core/registry.js";
+import type { ToolRegistry } from "../../registry/registry.js";
 import type { ToolOutcome } from "../../core/result.js";
 import type { Logger } from "../../core/logger.js";
 import type { RunOptions, ToolRunner } from "../../runtime/runner.js";

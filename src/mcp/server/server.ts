@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { idFromHead, LineLimit, MAX_STDIO_MESSAGE_BYTES } from "./line-limit.js";
-import type { ToolRegistry } from "../../core/registry.js";
+import type { ToolRegistry } from "../../registry/registry.js";
 import { createLogger, type Logger } from "../../core/logger.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../runtime/runner.js";
 import type { ApprovalMode } from "../../runtime/policy.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JsonSchemaTool } from "../../core/json-schema-tool.js";
+import { JsonSchemaTool } from "../../compat/json-schema-tool.js";
 import { ToolError } from "../../core/errors.js";
 import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";

@@ -1,7 +1,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { toTool, type ToolLike } from "../../core/registry.js";
+import { toTool, type ToolLike } from "../../registry/registry.js";
 import type { AnyTool } from "../../core/tool.js";
 import { importAtRuntime } from "../../process/import-at-runtime.js";
 import { pathBelow } from "../../workspace/path-below.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { McpManager } from "../../../src/mcp/client/manager.js";
 import { startHttpFixture } from "../../fixtures/mcp/client-http-fixture.js";

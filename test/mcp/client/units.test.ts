@@ -3,7 +3,7 @@ import { toToolResult } from "../../../src/mcp/client/call-result.js";
 import { expandVars, resolveServer, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../../../src/mcp/client/client-config.js";
 import { BoundedTail } from "../../../src/mcp/client/bounded-tail.js";
 import { McpToolProxy } from "../../../src/mcp/client/proxy.js";
-import { JsonSchemaTool } from "../../../src/core/json-schema-tool.js";
+import { JsonSchemaTool } from "../../../src/compat/json-schema-tool.js";
 
 describe("MCP call results", () => {
   it("joins text blocks and keeps the rest as blocks, structuredContent as structured", () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { anthropicTools } from "../../../src/tools/anthropic/index.js";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { AnyTool } from "../../../src/core/tool.js";

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../../src/runtime/approver.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import type { PermissionRules } from "../../../src/runtime/rules.js";

@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolError } from "../../../src/core/errors.js";
 import type { ToolExecutionResult } from "../../../src/core/result.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";

@@ -1,4 +1,4 @@
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { boundarySandbox, type BoundarySandbox } from "../../support/tools.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { Approver, ApprovalRequest } from "../../../src/runtime/approver.js";

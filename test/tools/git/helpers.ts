@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { gitStatus } from "../../../src/tools/git/git-status.js";
 import { gitDiff } from "../../../src/tools/git/git-diff.js";

@@ -68,7 +68,7 @@ describe("in the assembled registry", () => {
 
 describe("arguments", () => {
   it("unknown fields are refused, not silently dropped", async () => {
-    const { ToolRegistry } = await import("../../../src/core/registry.js");
+    const { ToolRegistry } = await import("../../../src/registry/registry.js");
     const { ToolRunner } = await import("../../../src/runtime/runner.js");
     const registry = new ToolRegistry();
     registry.registerAll(group({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" }));

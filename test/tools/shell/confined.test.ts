@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { createShellTools } from "../../../src/tools/shell/index.js";

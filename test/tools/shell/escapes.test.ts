@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { judgeCommand, type CommandJudgement } from "../../../src/tools/shell/command-policy.js";
 import { createShellTools } from "../../../src/tools/shell/index.js";

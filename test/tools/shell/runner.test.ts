@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import { createShellTools } from "../../../src/tools/shell/index.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { FILE_TOOLS } from "../../../src/tools/fs/index.js";

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { afterEach } from "vitest";
 import { startFakeServer, type FakeServer, type Handler } from "../../fixtures/web/fake-server.js";
-import { ToolRegistry } from "../../../src/core/registry.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { AnyTool } from "../../../src/core/tool.js";
 import type { ApprovalRequest, Approver } from "../../../src/runtime/approver.js";

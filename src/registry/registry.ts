@@ -1,8 +1,8 @@
-import type { AnyTool, ToolDefinition } from "./tool.js";
-import { isPlainTool, JsonSchemaTool, type PlainTool } from "./json-schema-tool.js";
-import { assertToolName, nearestNames } from "./names.js";
-import { fromResultTool, isResultTool, type ResultTool } from "./result-tool.js";
-import { isZod3, ZOD3_HELP } from "./zod-version.js";
+import type { AnyTool, ToolDefinition } from "../core/tool.js";
+import { isPlainTool, JsonSchemaTool, type PlainTool } from "../compat/json-schema-tool.js";
+import { assertToolName, nearestNames } from "../core/names.js";
+import { fromResultTool, isResultTool, type ResultTool } from "../compat/result-tool.js";
+import { isZod3, ZOD3_HELP } from "../core/zod-version.js";
 
 /** Anything the registry accepts: a defined or class tool, a plain object with a JSON Schema, or one with a zod schema and an `{ ok }` result. */
 export type ToolLike = AnyTool | PlainTool | ResultTool;

@@ -1,11 +1,11 @@
 import type { Ajv, ValidateFunction } from "ajv";
 import { createRequire } from "node:module";
-import { annotationsFor, type Effect, type ToolAnnotations } from "./effect.js";
-import { ToolError } from "./errors.js";
-import { toResult, type ToolExecutionResult } from "./result.js";
-import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions, ToolScope } from "./tool.js";
-import { completeContext, isValidatedContext } from "./context.js";
-import { assertToolName } from "./names.js";
+import { annotationsFor, type Effect, type ToolAnnotations } from "../core/effect.js";
+import { ToolError } from "../core/errors.js";
+import { toResult, type ToolExecutionResult } from "../core/result.js";
+import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions, ToolScope } from "../core/tool.js";
+import { completeContext, isValidatedContext } from "../core/context.js";
+import { assertToolName } from "../core/names.js";
 
 /**
  * A tool described by plain data and a JSON Schema (spec 000's ITool), as MCP proxies and

@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { defineTool } from "./define-tool.js";
-import { ToolError } from "./errors.js";
-import type { ToolExecutionResult } from "./result.js";
-import type { AnyTool, ToolContext } from "./tool.js";
-import { isZod4 } from "./zod-version.js";
+import { defineTool } from "../core/define-tool.js";
+import { ToolError } from "../core/errors.js";
+import type { ToolExecutionResult } from "../core/result.js";
+import type { AnyTool, ToolContext } from "../core/tool.js";
+import { isZod4 } from "../core/zod-version.js";
 
 /**
  * A tool as an object whose input schema is a zod schema and whose execute answers
