@@ -4,7 +4,7 @@ import { openDefaultWorkspace, type ToolWorkspace } from "./tool-workspace.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { CallMemo } from "./call-memo.js";
 
-/** A call's signal: the caller's own, or a source that makes one only when asked. */
+/** A call's signal: the caller's own, or the controller of the runner's attempt. */
 export type SignalSource = AbortSignal | { readonly signal: AbortSignal };
 
 const SOURCE = Symbol("tackle.signal-source");
@@ -34,7 +34,7 @@ export class CallContext implements ToolContext {
     this[SOURCE] = source;
   }
 
-  /** Made on first use: most calls never look at it, and an AbortController is not free. */
+  /** A getter over the source, so a copy of the context (which keeps the source) reaches the same signal. */
   get signal(): AbortSignal {
     return signalOf(this[SOURCE]);
   }

@@ -21,7 +21,6 @@ import { markUntrusted } from "../core/untrusted.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
 import { LazyAbort } from "./lazy-abort.js";
-import { NextTurn } from "./next-turn.js";
 import { judgeChanges } from "./change-approval.js";
 import { parseCall, type Prepared } from "./parse-call.js";
 import { addExtras, cancelled, changedList, changedPaths, errorOutcome, rejected, withWait } from "./outcomes.js";
@@ -118,7 +117,6 @@ export class ToolRunner {
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
   #active = 0;
-  readonly #nextTurn = new NextTurn();
 
   constructor(options: ToolRunnerOptions) {
     this.registry = options.registry;
@@ -215,7 +213,7 @@ export class ToolRunner {
 
   async #accessOf(p: Prepared): Promise<ToolAccess> {
     try {
-      if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new LazyAbort(), {}));
+      if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new AbortController(), {}));
     } catch {
       // falls through to the conservative default
     }
@@ -224,7 +222,7 @@ export class ToolRunner {
 
   #context(
     p: Prepared,
-    abort: AbortSignal | LazyAbort,
+    abort: AbortSignal | AbortController | LazyAbort,
     options: RunOptions,
     partial?: { text: string },
     approvedBy?: ApprovedBy,
@@ -322,7 +320,7 @@ export class ToolRunner {
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {
     const { tool } = p;
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
-    const ctx = this.#context(p, options.signal ?? new LazyAbort(), options);
+    const ctx = this.#context(p, options.signal ?? new AbortController(), options);
 
     let decision: Decision;
     try {
@@ -538,26 +536,15 @@ export class ToolRunner {
       const { signal } = options;
       const onAbort = () => abort.abort(signal!.reason);
       let timedOut = false;
-      let timer: NodeJS.Timeout | undefined;
-      let listening = false;
-      let unwatch = noop;
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          abort.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       if (signal?.aborted) onAbort();
-      else {
-        unwatch = this.#nextTurn.schedule(() => {
-          // The call outlived the turn it began in: from now on its limit and the caller's cancellation are watched.
-          timer = setTimeout(
-            () => {
-              timedOut = true;
-              abort.abort(new ToolError("TIMEOUT", `timed out after ${formatMs(limit)}`));
-            },
-            Math.max(0, deadline - Date.now()),
-          );
-          if (!signal) return;
-          if (signal.aborted) return onAbort();
-          signal.addEventListener("abort", onAbort, { once: true });
-          listening = true;
-        });
-      }
+      else signal?.addEventListener("abort", onAbort, { once: true });
       const partial = { text: "" };
       const ctx = this.#context(p, abort, options, partial, approvedBy);
       try {
@@ -598,9 +585,8 @@ export class ToolRunner {
         if (result) addExtras(outcome, result);
         return this.#capped(outcome, tool);
       } finally {
-        unwatch();
         clearTimeout(timer);
-        if (listening) signal!.removeEventListener("abort", onAbort);
+        signal?.removeEventListener("abort", onAbort);
       }
     }
   }
@@ -657,8 +643,6 @@ export class ToolRunner {
     return outcome;
   }
 }
-
-function noop(): void {}
 
 /** The event that says how a person (or tackle, when nobody could be asked) answered. */
 function answerEvent(p: Prepared, response: ApprovalResponse): ToolEvent {
