@@ -6,6 +6,7 @@ import type { RuleExamples } from "../../../src/tools/shell/rules/examples.js";
 import { INLINE_CODE_EXAMPLES } from "../../../src/tools/shell/rules/inline-code.js";
 import { PACKAGE_MANAGER_EXAMPLES } from "../../../src/tools/shell/rules/package-managers.js";
 import { FILE_WRITER_EXAMPLES } from "../../../src/tools/shell/rules/file-writers.js";
+import { CRITICAL_PATH_EXAMPLES } from "../../../src/tools/shell/rules/critical-paths.js";
 import { makeWorkspace } from "./helpers.js";
 
 /*
@@ -22,13 +23,14 @@ beforeAll(() => {
 });
 afterAll(() => ws.cleanup());
 
-/** What a rule's `says` is looked for in: the questions, and the files the line writes. */
-const said = (j: CommandJudgement) => [j.ask ?? "", ...(j.writes ?? [])].join("\n");
+/** What a rule's `says` is looked for in: the refusal, the questions, and the files the line writes. */
+const said = (j: CommandJudgement) => [j.deny ?? "", j.ask ?? "", ...(j.writes ?? [])].join("\n");
 
 const RULES: Array<[string, RuleExamples]> = [
   ["inline code", INLINE_CODE_EXAMPLES],
   ["package managers elsewhere", PACKAGE_MANAGER_EXAMPLES],
   ["file writers", FILE_WRITER_EXAMPLES],
+  ["critical paths", CRITICAL_PATH_EXAMPLES],
 ];
 
 describe.each(RULES)("the %s rule", (_name, rule) => {

@@ -3,39 +3,7 @@ import type { SimpleCommand } from "./command-analysis.js";
 import { expandTilde } from "./command-analysis.js";
 import { hasOption, splitOptions } from "./flags.js";
 import type { Word } from "./words.js";
-
-/** Top-level folders whose loss breaks the machine or the user's home. */
-const CRITICAL_DIRS = new Set([
-  "/",
-  "/bin",
-  "/boot",
-  "/dev",
-  "/etc",
-  "/home",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/opt",
-  "/proc",
-  "/root",
-  "/sbin",
-  "/srv",
-  "/sys",
-  "/usr",
-  "/var",
-  "/System",
-  "/Users",
-  "/Applications",
-  "/Library",
-  "/private",
-]);
-
-/** Devices that hold file systems or memory: writing them destroys data. */
-export const DEVICE_TARGET =
-  /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|sr|mapper\/|mem$|kmem$|port$)|^\/proc\/sysrq-trigger$/;
-
-/** Devices that are fine to write: the bit bucket and the standard streams. */
-export const HARMLESS_DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+)$/;
+import { CRITICAL_DIRS, DEVICE_TARGET, HARMLESS_DEVICES } from "../rules/critical-paths.js";
 
 /** Whether a path names the root, a top-level system folder, or the home folder (or all of their contents). */
 function isCritical(w: Word, home: string): boolean {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { Workspace } from "../../../workspace/workspace.js";
 import { isSensitivePath } from "../../../workspace/sensitive.js";
 import { expandTilde } from "../analysis/command-analysis.js";
-import { HARMLESS_DEVICES } from "../analysis/dangerous.js";
+import { HARMLESS_DEVICES } from "../rules/critical-paths.js";
 import type { Word } from "../analysis/words.js";
 
 /*

@@ -3,7 +3,7 @@ import { Workspace } from "../../../workspace/workspace.js";
 import { isSensitivePath } from "../../../workspace/sensitive.js";
 import { executionSensitiveReason, executionSensitiveWithin, isProtectedPath } from "../../../workspace/protected.js";
 import { expandTilde, type SimpleCommand } from "../analysis/command-analysis.js";
-import { DEVICE_TARGET, HARMLESS_DEVICES } from "../analysis/dangerous.js";
+import { DEVICE_TARGET, HARMLESS_DEVICES } from "../rules/critical-paths.js";
 import { gitSubcommand } from "../analysis/destructive.js";
 import { readOnlyVerdict } from "../analysis/read-only.js";
 import type { Word } from "../analysis/words.js";
