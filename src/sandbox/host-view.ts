@@ -8,8 +8,8 @@ import { envArgs, hideEntry, procHardening, protectArgs } from "./mounts.js";
  * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
  * PATH and home configuration work, with only the workspace (and roots the configuration names)
  * writable. What still holds, as in run_code's sandbox (./sandbox.ts): fresh user, pid, ipc and
- * uts namespaces, no capabilities, no nested namespaces, a new session, a /tmp of tackle's own
- * (the host's is out of reach) and a private /dev/shm, /proc's machine-wide parts read-only, and no network unless asked for.
+ * uts namespaces, no capabilities, no nested namespaces, a new session, a private /tmp and
+ * /dev/shm (empty at each command: nothing is left on the host), /proc's machine-wide parts read-only, and no network unless asked for.
  *
  * Hidden: the workspace's files that may hold secrets, the secret folders of the home directory
  * (keys, cloud credentials, registry tokens), tackle's own folders (server tokens, the code cache)
@@ -60,9 +60,7 @@ export interface HostViewOptions {
   network: boolean;
   /** The command's whole environment (bubblewrap starts from an empty one). */
   env: Readonly<Record<string, string>>;
-  /** The host folder shown as /tmp (see ./session-tmp.ts). */
-  tmp: string;
-  /** Size of the private /dev/shm, in bytes. */
+  /** Size of the private /tmp and /dev/shm, in bytes. */
   tmpBytes: number;
 }
 
@@ -93,7 +91,7 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
   args.push(...envArgs(o.env));
   args.push("--ro-bind", "/", "/");
   args.push("--proc", "/proc", ...procHardening(), "--dev", "/dev");
-  args.push("--bind", o.tmp, "/tmp");
+  args.push("--size", String(o.tmpBytes), "--tmpfs", "/tmp");
   args.push("--size", String(o.tmpBytes), "--tmpfs", "/dev/shm");
   if (existsSync("/run")) args.push("--tmpfs", "/run", "--remount-ro", "/run");
   // Name resolution: /etc/resolv.conf is often a symlink into /run.

@@ -5,7 +5,6 @@ import type { ToolContext } from "../../core/tool.js";
 import { commandEnv, NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { hostViewArgs } from "../../sandbox/host-view.js";
-import { sessionTmp } from "../../sandbox/session-tmp.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
 import { readOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
@@ -125,7 +124,6 @@ export async function launchFor(
       ],
       network,
       env: hostEnv(s.shell.env),
-      tmp: sessionTmp(),
       tmpBytes: s.sandbox.limits.tmpBytes,
     },
     { userns: status.userns },

@@ -204,10 +204,10 @@ sandboxed("the workspace sandbox", () => {
     expect(r.content.trim().split("\n")).toEqual(["0", "none /tmp"]);
   });
 
-  it("keeps /tmp from one command to the next, apart from the host's /tmp", async () => {
+  it("has a /tmp of its own, empty at each command, that leaves nothing on the host", async () => {
     const marker = `tackle-tmp-${process.pid}`;
-    await run(`echo kept > /tmp/${marker}`);
-    expect((await run(`cat /tmp/${marker}`)).content).toBe("kept");
+    expect((await run(`echo kept > /tmp/${marker} && cat /tmp/${marker}`)).content).toBe("kept");
+    expect((await run(`ls -A /tmp`)).content).not.toContain(marker);
     expect(existsSync(path.join("/tmp", marker))).toBe(false);
   });
 
