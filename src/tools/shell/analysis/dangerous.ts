@@ -3,7 +3,7 @@ import type { SimpleCommand } from "./command-analysis.js";
 import { expandTilde } from "./command-analysis.js";
 import { hasOption, splitOptions } from "./flags.js";
 import type { Word } from "./words.js";
-import { CRITICAL_DIRS, DEVICE_TARGET, HARMLESS_DEVICES } from "../rules/critical-paths.js";
+import { CRITICAL_DIRS, HARMLESS_DEVICES } from "../rules/critical-paths.js";
 
 /** Whether a path names the root, a top-level system folder, or the home folder (or all of their contents). */
 function isCritical(w: Word, home: string): boolean {
