@@ -26,7 +26,10 @@ const ORIGINAL = {
 beforeAll(() => {
   state = tempDir();
 });
-afterAll(() => state.cleanup());
+afterAll(() => {
+  ws?.cleanup();
+  state.cleanup();
+});
 
 beforeEach(() => {
   ws?.cleanup();
