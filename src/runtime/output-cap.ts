@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { formatCount } from "../core/format-count.js";
@@ -23,20 +24,22 @@ function removeAtExit(dir: string): void {
  * read tools may read, so the model can page through what was cut.
  */
 export class OutputSpill {
-  #dir: string | undefined;
-  readonly #base: string | undefined;
+  /**
+   * Where the folder is (or will be): named at once, with a random part no one can guess, so the
+   * workspace can name it as a read-only root; made only when an output is first cut, so a runner
+   * that never cuts one leaves nothing behind, even when its process is killed.
+   */
+  readonly path: string;
 
   constructor(base?: string) {
-    this.#base = base;
+    this.path = path.join(base ?? os.tmpdir(), `tackle-output-${randomBytes(9).toString("base64url")}`);
+    removeAtExit(this.path);
   }
 
-  /** The folder, created on first use. */
+  /** The folder, made on first use. */
   get dir(): string {
-    if (!this.#dir) {
-      this.#dir = mkdtempSync(path.join(this.#base ?? os.tmpdir(), "tackle-output-"));
-      removeAtExit(this.#dir);
-    }
-    return this.#dir;
+    ensureOwnFolder(this.path);
+    return this.path;
   }
 
   save(name: string, text: string): string {
@@ -46,11 +49,22 @@ export class OutputSpill {
   }
 
   dispose(): void {
-    if (this.#dir) {
-      rmSync(this.#dir, { recursive: true, force: true });
-      liveDirs.delete(this.#dir);
-    }
-    this.#dir = undefined;
+    rmSync(this.path, { recursive: true, force: true });
+    liveDirs.delete(this.path);
+  }
+}
+
+/**
+ * Makes `dir` private (0700) unless it is already a folder of this user's; throws for anything
+ * else there (a symlink, another user's folder): nothing is written through what someone planted.
+ */
+export function ensureOwnFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== process.getuid?.()) throw new Error(`${dir} is not a folder of this user's.`);
   }
 }
 

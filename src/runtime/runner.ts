@@ -126,7 +126,7 @@ export class ToolRunner {
     this.#spill = new OutputSpill();
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
-    this.workspace = ws.withExtraRoot({ path: this.#spill.dir, writable: false });
+    this.workspace = ws.withExtraRoot({ path: this.#spill.path, writable: false });
     this.#ownsLog = typeof options.log === "string";
     if (options.log) this.#log = typeof options.log === "string" ? new AuditLog(options.log) : options.log;
     this.#logger = options.logger ?? silentLogger;

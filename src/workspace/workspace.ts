@@ -28,7 +28,7 @@ export class Workspace implements ToolWorkspace {
   /** Opens a workspace at `root` (which must exist), with optional extra roots. */
   static open(root: string, extraRoots: readonly ExtraRoot[] = []): Workspace {
     const real = realpathSync(path.resolve(root));
-    const extras = extraRoots.map((r) => ({ path: realpathSync(path.resolve(real, r.path)), writable: r.writable }));
+    const extras = extraRoots.map((r) => ({ path: realOrToBe(path.resolve(real, r.path)), writable: r.writable }));
     return new Workspace(real, extras);
   }
 
@@ -149,4 +149,14 @@ function realOf(p: string, depth: number): string {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR") throw err;
   }
   return here;
+}
+
+/** The real path of `p`, or for a folder not made yet (the runner's for cut outputs), its real parent's child. */
+function realOrToBe(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    return path.join(realpathSync(path.dirname(p)), path.basename(p));
+  }
 }

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 
 import os from "node:os";
 import path from "node:path";
 import { formatCount } from "../../core/format-count.js";
+import { ensureOwnFolder } from "../../runtime/output-cap.js";
 
 /** Keeps the first and the last characters of a stream of text, counting what falls between. */
 export class HeadTail {
@@ -95,6 +96,8 @@ export class OutputFile {
   open(initial: string): void {
     if (this.#fd !== undefined || this.#failed) return;
     try {
+      // The runner's folder is made when first needed (see runtime/output-cap.ts).
+      if (this.dir) ensureOwnFolder(this.dir);
       this.#path = path.join(this.dir ?? shellSpillDir(), `${this.name.replace(/[^A-Za-z0-9_.-]/g, "_")}.log`);
       this.#fd = openSync(this.#path, "w", 0o600);
       writeSync(this.#fd, initial);

@@ -95,7 +95,8 @@ export async function launchFor(
         root: ctx.workspace.root,
         cwd,
         timeoutMs: options.timeoutMs ?? 120_000,
-        readOnly: ctx.workspace.extraRoots.map((r) => r.path),
+        // A root not made yet (the runner's folder for cut outputs) has nothing to show.
+        readOnly: ctx.workspace.extraRoots.map((r) => r.path).filter((p) => existsSync(p)),
       });
       if (argv) return { argv, confinement: "read-only" };
     }
