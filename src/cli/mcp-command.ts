@@ -4,7 +4,7 @@ import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
-import { portArg, serveUntilClosed } from "./server-lifecycle.js";
+import { portArg, serveUntilClosed, startFailure } from "./server-lifecycle.js";
 import { serverToken, tokenNotice } from "./server-token.js";
 
 interface McpFlags extends SessionFlags {
@@ -64,9 +64,15 @@ Examples:
           logger,
         });
       } catch (err) {
-        process.stderr.write(`tackle: ${(err as Error).message}\n`);
+        process.stderr.write(startFailure(err, "--http", port));
         process.exitCode = EXIT.usage;
         return;
+      }
+      // Typed at a terminal, a stdio server would look like a blank screen.
+      if (!handle.url && process.stdin.isTTY) {
+        process.stderr.write(
+          "tackle: MCP server on stdin/stdout, for an MCP client to start; Ctrl-D or Ctrl-C stops it. `tackle tools` lists the tools.\n",
+        );
       }
       // Scripts read the address from stderr (stdout may be the protocol channel on stdio).
       if (handle.url) {

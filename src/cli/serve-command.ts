@@ -6,7 +6,7 @@ import type { ServeHandle } from "../serve/server.js";
 import { DEFAULT_SERVE_PORT } from "../serve/defaults.js";
 import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
-import { portArg, serveUntilClosed } from "./server-lifecycle.js";
+import { portArg, serveUntilClosed, startFailure } from "./server-lifecycle.js";
 import { serverToken, tokenNotice } from "./server-token.js";
 
 interface ServeFlags extends SessionFlags {
@@ -69,7 +69,7 @@ export function serveCommand(): Command {
           logger: createLogger(flags.verbose ? "debug" : "warn"),
         });
       } catch (err) {
-        process.stderr.write(`tackle: ${(err as Error).message}\n`);
+        process.stderr.write(startFailure(err, "--port", flags.port));
         process.exitCode = EXIT.usage;
         return;
       }

@@ -28,3 +28,13 @@ export async function serveUntilClosed(handle: RunningServer): Promise<void> {
   process.off("SIGTERM", stop);
   setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), 2000).unref();
 }
+
+/** What a person reads when a server cannot start: a port in use names the way out. */
+export function startFailure(err: unknown, portFlag: string, port: number | undefined): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "EADDRINUSE") {
+    const what = `port ${port ?? "?"} is already in use (another tackle serve, or another program)`;
+    return `tackle: ${what}; pass ${portFlag} 0 to pick a free one, or stop the other.\n`;
+  }
+  return `tackle: ${e.message}\n`;
+}
