@@ -7,7 +7,8 @@ import { Workspace } from "../workspace/workspace.js";
  * shell's (./host-view.ts, the host read-only).
  */
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What bash and bubblewrap take for a variable's name. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `--clearenv` and one `--setenv` per variable; a bad name or a null byte is an error, never dropped. */
 export function envArgs(env: Readonly<Record<string, string>>): string[] {

@@ -5,6 +5,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { commandEnv, NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { hostViewArgs } from "../../sandbox/host-view.js";
+import { ENV_NAME } from "../../sandbox/mounts.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
 import { readOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
@@ -145,7 +146,6 @@ function released(secrets: readonly string[], file: string | undefined, root: st
 
 /** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
 const UNREACHABLE = /^(SSH_AUTH_SOCK|SSH_AGENT_PID|GPG_AGENT_INFO|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|DOCKER_HOST)$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The command's environment in the workspace sandbox: the usual one, with /tmp as its temporary folder. */
 function hostEnv(extra: Readonly<Record<string, string>>): Record<string, string> {
