@@ -9,6 +9,11 @@ import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
 import type { SearchProvider } from "./tools/web/search-provider.js";
+import type { Approver } from "./runtime/approver.js";
+import { Desk } from "./store/desk.js";
+import { EventRelay } from "./store/event-relay.js";
+import { openStore, storeAddress } from "./store/open-store.js";
+import { storeAudit } from "./store/audit-trail.js";
 
 export interface SessionOptions {
   /** Workspace root; default from configuration, else the current directory. */
@@ -36,6 +41,24 @@ export interface SessionOptions {
    * yet: `tackle mcp` answers its client's first tools/list before it spawns anything.
    */
   deferMcp?: boolean;
+  /**
+   * Opens the shared store and its approval desk (`tackle serve`, `tackle mcp`): calls waiting for
+   * a person, their answers, "always" rules, events and the audit trail are shared with every
+   * tackle process on the same store.
+   */
+  desk?: DeskOptions;
+}
+
+/** How a session uses the shared store. */
+export interface DeskOptions {
+  /** Where: `file` (default), `file:/folder`, `postgres://...`; default `TACKLE_STORE`, else configuration's `store`. */
+  store?: string;
+  /** An unanswered request is rejected after this long. Default 10 minutes. */
+  timeoutMs?: number;
+  /** This process shows the desk to people (a dashboard): it registers as one, and its events are always kept. */
+  serves?: boolean;
+  /** The runner's approver, given the desk; default: the desk itself. */
+  approver?: (desk: Desk) => Approver;
 }
 
 /** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
@@ -49,6 +72,8 @@ export interface Session {
   mcpReady: Promise<void>;
   /** Starts connecting the configured MCP servers, if that waits (`deferMcp`); does nothing after the first call. */
   startMcp(): void;
+  /** The shared desk, when the session opened one (`desk` option). */
+  desk?: Desk;
   /** Stops MCP and language servers and flushes the audit log. */
   close(): Promise<void>;
 }
@@ -111,6 +136,28 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     startMcp();
     await waitAtMost(mcpReady, options.mcpWaitMs ?? callWaitMs);
   }
+  let desk: Desk | undefined;
+  let relay: EventRelay | undefined;
+  if (options.desk) {
+    const storeConfig = loaded.config.store;
+    const store = await openStore(
+      storeAddress(options.desk.store, storeConfig, loaded.env),
+      loaded.workspace,
+      typeof storeConfig === "object" ? storeConfig.namespace : undefined,
+    );
+    relay = new EventRelay(store);
+    const sent = relay;
+    desk = new Desk(store, {
+      ...(options.desk.timeoutMs !== undefined ? { timeoutMs: options.desk.timeoutMs } : {}),
+      onEvent: (e) => sent.send(e.type, e),
+    });
+    if (options.desk.serves) {
+      relay.watchedHere();
+      await store.register(true);
+    }
+  }
+  const shared = desk?.sharedRules();
+  if (shared) await shared.ready();
   const runner = new ToolRunner({
     registry,
     workspace: loaded.workspace,
@@ -129,7 +176,14 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     },
     toolWaitMs: callWaitMs,
     ...options.runner,
+    ...(desk && shared
+      ? { approver: options.desk?.approver?.(desk) ?? desk.approver, sharedRules: shared, audit: storeAudit(desk.store) }
+      : {}),
   });
+  if (relay) {
+    const sent = relay;
+    runner.on("*", (e) => sent.send(e.type, e));
+  }
   return {
     loaded,
     registry,
@@ -141,9 +195,13 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       return mcpReady;
     },
     startMcp,
+    ...(desk ? { desk } : {}),
     async close() {
+      await desk?.close();
       await Promise.allSettled(closers.map((c) => c()));
       await runner.close();
+      await relay?.close();
+      await desk?.store.close();
     },
   };
 }

@@ -2,7 +2,8 @@ import { Command, Option } from "commander";
 import type { ApprovalMode } from "../runtime/policy.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
-import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
+import { approvalOption, configOption, storeOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
+import { APPROVAL_ROUTES, type ApprovalRoute } from "../mcp/server/elicitation-approver.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed, startFailure } from "./server-lifecycle.js";
 import { serverToken, tokenNotice } from "./server-token.js";
@@ -12,6 +13,8 @@ interface McpFlags extends SessionFlags {
   host?: string;
   token?: string | boolean;
   verbose?: boolean;
+  store?: string;
+  approvals?: ApprovalRoute;
 }
 
 /**
@@ -25,6 +28,13 @@ export function mcpCommand(): Command {
     .addOption(configOption())
     .addOption(toolsetOption())
     .addOption(approvalOption())
+    .addOption(storeOption())
+    .addOption(
+      new Option(
+        "--approvals <route>",
+        "who answers calls that need a person: auto (the client if it can ask, else the desk when `tackle serve` watches it), client, or desk",
+      ).choices(APPROVAL_ROUTES as unknown as string[]),
+    )
     .option("--http <port>", "serve Streamable HTTP on this port (0 picks a free one) instead of stdio", portArg)
     .option("--host <address>", "address to bind with --http (default 127.0.0.1)")
     .addOption(
@@ -41,6 +51,7 @@ Examples:
   tackle mcp
   tackle mcp --toolset coding --approval safe
   tackle mcp --http 8765
+  tackle mcp --approvals desk          # every approval waits on the dashboard of \`tackle serve\`
   tackle mcp --http 8765 --token "$(openssl rand -hex 16)"`,
     )
     .action(async (flags: McpFlags) => {
@@ -57,6 +68,8 @@ Examples:
         const { runMcpServer } = await import("../mcp/server/server.js");
         handle = await runMcpServer({
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
+          ...(flags.store ? { store: flags.store } : {}),
+          ...(flags.approvals ? { approvals: flags.approvals } : {}),
           ...(flags.config ? { configFile: flags.config } : {}),
           ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
           ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),

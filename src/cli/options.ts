@@ -19,3 +19,7 @@ export interface SessionFlags {
   toolset?: string;
   approval?: string;
 }
+
+/** Where the shared store is (approvals waiting for a person, their answers, "always" rules, events, audit). */
+export const storeOption = () =>
+  new Option("--store <address>", "shared store: file (default), file:/folder, or postgres://user:password@host/db").env("TACKLE_STORE");

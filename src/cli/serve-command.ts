@@ -4,7 +4,7 @@ import type { Toolset } from "../tools/toolsets.js";
 import { createLogger } from "../core/logger.js";
 import type { ServeHandle } from "../serve/server.js";
 import { DEFAULT_SERVE_PORT } from "../serve/defaults.js";
-import { approvalOption, configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
+import { approvalOption, configOption, storeOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed, startFailure } from "./server-lifecycle.js";
 import { serverToken, tokenNotice } from "./server-token.js";
@@ -15,6 +15,7 @@ interface ServeFlags extends SessionFlags {
   host?: string;
   token?: string | boolean;
   verbose?: boolean;
+  store?: string;
 }
 
 const UNIT_MS: Record<string, number> = { "": 1000, s: 1000, m: 60_000, h: 3_600_000 };
@@ -46,6 +47,7 @@ export function serveCommand(): Command {
     .addOption(configOption())
     .addOption(toolsetOption())
     .addOption(approvalOption())
+    .addOption(storeOption())
     .option(
       "--approval-timeout <duration>",
       "reject an unanswered approval after this long: seconds, or 90s, 10m, 1h (default 10m)",
@@ -63,6 +65,7 @@ export function serveCommand(): Command {
           ...(token ? { token } : {}),
           ...(flags.approvalTimeout !== undefined ? { approvalTimeoutMs: flags.approvalTimeout } : {}),
           ...(flags.workspace ? { workspace: flags.workspace } : {}),
+          ...(flags.store ? { store: flags.store } : {}),
           ...(flags.config ? { configFile: flags.config } : {}),
           ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
           ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),

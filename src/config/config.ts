@@ -28,6 +28,8 @@ export const ConfigSchema = z.looseObject({
   mcpWaitMs: z.number().int().nonnegative().optional(),
   services: z.record(z.string(), z.looseObject({})).optional(),
   log: z.string().optional(),
+  /** The shared store: "file" (default), "file:/folder", "postgres://...", or { url, namespace }. */
+  store: z.union([z.string().min(1), z.object({ url: z.string().min(1), namespace: z.string().min(1).optional() })]).optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxOutputChars: z.number().int().positive().optional(),
 });

@@ -40,6 +40,10 @@ export interface ApprovalResponse {
   modifiedArgs?: Record<string, unknown>;
   /** Set when no person answered (nobody could be asked): the message is then tackle's, not theirs. */
   automatic?: boolean;
+  /** Who answered, when the front end says (a name given at the shared desk). */
+  by?: string;
+  /** Answered at the shared desk: "always" then keeps its rules in the shared store, for every agent on it. */
+  shared?: boolean;
 }
 
 /** Asks a person: a callback, the terminal, MCP elicitation or the dashboard. */

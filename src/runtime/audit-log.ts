@@ -17,6 +17,21 @@ export interface AuditRecord {
   approvedBy?: string;
 }
 
+/** A call's line in the audit trail, with secrets in its arguments redacted. */
+export function auditRecord(args: unknown, outcome: ToolOutcome): AuditRecord {
+  return {
+    timestamp: new Date().toISOString(),
+    toolCallId: outcome.toolCallId,
+    toolName: outcome.toolName,
+    params: redact(args),
+    status: outcome.status,
+    executionTimeMs: outcome.executionTimeMs,
+    ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
+    ...(outcome.status === "success" ? { result: redact(outcome.content, 1_000) as string } : {}),
+    ...(outcome.error ? { error: outcome.error.message, errorCode: outcome.error.code } : {}),
+  };
+}
+
 /** An append-only JSONL file; secrets in arguments are redacted before they are written. */
 export class AuditLog {
   readonly path: string;
@@ -29,18 +44,7 @@ export class AuditLog {
   }
 
   record(args: unknown, outcome: ToolOutcome): void {
-    const entry: AuditRecord = {
-      timestamp: new Date().toISOString(),
-      toolCallId: outcome.toolCallId,
-      toolName: outcome.toolName,
-      params: redact(args),
-      status: outcome.status,
-      executionTimeMs: outcome.executionTimeMs,
-      ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
-      ...(outcome.status === "success" ? { result: redact(outcome.content, 1_000) as string } : {}),
-      ...(outcome.error ? { error: outcome.error.message, errorCode: outcome.error.code } : {}),
-    };
-    this.#stream.write(`${JSON.stringify(entry)}\n`);
+    this.#stream.write(`${JSON.stringify(auditRecord(args, outcome))}\n`);
   }
 
   /** Flushes and closes the file. */

@@ -14,7 +14,9 @@ import { noApprover, type Approver, type ApprovalResponse } from "./approver.js"
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
-import { AuditLog } from "./audit-log.js";
+import { AuditLog, auditRecord } from "./audit-log.js";
+import { redact } from "./redact.js";
+import type { AuditSink, SharedRules } from "./shared-rules.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
 import { markUntrusted } from "../core/untrusted.js";
@@ -78,6 +80,16 @@ export interface ToolRunnerOptions {
    * error. Default: on when TACKLE_CHECK_OUTPUT=1 (tackle's own tests set it).
    */
   checkOutput?: boolean;
+  /**
+   * "Always" rules shared with other runners (the shared store's desk): applied to every call
+   * beside this runner's own, and where an answer given at the shared desk keeps its rules.
+   */
+  sharedRules?: SharedRules;
+  /**
+   * An audit trail written before each call runs and before its outcome is returned: a call whose
+   * start cannot be written does not run.
+   */
+  audit?: AuditSink;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -103,6 +115,8 @@ export class ToolRunner {
   readonly #rules: ParsedRules;
   /** What people approved with "always", per approval scope (see RunOptions.scope). */
   readonly #sessionAllows = new Map<string, Rule[]>();
+  readonly #shared: SharedRules | undefined;
+  readonly #audit: AuditSink | undefined;
   readonly #log?: AuditLog;
   readonly #ownsLog: boolean;
   readonly #logger: Logger;
@@ -123,6 +137,8 @@ export class ToolRunner {
     this.approval = options.approval ?? "safe";
     this.#approver = options.approver ?? noApprover;
     this.#rules = parseRules(options.rules);
+    this.#shared = options.sharedRules;
+    this.#audit = options.audit;
     this.#spill = new OutputSpill();
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
@@ -149,6 +165,13 @@ export class ToolRunner {
   /** Rules a person granted with "always" during this session, in one approval scope. */
   sessionAllows(scope = ""): readonly Rule[] {
     return this.#sessionAllows.get(scope) ?? [];
+  }
+
+  /** What "always" approved for calls in `scope`: the scope's own grants and the shared desk's. */
+  #granted(scope: string | undefined): readonly Rule[] {
+    const own = this.sessionAllows(scope);
+    const shared = this.#shared?.list();
+    return shared?.length ? [...own, ...shared] : own;
   }
 
   /** Runs one call to its outcome. Never throws. */
@@ -277,7 +300,7 @@ export class ToolRunner {
       names,
       this.approval,
       this.#rules,
-      this.sessionAllows(options.scope),
+      this.#granted(options.scope),
       this.#codeFiles,
     );
     if (verdict.kept.length === 0) return { approved: false, refused: verdict.refused, reason: "nothing may be applied" };
@@ -331,7 +354,7 @@ export class ToolRunner {
         ctx,
         mode: this.approval,
         rules: this.#rules,
-        sessionAllows: this.sessionAllows(options.scope),
+        sessionAllows: this.#granted(options.scope),
         codeFiles: this.#codeFiles,
       });
       decision = await decided;
@@ -467,10 +490,16 @@ export class ToolRunner {
     if (response.always) {
       const scope = options.scope ?? "";
       const widened = response.alwaysRule ? await this.#widenedRule(response.alwaysRule, p, ctx) : undefined;
-      this.#sessionAllows.set(scope, [
-        ...this.sessionAllows(scope),
-        ...(widened ? [widened] : await rememberedRules(tool, p.args, ctx, p.name)),
-      ]);
+      const granted = widened ? [widened] : await rememberedRules(tool, p.args, ctx, p.name);
+      if (response.shared && this.#shared) {
+        // Kept for every agent on the desk; if the store cannot take it, this session keeps it.
+        try {
+          await this.#shared.add(granted, { by: response.by ?? "a person", tool: p.name, toolCallId: p.id });
+        } catch (err) {
+          this.#logger.warn(`the shared store did not keep an "always" rule: ${toToolError(err).message}`);
+          this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...granted]);
+        }
+      } else this.#sessionAllows.set(scope, [...this.sessionAllows(scope), ...granted]);
     }
     return { approved: p };
   }
@@ -505,6 +534,17 @@ export class ToolRunner {
           p.args,
           options,
         );
+      }
+    }
+    if (this.#audit) {
+      try {
+        await this.#audit.begin(p.id, p.name, redact(p.args));
+      } catch (err) {
+        const error = new ToolError(
+          "UNAVAILABLE",
+          `The audit trail could not be written (${toToolError(err).message}), so the call did not run. Try again later.`,
+        );
+        return this.#finish(errorOutcome(p.id, p.name, p.started, error), p.args, options);
       }
     }
     if (this.#active++ === 0 && heard(this.events, options))
@@ -628,7 +668,24 @@ export class ToolRunner {
     return { ...capped, content: cut.text, metadata: { ...capped.metadata, truncated: true, fullOutputPath: cut.fullPath } };
   }
 
-  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
+  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome | Promise<ToolOutcome> {
+    if (this.#audit) return this.#audited(outcome, args, options);
+    return this.#told(outcome, args, options);
+  }
+
+  /** The outcome, once its row is in the audit trail: a result nobody could trace is not handed back untraced. */
+  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
+    const record = auditRecord(args, outcome) as unknown as Record<string, unknown>;
+    try {
+      await this.#audit!.end(outcome.toolCallId, outcome.toolName, record);
+    } catch (err) {
+      this.#logger.warn(`the audit trail did not take the outcome of ${outcome.toolCallId}: ${toToolError(err).message}`);
+      outcome = { ...outcome, metadata: { ...outcome.metadata, auditFailed: toToolError(err).message } };
+    }
+    return this.#told(outcome, args, options);
+  }
+
+  #told(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
     this.metrics.record(outcome);
     this.#log?.record(args, outcome);
     if (!heard(this.events, options)) return outcome;

@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { Session } from "../session.js";
-import type { HttpApprover } from "./http-approver.js";
+import os from "node:os";
+import type { Desk } from "../store/desk.js";
+import type { DeskItem } from "../store/store.js";
 import type { EventHub } from "./event-hub.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
 import { withSpecNames } from "./spec-names.js";
 import { allow, HttpError, json, parse, readJson } from "./http-json.js";
 import { approvalAnswer } from "./approval-answer.js";
-import type { WaitingApproval } from "./http-approver.js";
 import type { CallHistory } from "./call-history.js";
 import { historyRoutes } from "./history-routes.js";
 import type { Handler, Route } from "./route.js";
-import { parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
+import { parseRule, parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -42,7 +43,7 @@ const CheckBody = z.object({ args: z.unknown() });
 
 export interface ApiContext {
   session: Session;
-  approvals: HttpApprover;
+  desk: Desk;
   events: EventHub;
   history: CallHistory;
   maxBodyBytes?: number;
@@ -75,7 +76,7 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
 }
 
 function apiRoutes(context: ApiContext): Route[] {
-  const { session, approvals, events, history } = context;
+  const { session, desk, events, history } = context;
   const maxBody = context.maxBodyBytes ?? MAX_BODY_BYTES;
   const page: Handler = (req, res) => {
     res.writeHead(200, {
@@ -109,28 +110,71 @@ function apiRoutes(context: ApiContext): Route[] {
           })),
         ),
     },
-    { path: "/api/rules", methods: ["GET"], handle: (_req, res) => json(res, 200, rulesByTool(session)) },
+    { path: "/api/rules", methods: ["GET"], handle: async (_req, res) => json(res, 200, await rulesByTool(session, desk)) },
+    {
+      // A rule a person writes at the desk: it applies to every agent on the store, at once.
+      path: "/api/rules/shared",
+      methods: ["POST"],
+      handle: async (req, res) => {
+        const body = parse(SharedRuleBody, await readJson(req, maxBody));
+        try {
+          parseRule(body.rule);
+        } catch (err) {
+          throw new HttpError(400, (err as Error).message);
+        }
+        const kept = await desk.store.addRule({ rule: body.rule, origin: "person", by: body.by ?? defaultPerson() });
+        json(res, 200, kept);
+      },
+    },
+    {
+      path: /^\/api\/rules\/shared\/([^/]+)$/,
+      methods: ["DELETE"],
+      handle: async (req, res, url, [rawId]) => {
+        const id = decodeId(rawId!);
+        if (!(await desk.store.removeRule(id, url.searchParams.get("by") ?? defaultPerson())))
+          throw new HttpError(404, `No shared rule with id ${id}.`);
+        json(res, 200, { ok: true, id });
+      },
+    },
     { path: "/api/metrics", methods: ["GET"], handle: (_req, res) => json(res, 200, session.runner.metrics.all()) },
     // Recent durations per tool, for the dashboard's charts.
     { path: "/api/metrics/recent", methods: ["GET"], handle: (_req, res) => json(res, 200, history.series()) },
     {
       path: "/api/state",
       methods: ["GET"],
-      handle: (_req, res) => {
+      handle: async (_req, res) => {
         const active = history.active();
+        const waiting = await desk.waiting();
         json(res, 200, {
           state: active.some((a) => a.status === "running") ? "tool_execution" : "idle",
           active,
-          waiting: approvals.waiting().length,
+          waiting: waiting.filter((w) => !w.orphaned).length,
+          orphaned: waiting.filter((w) => w.orphaned).length,
+          store: { kind: desk.store.kind, location: desk.store.location },
         });
       },
     },
-    { path: "/api/events", methods: ["GET"], handle: (_req, res) => void events.add(res) },
+    {
+      path: "/api/events",
+      methods: ["GET"],
+      handle: async (req, res, url) => {
+        // EventSource sends Last-Event-ID when it reconnects; a client that cannot set headers may pass it in the query.
+        const header = req.headers["last-event-id"];
+        const last = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get("lastEventId") ?? undefined;
+        if (last !== undefined && !/^\d{1,20}$/.test(last)) throw new HttpError(400, "Last-Event-ID must be an event id this server sent.");
+        await events.add(
+          res,
+          last === undefined
+            ? undefined
+            : async () =>
+                (await desk.store.eventsAfter(last, REPLAY_LIMIT)).map((e) => ({ id: e.id, type: e.type, data: withSpecNames(e.data as object) })),
+        );
+      },
+    },
     {
       path: "/api/approvals",
       methods: ["GET"],
-      handle: async (_req, res) =>
-        json(res, 200, await Promise.all(approvals.waiting().map((w) => pendingView(w, session, approvals.timeoutMs)))),
+      handle: async (_req, res) => json(res, 200, (await desk.waiting()).map(pendingView)),
     },
     { path: "/api/calls", methods: ["POST"], handle: callRoute(session, maxBody) },
     ...historyRoutes(history),
@@ -140,7 +184,7 @@ function apiRoutes(context: ApiContext): Route[] {
       methods: ["POST"],
       handle: async (req, res, _url, [rawId]) => {
         const id = decodeId(rawId!);
-        const waiting = approvals.waiting().find((w) => w.request.toolCallId === id);
+        const waiting = (await desk.waiting()).find((w) => w.id === id || w.request.toolCallId === id);
         if (!waiting) throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
         const { args } = parse(CheckBody, await readJson(req, maxBody));
         const tool = session.registry.get(waiting.request.tool);
@@ -154,13 +198,23 @@ function apiRoutes(context: ApiContext): Route[] {
       methods: ["POST"],
       handle: async (req, res, _url, [rawId, kind]) => {
         const id = decodeId(rawId!);
-        const response = approvalAnswer(kind as "approve" | "reject" | undefined, await readJson(req, maxBody, kind !== undefined));
-        if (!approvals.answer(id, response))
-          throw new HttpError(404, `No pending approval with id ${id} (answered, timed out, or never asked).`);
-        json(res, 200, { ok: true, toolCallId: id, approved: response.approved });
+        const { response, by } = approvalAnswer(kind as "approve" | "reject" | undefined, await readJson(req, maxBody, kind !== undefined));
+        const answered = await desk.answer(id, response, by ?? defaultPerson());
+        if (!answered.ok) throw new HttpError(answered.status, answered.error);
+        json(res, 200, answered);
       },
     },
   ];
+}
+
+const SharedRuleBody = z.object({ rule: z.string().min(1).max(1000), by: z.string().min(1).max(100).optional() });
+
+/** Events a reconnecting client is sent again at most. */
+const REPLAY_LIMIT = 5_000;
+
+/** Who answered, when the front end does not say. */
+function defaultPerson(): string {
+  return `a person at ${os.hostname()}`;
 }
 
 function decodeId(raw: string): string {
@@ -172,21 +226,31 @@ function decodeId(raw: string): string {
 }
 
 /**
- * `GET /api/rules`: per tool, the configured rules that name it and what "always" granted in this
- * server's session (the approval mode decides the rest).
+ * `GET /api/rules`: per tool, the configured rules that name it, what "always" granted in this
+ * server's session and what people granted at the shared desk (the approval mode decides the
+ * rest); and the shared rules with their origin.
  */
-function rulesByTool(session: Session) {
+async function rulesByTool(session: Session, desk: Desk) {
   const rules = parseRules(session.loaded.config.permissions);
-  const granted = session.runner.sessionAllows(SERVE_SCOPE);
+  const shared = await desk.rules();
+  const sharedParsed: Rule[] = shared.flatMap((r) => {
+    try {
+      return [parseRule(r.rule)];
+    } catch {
+      return [];
+    }
+  });
+  const granted = [...session.runner.sessionAllows(SERVE_SCOPE), ...sharedParsed];
   return {
     approval: session.runner.approval,
     tools: Object.fromEntries(
       session.registry.list().map((t) => {
         const names = session.registry.namesOf(t.name);
         const naming = (list: readonly Rule[]) => list.filter((r) => ruleNamesTool(r, names)).map((r) => r.source);
-        return [t.name, { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: naming(granted) }];
+        return [t.name, { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: [...new Set(naming(granted))] }];
       }),
     ),
+    shared,
   };
 }
 
@@ -194,8 +258,9 @@ function rulesByTool(session: Session) {
  * A waiting approval as the API shows it (with spec 002's names beside tackle's), with its clock
  * and the rules "always" would remember.
  */
-async function pendingView({ request: r, askedAt, expiresAt }: WaitingApproval, session: Session, timeoutMs: number) {
+function pendingView({ id, request: r, askedAt, expiresAt, instance, orphaned }: DeskItem) {
   return withSpecNames({
+    id,
     toolCallId: r.toolCallId,
     tool: r.tool,
     args: r.args,
@@ -207,10 +272,13 @@ async function pendingView({ request: r, askedAt, expiresAt }: WaitingApproval, 
     ...(r.context !== undefined ? { context: r.context } : {}),
     askedAt: new Date(askedAt).toISOString(),
     expiresAt: new Date(expiresAt).toISOString(),
-    timeoutMs,
+    timeoutMs: expiresAt - askedAt,
     // What is left, by the server's clock: the page counts down from it by its own.
     remainingMs: Math.max(0, expiresAt - Date.now()),
     alwaysRules: r.alwaysRules ?? [],
+    /** Which process waits for the answer; orphaned when it is gone (nothing would run the call). */
+    instance,
+    orphaned,
   });
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ApprovalResponse } from "../runtime/approver.js";
 import { parse } from "./http-json.js";
+import { oneLine } from "../core/visible.js";
 
 const AnswerBody = z.object({
   approved: z.boolean(),
@@ -9,16 +10,23 @@ const AnswerBody = z.object({
   /** A wider rule than the narrowest, chosen on purpose; kept only when it covers the call. */
   alwaysRule: z.string().min(1).max(1000).optional(),
   modifiedArgs: z.record(z.string(), z.unknown()).optional(),
+  /** Who answers, as the front end names them: kept with the answer and any rule it saves. */
+  by: z.string().min(1).max(100).optional(),
 });
 const ApproveBody = AnswerBody.omit({ approved: true });
-const RejectBody = z.object({ message: z.string().max(10_000).optional() });
+const RejectBody = z.object({ message: z.string().max(10_000).optional(), by: z.string().min(1).max(100).optional() });
 
 /**
  * A person's answer from a request body: `POST /api/approvals/:id/approve` (optionally with a
  * message, "always" and edited arguments), `/reject` (optionally with a message), or the
  * approval itself with `{ approved, ... }`.
  */
-export function approvalAnswer(kind: "approve" | "reject" | undefined, raw: unknown): ApprovalResponse {
+export function approvalAnswer(kind: "approve" | "reject" | undefined, raw: unknown): { response: ApprovalResponse; by?: string } {
+  const b = parse(kind === "approve" ? ApproveBody : kind === "reject" ? RejectBody : AnswerBody, raw);
+  return { response: answerOf(kind, raw), ...(b.by !== undefined ? { by: oneLine(b.by) } : {}) };
+}
+
+function answerOf(kind: "approve" | "reject" | undefined, raw: unknown): ApprovalResponse {
   if (kind === "approve") {
     const b = parse(ApproveBody, raw);
     return {

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { z } from "zod";
 import type { ToolEvent } from "../runtime/events.js";
-import type { ApprovalEvent } from "./http-approver.js";
+import type { DeskEvent as ApprovalEvent } from "../store/desk.js";
 
 /** Where a call stands: an outcome, or still running / waiting for a person. */
 export type HistoryStatus = "success" | "error" | "rejected" | "cancelled" | "running" | "waiting";

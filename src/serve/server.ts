@@ -3,7 +3,10 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { openSession, type Session, type SessionOptions } from "../session.js";
 import { createLogger, type Logger } from "../core/logger.js";
-import { HttpApprover } from "./http-approver.js";
+import type { Desk } from "../store/desk.js";
+import { StoreStream } from "./store-stream.js";
+import type { ToolEvent } from "../runtime/events.js";
+import type { DeskEvent } from "../store/desk.js";
 import { withSpecNames } from "./spec-names.js";
 import { EventHub } from "./event-hub.js";
 import { apiHandler } from "./api.js";
@@ -19,6 +22,8 @@ export interface ServeOptions extends Omit<SessionOptions, "runner" | "logger"> 
   token?: string;
   /** Unanswered approvals are rejected after this long. Default 10 minutes. */
   approvalTimeoutMs?: number;
+  /** The shared store: `file` (default), `file:/folder`, `postgres://...`; default `TACKLE_STORE`, else configuration. */
+  store?: string;
   /** Largest request body. Default 10 MiB. */
   maxBodyBytes?: number;
   logger?: Logger;
@@ -29,7 +34,8 @@ export interface ServeHandle {
   url: string;
   port: number;
   session: Session;
-  approvals: HttpApprover;
+  /** The approval desk, shared with every tackle process on the same store. */
+  desk: Desk;
   /** The open event streams. */
   events: EventHub;
   /** Every call this server knows: earlier runs' from the audit log, and its own. */
@@ -53,16 +59,6 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   assertListenOptions({ host, port, token: options.token }, { portFlag: "--port", what: "the dashboard", tokenEnv: "TACKLE_SERVE_TOKEN" });
   const logger = options.logger ?? createLogger("warn");
 
-  const events = new EventHub();
-  // Made once the session says where the audit log is; approval events before then cannot happen.
-  let history: CallHistory | undefined;
-  const approvals = new HttpApprover({
-    ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
-    onEvent: (e) => {
-      history?.observe(e);
-      events.send(e.type, withSpecNames(e));
-    },
-  });
   const { maxBodyBytes } = options;
   const session = await openSession({
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
@@ -73,15 +69,23 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     logger,
     // The server answers at once; MCP servers' tools join when they connect.
     mcpWaitMs: 0,
-    runner: { approver: approvals.approver },
+    desk: {
+      serves: true,
+      ...(options.store !== undefined ? { store: options.store } : {}),
+      ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
+    },
   });
+  const desk = session.desk!;
+  const events = new EventHub({ isAfter: (a, b) => desk.store.isAfter(a, b) });
   const logFile = session.loaded.config.log;
   const calls = new CallHistory(logFile ? { logPath: path.resolve(session.loaded.workspace, logFile) } : {});
-  history = calls;
-  const unsubscribe = session.runner.on("*", (e) => {
-    calls.observe(e);
-    events.send(e.type, withSpecNames(e));
+  // Every process's events on the store, this server's own included, reach the page and the history.
+  const stream = new StoreStream(desk.store, (e) => {
+    calls.observe(e.data as ToolEvent | DeskEvent);
+    events.send(e.type, withSpecNames(e.data as object), e.id);
   });
+  await stream.start();
+  const unsubscribe = () => stream.close();
 
   let boundPort = port;
   const guard = requestGuard({
@@ -93,7 +97,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     // EventSource cannot send headers, so the event stream alone may carry the token in the query.
     tokenInQuery: (url) => url.pathname === "/api/events",
   });
-  const handle = apiHandler({ session, approvals, events, history: calls, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const handle = apiHandler({ session, desk, events, history: calls, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   const server = createServer((req, res) => {
     let url: URL;
     try {
@@ -140,7 +144,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      approvals.close();
+      await desk.close("the approval server closed before anyone answered");
+      await stream.flush();
       events.close();
       unsubscribe();
       // Calls already running finish their responses; the connections then go.
@@ -159,5 +164,5 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       resolveClosed();
     })());
 
-  return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, approvals, events, history: calls, close, closed };
+  return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, desk, events, history: calls, close, closed };
 }

@@ -1,4 +1,13 @@
 import type { ApprovalRequest, ApprovalResponse, Approver } from "../../runtime/approver.js";
+import type { Desk } from "../../store/desk.js";
+
+/**
+ * Where a call that needs a person is asked: "auto" asks the client's person through elicitation
+ * when the client can, else the shared desk when a dashboard or Emacs session watches it; "client"
+ * only ever asks the client; "desk" always sends it to the desk (and waits there).
+ */
+export const APPROVAL_ROUTES = ["auto", "client", "desk"] as const;
+export type ApprovalRoute = (typeof APPROVAL_ROUTES)[number];
 
 /** How one MCP tools/call can reach the person behind its client; absent when it cannot. */
 export type AskPerson = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalResponse>;
@@ -10,6 +19,14 @@ export type AskPerson = (request: ApprovalRequest, signal: AbortSignal) => Promi
  */
 export class ElicitationRouter {
   readonly #routes = new Map<string, AskPerson | undefined>();
+  #desk: Desk | undefined;
+  #mode: ApprovalRoute = "auto";
+
+  /** Sends calls to `desk` as `mode` says (see {@link ApprovalRoute}). */
+  useDesk(desk: Desk, mode: ApprovalRoute): void {
+    this.#desk = desk;
+    this.#mode = mode;
+  }
 
   /** Routes approval for `toolCallId` to `ask` (or to a refusal when undefined) until the returned function runs. */
   route(toolCallId: string, ask: AskPerson | undefined): () => void {
@@ -20,6 +37,18 @@ export class ElicitationRouter {
   /** The approver to give the runner. */
   readonly approver: Approver = async (request, signal) => {
     const ask = this.#routes.get(request.toolCallId);
+    const desk = this.#desk;
+    if (desk && this.#mode !== "client") {
+      if (this.#mode === "desk") return desk.approver(request, signal);
+      if (!ask) {
+        const watched = await desk.store.instances().then(
+          (all) => all.some((i) => i.desk),
+          () => false,
+        );
+        if (watched) return desk.approver(request, signal);
+        return { approved: false, automatic: true, message: `${NO_ELICITATION}; ${NO_DESK}` };
+      }
+    }
     if (!ask) return { approved: false, automatic: true, message: NO_ELICITATION };
     return ask(request, signal);
   };
@@ -28,6 +57,9 @@ export class ElicitationRouter {
 export const NO_ELICITATION =
   "the MCP client cannot ask its user (it does not support elicitation), so nobody could " +
   "approve it; it needs an allow rule or a more permissive approval mode (--approval)";
+
+const NO_DESK =
+  "or a person answering at the approval desk: `tackle serve` in the same workspace shows such calls on its dashboard and in Emacs";
 
 /** The form a person fills in: approve or not, remember it, and an optional word for the model. */
 export const APPROVAL_SCHEMA = {

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from "../../core/logger.js";
 import { ToolRunner, type ToolRunnerOptions } from "../../runtime/runner.js";
 import type { ApprovalMode } from "../../runtime/policy.js";
 import type { Toolset } from "../../tools/toolsets.js";
-import { ElicitationRouter } from "./elicitation-approver.js";
+import { ElicitationRouter, type ApprovalRoute } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
 import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
 
@@ -37,6 +37,10 @@ export interface McpServeOptions {
   logger?: Logger;
   /** How long a call waits for the person's answer. Default 10 minutes. */
   approvalTimeoutMs?: number;
+  /** The shared store whose desk takes approvals the client cannot ask (opened with a session only). */
+  store?: string;
+  /** Where approvals go: "auto" (default), "client" or "desk"; see {@link ApprovalRoute}. */
+  approvals?: ApprovalRoute;
 }
 
 export interface McpServerHandle {
@@ -88,7 +92,16 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
       // are spawned once the first tools/list is answered, so they do not slow it down.
       mcpWaitMs: 0,
       deferMcp: true,
-      runner: { ...options.runner, approver: router.approver },
+      runner: options.runner ?? {},
+      // Calls the client cannot ask about (or all, with --approvals desk) wait at the shared desk.
+      desk: {
+        ...(options.store !== undefined ? { store: options.store } : {}),
+        ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
+        approver: (desk) => {
+          router.useDesk(desk, options.approvals ?? "auto");
+          return router.approver;
+        },
+      },
     });
     registry = session.registry;
     runner = session.runner;

@@ -1,0 +1,19 @@
+import type { Rule } from "./rules.js";
+
+/**
+ * "Always" rules kept beyond one runner (the shared store's): every runner on the store applies
+ * them, and an answer given at the shared desk with "always" adds to them.
+ */
+export interface SharedRules {
+  /** The rules in force now (read from the store in the background, so this is cheap). */
+  list(): readonly Rule[];
+  /** Settles once the rules have been read the first time. */
+  ready(): Promise<void>;
+  add(rules: readonly Rule[], origin: { by: string; tool?: string; toolCallId?: string }): Promise<void>;
+}
+
+/** Where the runner writes its audit trail beyond the JSONL log: before a call runs, and before its outcome is returned. */
+export interface AuditSink {
+  begin(toolCallId: string, tool: string, args: unknown): Promise<void>;
+  end(toolCallId: string, tool: string, record: Record<string, unknown>): Promise<void>;
+}

@@ -1,0 +1,70 @@
+import type { Store } from "./store.js";
+
+/** How long the answer to "is any desk watching?" is trusted. */
+const DESKS_CHECKED_MS = 2_000;
+
+/**
+ * Sends a process's events to the store, in order, a batch per turn of the event loop, while
+ * some desk (a dashboard, the Emacs package) watches the store: with nobody watching, a busy
+ * `tackle mcp` writes nothing it would not otherwise keep. Publishing never holds a call up; a
+ * store that fails loses the batch, not the call.
+ */
+export class EventRelay {
+  readonly #store: Store;
+  #queue: Array<{ type: string; data: unknown }> = [];
+  #scheduled = false;
+  #inFlight: Promise<void> = Promise.resolve();
+  #desks: { at: number; open: Promise<boolean> } | undefined;
+  #closed = false;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** This process is itself a desk: its events are always watched. */
+  watchedHere(): void {
+    this.#desks = { at: Number.POSITIVE_INFINITY, open: Promise.resolve(true) };
+  }
+
+  send(type: string, data: unknown): void {
+    if (this.#closed) return;
+    this.#queue.push({ type, data });
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      const batch = this.#queue;
+      this.#queue = [];
+      this.#inFlight = this.#inFlight.then(() => this.#publish(batch));
+    });
+  }
+
+  async #publish(batch: Array<{ type: string; data: unknown }>): Promise<void> {
+    try {
+      if (await this.#watched()) await this.#store.publish(batch);
+    } catch {
+      // the events were for watching; the audit trail keeps the record
+    }
+  }
+
+  #watched(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.#desks || (now - this.#desks.at > DESKS_CHECKED_MS && this.#desks.at !== Number.POSITIVE_INFINITY)) {
+      this.#desks = {
+        at: now,
+        open: this.#store.instances().then(
+          (all) => all.some((i) => i.desk),
+          () => false,
+        ),
+      };
+    }
+    return this.#desks.open;
+  }
+
+  /** Sends what is queued, then stops. */
+  async close(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    this.#closed = true;
+    await this.#inFlight;
+  }
+}

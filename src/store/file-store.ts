@@ -1,0 +1,414 @@
+import { createHash, randomUUID } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  watch,
+  writeFileSync,
+  writeSync,
+  type FSWatcher,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { tackleStateDir } from "../workspace/own-folders.js";
+import { instanceId, MAX_EVENT_BYTES, STALE_MS, storedEventLine } from "./instance.js";
+import type { AuditEntry, ClaimResult, DeskAnswer, DeskEntry, DeskItem, InstanceInfo, SharedRule, Store, StoredEvent } from "./store.js";
+import { DeskAnswerSchema, DeskEntrySchema, EventLineSchema, InstanceFileSchema, RuleLineSchema } from "./wire.js";
+
+/*
+ * The file store: one private folder per workspace under tackle's state folder, which no tool and
+ * no sandbox reaches. Concurrent writers in other processes are safe without locks:
+ *   pending/ID.json   a waiting call, written whole then renamed into place;
+ *   answers/ID.json   its answer, linked into place, so exactly one claim creates it;
+ *   rules.jsonl, events.jsonl, audit.jsonl   lines appended with one write(2) each under O_APPEND,
+ *                     so a killed process leaves whole lines or none, never a half or a double;
+ *   instances/ID.json heartbeats: a file's modification time is its instance's last sign of life.
+ * An event's id is the offset just past its line, so ids grow and a client resumes by offset.
+ */
+
+/** How often an instance touches its heartbeat file. */
+const HEARTBEAT_MS = 3_000;
+/** Answers are kept this long after their wait settles, to tell a late second answer who won. */
+const ANSWER_KEPT_MS = 60 * 60_000;
+
+/** The folder of a workspace's desk: `$XDG_STATE_HOME/tackle/desks/<hash of the workspace's real path>`. */
+export function deskFolder(workspace: string): string {
+  let real = path.resolve(workspace);
+  try {
+    real = realpathSync.native(real);
+  } catch {
+    // a workspace not there yet counts by its path as written
+  }
+  const hash = createHash("sha256").update(real).digest("hex").slice(0, 16);
+  return path.join(tackleStateDir(), "desks", hash);
+}
+
+export class FileStore implements Store {
+  readonly kind = "file" as const;
+  readonly location: string;
+  readonly instance = instanceId();
+  readonly #dir: string;
+  #made = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #desk = false;
+  readonly #fds = new Map<string, number>();
+  readonly #listeners = new Set<(what: "desk" | "rules" | "events") => void>();
+  #watchers: FSWatcher[] = [];
+  #lastSweep = 0;
+
+  constructor(dir: string) {
+    this.#dir = path.resolve(dir);
+    this.location = `file:${this.#dir}`;
+  }
+
+  /** The folder, made private on first write: nothing is written through what another user planted. */
+  #folder(): string {
+    if (this.#made) return this.#dir;
+    mkdirSync(path.dirname(this.#dir), { recursive: true, mode: 0o700 });
+    for (const sub of ["", "pending", "answers", "instances"]) {
+      const dir = path.join(this.#dir, sub);
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      const st = lstatSync(dir);
+      const uid = process.getuid?.();
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
+        throw new Error(`The store folder ${dir} is not a private folder of this user's (it must be 0700 and owned by them).`);
+      }
+    }
+    this.#made = true;
+    return this.#dir;
+  }
+
+  #path(...parts: string[]): string {
+    return path.join(this.#folder(), ...parts);
+  }
+
+  async post(entry: DeskEntry): Promise<void> {
+    const file = this.#path("pending", `${safeId(entry.id)}.json`);
+    const tmp = this.#path("pending", `.${randomUUID()}.tmp`);
+    writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+
+  async claim(id: string, answer: DeskAnswer): Promise<ClaimResult> {
+    const name = `${safeId(id)}.json`;
+    if (!existsSync(this.#path("pending", name))) {
+      const kept = await this.answerOf(id);
+      return kept ? { won: false, reason: "answered", answer: kept } : { won: false, reason: "unknown" };
+    }
+    const tmp = this.#path("answers", `.${randomUUID()}.tmp`);
+    writeFileSync(tmp, JSON.stringify(answer), { mode: 0o600 });
+    try {
+      // link(2) fails when the name exists: of any number of claims, one creates it.
+      linkSync(tmp, this.#path("answers", name));
+      return { won: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const kept = await this.answerOf(id);
+      return kept ? { won: false, reason: "answered", answer: kept } : { won: false, reason: "unknown" };
+    } finally {
+      unlinkQuietly(tmp);
+    }
+  }
+
+  async answerOf(id: string): Promise<DeskAnswer | undefined> {
+    const text = readIfThere(path.join(this.#dir, "answers", `${safeId(id)}.json`));
+    if (text === undefined) return undefined;
+    const parsed = DeskAnswerSchema.safeParse(jsonOrUndefined(text));
+    return parsed.success ? (parsed.data as DeskAnswer) : undefined;
+  }
+
+  async waiting(): Promise<DeskItem[]> {
+    const names = listIfThere(path.join(this.#dir, "pending")).filter((n) => n.endsWith(".json"));
+    if (names.length === 0) return [];
+    const answered = new Set(listIfThere(path.join(this.#dir, "answers")));
+    const alive = new Set((await this.instances()).map((i) => i.id));
+    const items: DeskItem[] = [];
+    for (const name of names) {
+      if (answered.has(name)) continue;
+      const parsed = DeskEntrySchema.safeParse(jsonOrUndefined(readIfThere(path.join(this.#dir, "pending", name)) ?? ""));
+      if (!parsed.success) continue;
+      const entry = parsed.data as DeskEntry;
+      items.push({ ...entry, orphaned: !alive.has(entry.instance) });
+    }
+    return items.sort((a, b) => a.askedAt - b.askedAt);
+  }
+
+  async settle(id: string): Promise<void> {
+    unlinkQuietly(path.join(this.#dir, "pending", `${safeId(id)}.json`));
+    this.#sweepAnswers();
+  }
+
+  /** Old answers go, now and then, so the folder does not grow without end. */
+  #sweepAnswers(): void {
+    const now = Date.now();
+    if (now - this.#lastSweep < 60_000) return;
+    this.#lastSweep = now;
+    const dir = path.join(this.#dir, "answers");
+    const pending = new Set(listIfThere(path.join(this.#dir, "pending")));
+    for (const name of listIfThere(dir)) {
+      const file = path.join(dir, name);
+      try {
+        if (!pending.has(name) && now - statSync(file).mtimeMs > ANSWER_KEPT_MS) unlinkSync(file);
+      } catch {
+        // another process swept it first
+      }
+    }
+  }
+
+  async register(desk: boolean): Promise<void> {
+    this.#desk ||= desk;
+    const file = this.#path("instances", `${safeId(this.instance)}.json`);
+    const info = { id: this.instance, host: os.hostname(), pid: process.pid, desk: this.#desk };
+    writeFileSync(file, JSON.stringify(info), { mode: 0o600 });
+    if (this.#heartbeat) return;
+    this.#heartbeat = setInterval(() => {
+      const now = new Date();
+      try {
+        utimesSync(file, now, now);
+      } catch {
+        // swept as dead by another process while this one slept: say so again
+        try {
+          writeFileSync(file, JSON.stringify(info), { mode: 0o600 });
+        } catch {
+          // the folder is gone; the next register makes it again
+        }
+      }
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  async instances(): Promise<InstanceInfo[]> {
+    const dir = path.join(this.#dir, "instances");
+    const host = os.hostname();
+    const now = Date.now();
+    const alive: InstanceInfo[] = [];
+    for (const name of listIfThere(dir)) {
+      const file = path.join(dir, name);
+      let seenAt: number;
+      try {
+        seenAt = statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      const parsed = InstanceFileSchema.safeParse(jsonOrUndefined(readIfThere(file) ?? ""));
+      if (!parsed.success) continue;
+      const info = parsed.data;
+      // On this machine a process that is gone is known at once; elsewhere, by its silence.
+      const gone = now - seenAt > STALE_MS || (info.host === host && !processAlive(info.pid));
+      if (gone) {
+        if (now - seenAt > 10 * STALE_MS) unlinkQuietly(file);
+        continue;
+      }
+      alive.push({ ...info, seenAt });
+    }
+    return alive;
+  }
+
+  async addRule(rule: Omit<SharedRule, "id" | "at">): Promise<SharedRule> {
+    const kept: SharedRule = { ...rule, id: randomUUID(), at: Date.now() };
+    this.#append("rules.jsonl", `${JSON.stringify(kept)}\n`);
+    return kept;
+  }
+
+  async removeRule(id: string, by: string): Promise<boolean> {
+    if (!(await this.rules()).some((r) => r.id === id)) return false;
+    this.#append("rules.jsonl", `${JSON.stringify({ removed: id, by, at: Date.now() })}\n`);
+    return true;
+  }
+
+  async rules(): Promise<SharedRule[]> {
+    const text = readIfThere(path.join(this.#dir, "rules.jsonl"));
+    if (!text) return [];
+    const rules = new Map<string, SharedRule>();
+    for (const line of text.split("\n")) {
+      const parsed = RuleLineSchema.safeParse(jsonOrUndefined(line));
+      if (!parsed.success) continue;
+      if ("removed" in parsed.data) rules.delete(parsed.data.removed);
+      else rules.set(parsed.data.id, parsed.data as SharedRule);
+    }
+    return [...rules.values()];
+  }
+
+  async publish(events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
+    if (events.length === 0) return;
+    const at = Date.now();
+    this.#append("events.jsonl", events.map((e) => storedEventLine(e, this.instance, at)).join(""));
+  }
+
+  async eventsAfter(after: string | undefined, limit: number): Promise<StoredEvent[]> {
+    const file = path.join(this.#dir, "events.jsonl");
+    let fd: number;
+    try {
+      fd = openSync(file, "r");
+    } catch {
+      return [];
+    }
+    try {
+      const size = fstatSync(fd).size;
+      let start = after === undefined ? 0 : Number(after);
+      // An id from another file (the folder was cleared) starts again from the beginning.
+      if (!Number.isSafeInteger(start) || start < 0 || start > size) start = 0;
+      const out: StoredEvent[] = [];
+      const chunk = Buffer.alloc(Math.min(size - start, Math.max(64 * 1024, MAX_EVENT_BYTES * 2)));
+      let pos = start;
+      let carry = Buffer.alloc(0);
+      while (pos < size && out.length < limit) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - pos), pos);
+        if (n <= 0) break;
+        let buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+        let lineStart = pos - carry.length;
+        pos += n;
+        let nl: number;
+        while (out.length < limit && (nl = buf.indexOf(10)) !== -1) {
+          const end = lineStart + nl + 1;
+          const parsed = EventLineSchema.safeParse(jsonOrUndefined(buf.subarray(0, nl).toString("utf8")));
+          if (parsed.success) out.push({ ...parsed.data, id: String(end) });
+          buf = buf.subarray(nl + 1);
+          lineStart = end;
+        }
+        if (out.length >= limit) break;
+        carry = Buffer.from(buf);
+      }
+      return out;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async lastEventId(): Promise<string | undefined> {
+    try {
+      return String(statSync(path.join(this.#dir, "events.jsonl")).size);
+    } catch {
+      return "0";
+    }
+  }
+
+  isAfter(a: string, b: string): boolean {
+    return Number(a) > Number(b);
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    const line = { ...entry, instance: this.instance, at: new Date().toISOString() };
+    this.#append("audit.jsonl", `${JSON.stringify(line)}\n`);
+  }
+
+  onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {
+    this.#listeners.add(listener);
+    if (this.#watchers.length === 0) this.#watch();
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#unwatch();
+    };
+  }
+
+  #watch(): void {
+    const tell = (what: "desk" | "rules" | "events") => {
+      for (const l of [...this.#listeners]) l(what);
+    };
+    const add = (dir: string, what: (name: string | null) => "desk" | "rules" | "events" | undefined) => {
+      try {
+        const w = watch(dir, { persistent: false }, (_type, name) => {
+          const kind = what(name);
+          if (kind) tell(kind);
+        });
+        w.on("error", () => undefined);
+        this.#watchers.push(w);
+      } catch {
+        // without a watch, the poll still finds every change
+      }
+    };
+    this.#folder();
+    add(this.#dir, (name) => (name === "events.jsonl" ? "events" : name === "rules.jsonl" ? "rules" : undefined));
+    add(path.join(this.#dir, "pending"), (name) => (name?.endsWith(".json") ? "desk" : undefined));
+    add(path.join(this.#dir, "answers"), (name) => (name?.endsWith(".json") ? "desk" : undefined));
+  }
+
+  #unwatch(): void {
+    for (const w of this.#watchers) w.close();
+    this.#watchers = [];
+  }
+
+  /** One write(2) under O_APPEND: a whole line (or several) or nothing, whoever else appends. */
+  #append(name: string, text: string): void {
+    let fd = this.#fds.get(name);
+    if (fd === undefined) {
+      fd = openSync(this.#path(name), "a", 0o600);
+      this.#fds.set(name, fd);
+    }
+    const buf = Buffer.from(text, "utf8");
+    const written = writeSync(fd, buf, 0, buf.length);
+    if (written !== buf.length) throw new Error(`The store could not write ${name} whole (disk full?).`);
+  }
+
+  async close(): Promise<void> {
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    this.#unwatch();
+    this.#listeners.clear();
+    for (const fd of this.#fds.values()) closeSync(fd);
+    this.#fds.clear();
+    if (this.#made) unlinkQuietly(path.join(this.#dir, "instances", `${safeId(this.instance)}.json`));
+  }
+}
+
+/** An id as a file name: nothing that could leave the folder. */
+function safeId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_.:-]/g, "_").replace(/^\.+/, "_");
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function listIfThere(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
