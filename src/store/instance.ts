@@ -7,11 +7,9 @@ export const STALE_MS = 15_000;
 /** Largest event kept whole; a larger one keeps its ids and says how much it held. */
 export const MAX_EVENT_BYTES = 64 * 1024;
 
-let own: string | undefined;
-
-/** This process's id in a store: its host, its pid and a random part (pids are reused). */
+/** A store user's id: its host, its pid and a random part (pids are reused; one process may open two). */
 export function instanceId(): string {
-  return (own ??= `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`);
+  return `${os.hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 }
 
 /** Longest string kept whole in an oversized event. */

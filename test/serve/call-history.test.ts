@@ -80,10 +80,20 @@ describe("CallHistory", () => {
   it("follows this server's calls: waiting, running, then their outcome, events and durations", async () => {
     const h = new CallHistory();
     h.observe({ type: "tool.call", toolCallId: "w", tool: "write_file", args: { path: "a" }, requiresApproval: true });
-    h.observe({ type: "approval.requested", toolCallId: "w", tool: "write_file", args: { path: "a" }, effect: "write", reason: "r" });
+    h.observe({
+      type: "approval.requested",
+      id: "desk_w",
+      askedAt: 0,
+      expiresAt: 1,
+      toolCallId: "w",
+      tool: "write_file",
+      args: { path: "a" },
+      effect: "write",
+      reason: "r",
+    });
     expect(h.active()).toMatchObject([{ toolCallId: "w", status: "waiting" }]);
     expect((await h.page({ status: "waiting" })).items).toHaveLength(1);
-    h.observe({ type: "approval.resolved", toolCallId: "w", tool: "write_file", approved: true });
+    h.observe({ type: "approval.resolved", id: "desk_w", toolCallId: "w", tool: "write_file", approved: true, by: "ann" });
     expect(h.active()[0]!.status).toBe("running");
     h.observe({ type: "tool.output", toolCallId: "w", tool: "write_file", chunk: "x".repeat(5000) });
     h.observe({

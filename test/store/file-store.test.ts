@@ -1,0 +1,76 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FileStore } from "../../src/store/file-store.js";
+import { openStore } from "../../src/store/open-store.js";
+import { tempDir } from "../support/tools.js";
+import { storeContract } from "./contract.js";
+
+const dirs: Array<{ cleanup(): void }> = [];
+afterAll(() => dirs.forEach((d) => d.cleanup()));
+
+function fresh() {
+  const d = tempDir();
+  dirs.push(d);
+  return path.join(d.dir, "store");
+}
+
+describe("the file store", () => {
+  storeContract(() => {
+    const dir = fresh();
+    return { open: async () => new FileStore(dir) };
+  });
+
+  it("makes its folder private, and refuses one another user could write", async () => {
+    const at = fresh();
+    const store = new FileStore(at);
+    await store.register(false);
+    expect(statSync(at).mode & 0o777).toBe(0o700);
+    await store.close();
+    const planted = fresh();
+    mkdirSync(path.dirname(planted), { recursive: true });
+    symlinkSync("/tmp", planted);
+    await expect(new FileStore(planted).register(false)).rejects.toThrow(/not a private folder/);
+  });
+
+  it("a writer killed while appending leaves whole lines: none lost, none doubled, none half", async () => {
+    const at = fresh();
+    const store = new FileStore(at);
+    await store.register(false);
+    const script = `
+      import { FileStore } from ${JSON.stringify(path.resolve("src/store/file-store.ts"))};
+      const s = new FileStore(${JSON.stringify(at)});
+      let n = 0;
+      for (;;) { await s.publish([{ type: "tick", data: { n: n++, pad: "y".repeat(3000) } }]); if (n === 50) process.stdout.write("going\\n"); }
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve) => child.stdout.on("data", () => resolve()));
+    // Two writers at once: this one too, while the other is killed mid-stream.
+    const mine = Array.from({ length: 200 }, (_, i) => store.publish([{ type: "mine", data: { i } }]));
+    child.kill("SIGKILL");
+    await Promise.all(mine);
+    await new Promise((r) => child.once("exit", r));
+    const lines = readFileSync(path.join(at, "events.jsonl"), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    const parsed = lines.map((l) => JSON.parse(l) as { type: string; data: { n?: number; i?: number } });
+    const ticks = parsed.filter((e) => e.type === "tick").map((e) => e.data.n);
+    expect(ticks).toEqual(ticks.map((_, i) => i));
+    expect(parsed.filter((e) => e.type === "mine").map((e) => e.data.i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect((await store.eventsAfter(undefined, 1_000_000)).length).toBe(lines.length);
+    await store.close();
+  });
+
+  it("is the default, one folder per workspace under tackle's state folder", async () => {
+    const ws = tempDir();
+    dirs.push(ws);
+    const a = await openStore("file", ws.dir);
+    const b = await openStore("file", ws.dir);
+    expect(a.location).toBe(b.location);
+    expect(a.location).toContain(path.join("tackle", "desks"));
+    await expect(openStore("file:relative", ws.dir)).rejects.toThrow(/absolute/);
+    await expect(openStore("mysql://u:secret@h/db", ws.dir)).rejects.toThrow(/Unknown store "mysql:\/\/\.\.\."/);
+    await a.close();
+    await b.close();
+  });
+});
