@@ -189,3 +189,11 @@ export async function failure(p: Promise<unknown>): Promise<ToolError> {
   }
   throw new Error("expected a ToolError");
 }
+
+/**
+ * The environment for an MCP server a test spawns through an SDK transport: the SDK passes only a
+ * few variables by default, and tackle's state folder (XDG_STATE_HOME) must be the suite's own.
+ */
+export function spawnEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -7,7 +7,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSession } from "../../../src/session.js";
 import { toMcpTools } from "../../../src/adapters/mcp.js";
-import { tempDir } from "../../support/tools.js";
+import { tempDir, spawnEnv } from "../../support/tools.js";
 import { connect, fixtureCommand, isAlive, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
 
 /** `tackle` from source, so the tests do not depend on a fresh build. */
@@ -29,6 +29,7 @@ describe("tackle mcp (the command) on stdio, over a real session", () => {
       return answer;
     });
     const transport = new StdioClientTransport({
+      env: spawnEnv(),
       command: TACKLE.command,
       args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
       cwd: ws.dir,
@@ -107,6 +108,7 @@ describe("tackle mcp serves proxied MCP tools too", () => {
       return { action: "accept", content: { approve: true } };
     });
     const transport = new StdioClientTransport({
+      env: spawnEnv(),
       command: TACKLE.command,
       args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
       cwd: ws.dir,

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
+import { spawnEnv } from "../../support/tools.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const SERVE_TOOLS = path.join(ROOT, "test/fixtures/mcp/serve-tools.ts");
@@ -91,7 +92,12 @@ async function connectV1(options: ConnectOptions): Promise<TestClient> {
   let pid: number | undefined;
   if (options.wire === "stdio") {
     const cmd = fixtureCommand(options.serverArgs ?? []);
-    const transport = new StdioV1({ ...cmd, stderr: "pipe", cwd: ROOT });
+    const transport = new StdioV1({
+      env: spawnEnv(),
+      ...cmd,
+      stderr: "pipe",
+      cwd: ROOT,
+    });
     await client.connect(transport);
     pid = transport.pid ?? undefined;
   } else {
@@ -148,7 +154,12 @@ async function connectV2(options: ConnectOptions): Promise<TestClient> {
   let pid: number | undefined;
   if (options.wire === "stdio") {
     const cmd = fixtureCommand(options.serverArgs ?? []);
-    const transport = new StdioV2({ ...cmd, stderr: "pipe", cwd: ROOT });
+    const transport = new StdioV2({
+      env: spawnEnv(),
+      ...cmd,
+      stderr: "pipe",
+      cwd: ROOT,
+    });
     await client.connect(transport);
     pid = transport.pid ?? undefined;
   } else {

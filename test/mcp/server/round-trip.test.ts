@@ -3,7 +3,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../../support/tools.js";
+import { tempDir, spawnEnv } from "../../support/tools.js";
 import { fixtureCommand, isAlive, ROOT, textOf, waitFor } from "./helpers.js";
 
 type Result = Record<string, unknown> & { resultType?: string; requestState?: string; inputRequests?: Record<string, unknown> };
@@ -34,7 +34,12 @@ describe("2026-07-28 approval round trip, by hand", () => {
       },
     );
     const cmd = fixtureCommand(["--workspace", ws.dir, "--approval-timeout", "400"]);
-    const transport = new StdioClientTransport({ ...cmd, cwd: ROOT, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      env: spawnEnv(),
+      ...cmd,
+      cwd: ROOT,
+      stderr: "pipe",
+    });
     await client.connect(transport);
     pid = transport.pid ?? undefined;
   });

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir } from "../../support/tools.js";
+import { tempDir, spawnEnv } from "../../support/tools.js";
 import { fixtureServer, killLeftovers, uniqueMarker } from "../client/helpers.js";
 import { ROOT, TSX } from "./helpers.js";
 
@@ -41,7 +41,14 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
     let changed!: () => void;
     const listChanged = new Promise<void>((resolve) => (changed = resolve));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
-    await client.connect(new StdioClientTransport({ ...TACKLE, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        env: spawnEnv(),
+        ...TACKLE,
+        args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
+        stderr: "pipe",
+      }),
+    );
     const first = (await client.listTools()).tools.map((t) => t.name);
     expect(first).toContain("read_file");
     expect(first).not.toContain("slow__echo");
@@ -59,7 +66,14 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
       JSON.stringify({ approval: "all", mcpServers: { up: fixtureServer(marker, {}, ["--name", "up"]) } }),
     );
     client = new Client({ name: "upstream-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ ...TACKLE, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        env: spawnEnv(),
+        ...TACKLE,
+        args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
+        stderr: "pipe",
+      }),
+    );
     // No tools/list first: the call itself brings the server up and waits for its tool.
     const result = await client.callTool({ name: "up__echo", arguments: { text: "called before any list" } });
     expect(JSON.stringify(result.content)).toContain("called before any list");

@@ -6,7 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it } from "vitest";
 import { createWebFetchTool } from "../../../src/tools/web/web-fetch.js";
 import { WebConfigSchema } from "../../../src/tools/web/config.js";
-import { tempDir } from "../../support/tools.js";
+import { tempDir, spawnEnv } from "../../support/tools.js";
 import { ROOT, TSX } from "../../mcp/server/helpers.js";
 import type { Handler } from "../../fixtures/web/fake-server.js";
 import { fakeServers, runnerFor } from "./helpers.js";
@@ -118,6 +118,7 @@ describe("tackle mcp survives a hostile response", () => {
     writeFileSync(path.join(ws.dir, "hello.txt"), "still here\n");
     const client = new Client({ name: "bomb-test", version: "1.0.0" });
     const transport = new StdioClientTransport({
+      env: spawnEnv(),
       command: process.execPath,
       args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "mcp", "--workspace", ws.dir],
       cwd: ws.dir,
