@@ -167,7 +167,11 @@ function apiRoutes(context: ApiContext): Route[] {
           last === undefined
             ? undefined
             : async () =>
-                (await desk.store.eventsAfter(last, REPLAY_LIMIT)).map((e) => ({ id: e.id, type: e.type, data: withSpecNames(e.data as object) })),
+                (await desk.store.eventsAfter(last, REPLAY_LIMIT)).map((e) => ({
+                  id: e.id,
+                  type: e.type,
+                  data: withSpecNames(e.data as object),
+                })),
         );
       },
     },
@@ -247,7 +251,10 @@ async function rulesByTool(session: Session, desk: Desk) {
       session.registry.list().map((t) => {
         const names = session.registry.namesOf(t.name);
         const naming = (list: readonly Rule[]) => list.filter((r) => ruleNamesTool(r, names)).map((r) => r.source);
-        return [t.name, { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: [...new Set(naming(granted))] }];
+        return [
+          t.name,
+          { allow: naming(rules.allow), ask: naming(rules.ask), deny: naming(rules.deny), always: [...new Set(naming(granted))] },
+        ];
       }),
     ),
     shared,

@@ -41,8 +41,7 @@ export interface DeskOptions {
 
 /** What answering an entry came to. */
 export type AnswerOutcome =
-  | { ok: true; id: string; toolCallId: string; approved: boolean }
-  | { ok: false; status: 404 | 409; error: string };
+  { ok: true; id: string; toolCallId: string; approved: boolean } | { ok: false; status: 404 | 409; error: string };
 
 export class Desk {
   readonly store: Store;
@@ -101,7 +100,14 @@ export class Desk {
     if (claimed.won) {
       if (entry.orphaned) {
         await this.store.settle(entry.id);
-        this.#emit({ type: "approval.resolved", id: entry.id, toolCallId: entry.request.toolCallId, tool: entry.request.tool, approved: false, by });
+        this.#emit({
+          type: "approval.resolved",
+          id: entry.id,
+          toolCallId: entry.request.toolCallId,
+          tool: entry.request.tool,
+          approved: false,
+          by,
+        });
       }
       return { ok: true, id: entry.id, toolCallId: entry.request.toolCallId, approved: response.approved };
     }
@@ -115,7 +121,9 @@ export class Desk {
     if (this.#rulesTimer) clearInterval(this.#rulesTimer);
     this.#unwatchRules?.();
     await Promise.allSettled(
-      [...this.#mine].map((id) => this.store.claim(id, { response: { approved: false, message, automatic: true }, by: "tackle", at: Date.now() })),
+      [...this.#mine].map((id) =>
+        this.store.claim(id, { response: { approved: false, message, automatic: true }, by: "tackle", at: Date.now() }),
+      ),
     );
   }
 

@@ -34,7 +34,9 @@ export function boundedEvent(event: { type: string; data: unknown }): { type: st
 
 function cutStrings(value: unknown, depth: number): unknown {
   if (typeof value === "string")
-    return value.length > MAX_EVENT_STRING ? `${value.slice(0, MAX_EVENT_STRING)}\n... (${value.length - MAX_EVENT_STRING} characters cut)` : value;
+    return value.length > MAX_EVENT_STRING
+      ? `${value.slice(0, MAX_EVENT_STRING)}\n... (${value.length - MAX_EVENT_STRING} characters cut)`
+      : value;
   if (depth > 6 || !value || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.slice(0, 200).map((v) => cutStrings(v, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, depth + 1)]));

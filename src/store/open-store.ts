@@ -27,5 +27,7 @@ export async function openStore(address: StoreAddress, workspace: string, namesp
     const { openPostgresStore } = await import("./postgres-store.js");
     return openPostgresStore({ url: address, namespace: namespace ?? path.resolve(workspace) });
   }
-  throw new Error(`Unknown store "${address.replace(/:\/\/.*$/, "://...")}": use file (the default), file:/path/to/folder, or postgres://user:password@host:port/database.`);
+  throw new Error(
+    `Unknown store "${address.replace(/:\/\/.*$/, "://...")}": use file (the default), file:/path/to/folder, or postgres://user:password@host:port/database.`,
+  );
 }

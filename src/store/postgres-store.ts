@@ -110,7 +110,7 @@ export class PostgresStore implements Store {
   readonly #url: string;
   readonly #listeners = new Set<(what: "desk" | "rules" | "events") => void>();
   #listener: pg.Client | undefined;
-  #listening: Promise<void> | undefined;
+  #listening = false;
   #heartbeat: NodeJS.Timeout | undefined;
   #registered: { desk: boolean } | undefined;
   #closed = false;
@@ -289,7 +289,10 @@ export class PostgresStore implements Store {
 
   onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {
     this.#listeners.add(listener);
-    this.#listening ??= this.#listen();
+    if (!this.#listening) {
+      this.#listening = true;
+      void this.#listen();
+    }
     return () => void this.#listeners.delete(listener);
   }
 

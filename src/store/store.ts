@@ -32,10 +32,7 @@ export interface DeskAnswer {
 }
 
 /** The outcome of claiming an entry: exactly one claim wins. */
-export type ClaimResult =
-  | { won: true }
-  | { won: false; reason: "answered"; answer: DeskAnswer }
-  | { won: false; reason: "unknown" };
+export type ClaimResult = { won: true } | { won: false; reason: "answered"; answer: DeskAnswer } | { won: false; reason: "unknown" };
 
 /** An "always" rule kept in the store, with where it came from. */
 export interface SharedRule {

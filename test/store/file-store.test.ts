@@ -44,7 +44,9 @@ describe("the file store", () => {
       let n = 0;
       for (;;) { await s.publish([{ type: "tick", data: { n: n++, pad: "y".repeat(3000) } }]); if (n === 50) process.stdout.write("going\\n"); }
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve) => child.stdout.on("data", () => resolve()));
     // Two writers at once: this one too, while the other is killed mid-stream.
     const mine = Array.from({ length: 200 }, (_, i) => store.publish([{ type: "mine", data: { i } }]));

@@ -60,7 +60,9 @@ if ("skip" in found) {
     it("says where it could not connect, without the password", async () => {
       const url = new URL(server.url);
       url.password = "wrong-secret";
-      await expect(openPostgresStore({ url: url.toString(), namespace: "/x" })).rejects.toThrow(/Cannot open the store at postgres:\/\/tackle:\*\*\*@/);
+      await expect(openPostgresStore({ url: url.toString(), namespace: "/x" })).rejects.toThrow(
+        /Cannot open the store at postgres:\/\/tackle:\*\*\*@/,
+      );
       await expect(openPostgresStore({ url: url.toString(), namespace: "/x" })).rejects.not.toThrow(/wrong-secret/);
     });
 

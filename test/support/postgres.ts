@@ -60,15 +60,24 @@ export async function startPostgres(bin: string): Promise<Postgres> {
   const data = path.join(dir, "data");
   const run = (program: string, args: string[]) => {
     const command = user ? "setpriv" : path.join(bin, program);
-    const full = user
-      ? [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", path.join(bin, program), ...args]
-      : args;
+    const full = user ? [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", path.join(bin, program), ...args] : args;
     // Its own folder as the working one: the user it runs as may not enter ours.
     execFileSync(command, full, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
   };
   const port = await freePort();
   try {
-    run("initdb", ["-D", data, "-U", "tackle", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "-E", "UTF8", "--no-sync", "--no-instructions"]);
+    run("initdb", [
+      "-D",
+      data,
+      "-U",
+      "tackle",
+      "--auth=scram-sha-256",
+      `--pwfile=${pwfile}`,
+      "-E",
+      "UTF8",
+      "--no-sync",
+      "--no-instructions",
+    ]);
     run("pg_ctl", [
       "-D",
       data,
