@@ -23,7 +23,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { tackleStateDir } from "../workspace/own-folders.js";
-import { instanceId, MAX_EVENT_BYTES, STALE_MS, storedEventLine } from "./instance.js";
+import { instanceId, MAX_EVENT_BYTES, processAlive, STALE_MS, storedEventLine } from "./instance.js";
 import type { AuditEntry, ClaimResult, DeskAnswer, DeskEntry, DeskItem, InstanceInfo, SharedRule, Store, StoredEvent } from "./store.js";
 import { DeskAnswerSchema, DeskEntrySchema, EventLineSchema, InstanceFileSchema, RuleLineSchema } from "./wire.js";
 
@@ -370,15 +370,6 @@ export class FileStore implements Store {
 /** An id as a file name: nothing that could leave the folder. */
 function safeId(id: string): string {
   return id.replace(/[^A-Za-z0-9_.:-]/g, "_").replace(/^\.+/, "_");
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function readIfThere(file: string): string | undefined {

@@ -47,3 +47,19 @@ export function storedEventLine(event: { type: string; data: unknown }, instance
   const e = boundedEvent(event);
   return `${JSON.stringify({ type: e.type, data: e.data, instance, at })}\n`;
 }
+
+/** Whether a process of this machine is alive (one of another user's counts). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether the instance `id` ran on this machine and its process is gone: known at once, not after its silence. */
+export function goneHere(id: string): boolean {
+  const [host, pid] = id.split(":");
+  return host === os.hostname() && /^\d+$/.test(pid ?? "") && !processAlive(Number(pid));
+}

@@ -1,6 +1,6 @@
 import os from "node:os";
 import pg from "pg";
-import { boundedEvent, instanceId, STALE_MS } from "./instance.js";
+import { boundedEvent, goneHere, instanceId, STALE_MS } from "./instance.js";
 import type { AuditEntry, ClaimResult, DeskAnswer, DeskEntry, DeskItem, InstanceInfo, SharedRule, Store, StoredEvent } from "./store.js";
 import { DeskAnswerSchema, DeskEntrySchema } from "./wire.js";
 
@@ -160,7 +160,9 @@ export class PostgresStore implements Store {
     );
     return rows.flatMap((r) => {
       const parsed = DeskEntrySchema.safeParse(r.entry);
-      return parsed.success ? [{ ...(parsed.data as DeskEntry), orphaned: !r.alive }] : [];
+      if (!parsed.success) return [];
+      const entry = parsed.data as DeskEntry;
+      return [{ ...entry, orphaned: !r.alive || goneHere(entry.instance) }];
     });
   }
 
