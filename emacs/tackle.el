@@ -452,15 +452,19 @@ Returns non-nil when connected.  Meant for scripts and tests."
 
 ;;;; Events
 
+(defun tackle--request-id (request)
+  "The desk's id of REQUEST (its toolCallId may repeat across processes)."
+  (or (alist-get 'id request) (alist-get 'toolCallId request)))
+
 (defun tackle--pending-with (pending request)
   "PENDING with REQUEST added at the end, unless one with its id is there."
-  (if (cl-find (alist-get 'toolCallId request) pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal)
+  (if (cl-find (tackle--request-id request) pending :key #'tackle--request-id :test #'equal)
       pending
     (append pending (list request))))
 
 (defun tackle--pending-without (pending id)
   "PENDING without the request whose id is ID."
-  (cl-remove id pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal))
+  (cl-remove id pending :key #'tackle--request-id :test #'equal))
 
 (defun tackle--add-pending (request)
   "Add REQUEST to the waiting approvals, and to every reload in flight."
@@ -483,7 +487,7 @@ Returns non-nil when connected.  Meant for scripts and tests."
                 (alist-get 'tool data) (alist-get 'reason data)
                 (substitute-command-keys "\\[tackle-approvals] to answer"))))
     ("approval.resolved"
-     (tackle--drop-pending (alist-get 'toolCallId data))
+     (tackle--drop-pending (tackle--request-id data))
      (tackle--render-approvals))
     ("agent.state"
      (setq tackle--agent-state (or (alist-get 'state data) "idle"))
@@ -700,6 +704,10 @@ message, \\[tackle-approvals-always] always,
   (let ((start (point)))
     (insert (propertize (tackle--visible (format "%s" (alist-get 'tool request)) t) 'face 'bold)
             (format "  [%s]  %s\n" (alist-get 'effect request) (tackle--visible (alist-get 'reason request) t)))
+    (when (eq (alist-get 'orphaned request) t)
+      (insert (propertize (format "  Orphaned: the process that asked (%s) is gone; nothing will run it.  r clears it.\n"
+                                  (tackle--visible (format "%s" (alist-get 'instance request)) t))
+                          'face 'warning)))
     (when-let ((context (alist-get 'context request)))
       (insert (format "  Context: %s\n" (tackle--visible context t))))
     (insert "  Arguments: " (tackle--one-line (alist-get 'args request) 200) "\n")
@@ -710,7 +718,7 @@ message, \\[tackle-approvals-always] always,
       (insert (propertize (format "  A keeps: %s (C-u A for a wider rule)\n" (tackle--visible (mapconcat #'identity rules ", ") t))
                           'face 'shadow)))
     (insert (propertize "  a approve  r reject  A always  e edit  RET details\n\n" 'face 'shadow))
-    (put-text-property start (point) 'tackle-approval (alist-get 'toolCallId request))))
+    (put-text-property start (point) 'tackle-approval (tackle--request-id request))))
 
 (defun tackle--approval-at-point ()
   (or (get-text-property (point) 'tackle-approval)
@@ -718,11 +726,12 @@ message, \\[tackle-approvals-always] always,
       (user-error "No approval request here")))
 
 (defun tackle--request-by-id (id)
-  (cl-find id tackle--pending :key (lambda (r) (alist-get 'toolCallId r)) :test #'equal))
+  (cl-find id tackle--pending :key #'tackle--request-id :test #'equal))
 
 (defun tackle--answer (id path body what)
-  "POST BODY to PATH to answer approval ID; WHAT is said when done."
-  (tackle--request "POST" path body
+  "POST BODY to PATH to answer approval ID; WHAT is said when done.
+The answer carries who gave it (`user-login-name'), kept with it on the desk."
+  (tackle--request "POST" path (cons (cons 'by (user-login-name)) body)
                    (lambda (status data)
                      (if (eq status 200)
                          (progn

@@ -123,11 +123,11 @@
   (tackle-test--with-server nil
     (let ((box (tackle-test--overwrite "asked\n"))
           (stale '((toolCallId . "made-up") (tool . "write_file") (reason . "test"))))
-      (let ((real (alist-get 'toolCallId (car tackle--pending))))
+      (let ((real (tackle--request-id (car tackle--pending))))
         (tackle-refresh)
         ;; Before the reload's answer is read: one request arrives, the real one is answered elsewhere.
         (tackle--handle-event "approval.requested" stale)
-        (tackle--handle-event "approval.resolved" `((toolCallId . ,real)))
+        (tackle--handle-event "approval.resolved" `((id . ,real)))
         (tackle-test--wait (lambda () (null tackle--approval-logs)) "the reload's answer")
         (should (equal (mapcar (lambda (r) (alist-get 'toolCallId r)) tackle--pending) '("made-up")))
         ;; Let the real call finish, so the server stops cleanly.

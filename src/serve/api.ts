@@ -178,7 +178,7 @@ function apiRoutes(context: ApiContext): Route[] {
     {
       path: "/api/approvals",
       methods: ["GET"],
-      handle: async (_req, res) => json(res, 200, (await desk.waiting()).map(pendingView)),
+      handle: async (_req, res) => json(res, 200, (await desk.waiting()).map((w) => pendingView(w, desk.store.instance))),
     },
     { path: "/api/calls", methods: ["POST"], handle: callRoute(session, maxBody) },
     ...historyRoutes(history),
@@ -265,7 +265,7 @@ async function rulesByTool(session: Session, desk: Desk) {
  * A waiting approval as the API shows it (with spec 002's names beside tackle's), with its clock
  * and the rules "always" would remember.
  */
-function pendingView({ id, request: r, askedAt, expiresAt, instance, orphaned }: DeskItem) {
+function pendingView({ id, request: r, askedAt, expiresAt, instance, orphaned }: DeskItem, here: string) {
   return withSpecNames({
     id,
     toolCallId: r.toolCallId,
@@ -285,6 +285,8 @@ function pendingView({ id, request: r, askedAt, expiresAt, instance, orphaned }:
     alwaysRules: r.alwaysRules ?? [],
     /** Which process waits for the answer; orphaned when it is gone (nothing would run the call). */
     instance,
+    /** Asked by this server's own calls. */
+    local: instance === here,
     orphaned,
   });
 }

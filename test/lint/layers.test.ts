@@ -25,6 +25,7 @@ const HEIGHT: Record<string, number> = {
   "mcp/client": 5,
   tools: 5,
   adapters: 5,
+  store: 5,
   session: 6,
   serve: 7,
   "mcp/server": 7,

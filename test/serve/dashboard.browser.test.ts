@@ -108,7 +108,8 @@ async function rows(page: Page, n: number): Promise<void> {
   await page.locator("#history tr.call").nth(n).waitFor({ state: "detached" });
 }
 
-const card = (page: Page, id: string) => page.locator(`.approval[data-id="${id}"]`);
+/** The card of the call with this toolCallId (cards are keyed by their desk id). */
+const card = (page: Page, id: string) => page.locator(`.approval[data-call="${id}"]`);
 
 describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
   it("approves with the a key, then shows the call in the history and the metrics", async () => {

@@ -132,23 +132,48 @@ async function checkEdit(a, card) {
     note.className = "edit-note invalid"; note.textContent = "The arguments must be a JSON object."; return undefined;
   }
   try {
-    const r = await api("/api/approvals/" + encodeURIComponent(a.toolCallId) + "/check", { args });
+    const r = await api("/api/approvals/" + encodeURIComponent(deskId(a)) + "/check", { args });
     if (!r.valid) { note.className = "edit-note invalid"; note.textContent = "Invalid: " + r.error; return undefined; }
   } catch (err) { note.className = "edit-note invalid"; note.textContent = err.message; return undefined; }
   note.className = "edit-note valid"; note.textContent = "Valid.";
   return args;
 }
 
+/** The desk's id for a waiting call (a toolCallId may repeat across the processes on one desk). */
+function deskId(a) {
+  return a.id || a.toolCallId;
+}
+
+/** A call whose process is gone: nothing would run it, so it can only be cleared. */
+function orphanCard(a) {
+  const card = el("div", undefined, "approval orphaned");
+  card.dataset.id = deskId(a) + ":orphaned";
+  card.dataset.call = a.toolCallId;
+  const head = el("div", undefined, "head");
+  head.append(el("strong", visible(a.tool)), el("span", "orphaned", "pill"), el("span", visible(a.reason)));
+  card.append(head, el("p", "The process that asked (" + visible(a.instance || "?") + ") is gone: nothing will run this call.", "muted"));
+  card.append(el("pre", visibleJson(a.args), "args"));
+  const dismiss = el("button", "Dismiss", "reject");
+  dismiss.onclick = () => answer(deskId(a), { approved: false, message: "dismissed: its process was gone" }, card);
+  const actions = el("div", undefined, "actions");
+  actions.append(dismiss);
+  card.append(actions, el("p", "", "problem invalid"));
+  return card;
+}
+
 function approvalCard(a) {
+  if (a.orphaned) return orphanCard(a);
   const card = el("div", undefined, "approval");
   card.tabIndex = 0;
-  card.dataset.id = a.toolCallId;
+  card.dataset.id = deskId(a);
+  card.dataset.call = a.toolCallId;
   const head = el("div", undefined, "head");
   const cd = el("span", "", "countdown");
-  cd.dataset.id = a.toolCallId;
-  deadlines.set(a.toolCallId, performance.now() + a.remainingMs);
+  cd.dataset.id = deskId(a);
+  deadlines.set(deskId(a), performance.now() + a.remainingMs);
   head.append(el("strong", visible(a.tool)), el("span", a.effect, "pill"), el("span", visible(a.reason)), cd);
   card.append(head);
+  if (a.instance && !a.local) card.append(el("p", "Asked by another tackle process: " + visible(a.instance), "muted from"));
   if (a.context) card.append(el("p", "Agent: " + visible(a.context), "muted"));
   card.append(el("pre", visibleJson(a.args), "args"));
   if (a.preview) card.append(looksLikeDiff(a.preview) ? diffTable(a.preview) : el("pre", visible(a.preview)));
@@ -158,12 +183,12 @@ function approvalCard(a) {
   message.className = "message";
   message.onkeydown = (e) => { if (e.key === "Enter") { e.preventDefault(); reject.click(); } };
   const approve = el("button", "Approve", "approve");
-  approve.onclick = () => answer(a.toolCallId, { approved: true }, card);
+  approve.onclick = () => answer(deskId(a), { approved: true }, card);
   const reject = el("button", "Reject", "reject");
-  reject.onclick = () => answer(a.toolCallId, message.value ? { approved: false, message: message.value } : { approved: false }, card);
+  reject.onclick = () => answer(deskId(a), message.value ? { approved: false, message: message.value } : { approved: false }, card);
   const rules = a.alwaysRules && a.alwaysRules.length ? a.alwaysRules.join(", ") : a.tool;
   const always = el("button", "Always allow " + visible(rules), "always");
-  always.title = "Approve, and for this server's session allow every call matching: " + visible(rules);
+  always.title = "Approve, and allow every later call matching " + visible(rules) + " for every agent on this desk";
   // Wider than the narrowest rule only on purpose: a rule typed here, kept only if it covers this call.
   const wider = el("input");
   wider.placeholder = "or a wider rule, e.g. " + visible(a.tool) + "(src/**)";
@@ -172,7 +197,7 @@ function approvalCard(a) {
   wider.oninput = () => { always.textContent = "Always allow " + visible(wider.value.trim() || rules); };
   always.onclick = () => {
     const rule = wider.value.trim();
-    answer(a.toolCallId, rule ? { approved: true, always: true, alwaysRule: rule } : { approved: true, always: true }, card);
+    answer(deskId(a), rule ? { approved: true, always: true, alwaysRule: rule } : { approved: true, always: true }, card);
   };
   const edit = el("button", "Edit", "edit");
   const actions = el("div", undefined, "actions");
@@ -187,7 +212,7 @@ function approvalCard(a) {
   const sendEdited = el("button", "Approve edited", "approve-edited");
   sendEdited.onclick = async () => {
     const args = await checkEdit(a, card);
-    if (args) answer(a.toolCallId, { approved: true, modifiedArgs: args }, card);
+    if (args) answer(deskId(a), { approved: true, modifiedArgs: args }, card);
   };
   const check = el("button", "Check", "check");
   check.onclick = () => checkEdit(a, card);
@@ -212,8 +237,9 @@ async function loadApprovals() {
   const { value: list, current } = await approvalsLoad(api("/api/approvals"));
   if (!current) return;
   const box = $("approvals");
-  const ids = list.map((a) => a.toolCallId).join("\n");
-  $("waiting-count").textContent = list.length ? "(" + list.length + ")" : "";
+  const ids = list.map((a) => deskId(a) + (a.orphaned ? ":orphaned" : "")).join("\n");
+  const live = list.filter((a) => !a.orphaned).length;
+  $("waiting-count").textContent = live ? "(" + live + ")" : "";
   // Unchanged queue: keep the cards, so a half-typed message or edit survives other events.
   if (ids === approvalIds) return;
   approvalIds = ids;
@@ -221,7 +247,7 @@ async function loadApprovals() {
   const keep = new Map([...box.querySelectorAll(".approval")].map((c) => [c.dataset.id, c]));
   box.replaceChildren();
   if (list.length === 0) box.append(el("p", "Nothing is waiting.", "muted"));
-  for (const a of list) box.append(keep.get(a.toolCallId) || approvalCard(a));
+  for (const a of list) box.append(keep.get(deskId(a) + (a.orphaned ? ":orphaned" : "")) || approvalCard(a));
   // A new request takes the focus only from nothing or from an answered request, never from a field in use.
   const idle = document.activeElement === document.body || (focused && !box.contains(focused));
   if (idle) { const first = box.querySelector(".approval"); if (first) first.focus(); }
