@@ -158,6 +158,9 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   }
   const shared = desk?.sharedRules();
   if (shared) await shared.ready();
+  // Tracing loads only when an OTLP endpoint is configured.
+  const otelWanted = Boolean(loaded.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || loaded.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]);
+  const telemetry = otelWanted ? (await import("./runtime/otel.js")).openTelemetry(loaded.env) : undefined;
   const runner = new ToolRunner({
     registry,
     workspace: loaded.workspace,
@@ -175,6 +178,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       return connecting ? mcpReady : undefined;
     },
     toolWaitMs: callWaitMs,
+    ...(telemetry ? { tracer: telemetry.tracer } : {}),
     ...options.runner,
     ...(desk && shared
       ? { approver: options.desk?.approver?.(desk) ?? desk.approver, sharedRules: shared, audit: storeAudit(desk.store) }
@@ -202,6 +206,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       await runner.close();
       await relay?.close();
       await desk?.store.close();
+      await telemetry?.shutdown().catch(() => undefined);
     },
   };
 }

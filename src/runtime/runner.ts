@@ -17,6 +17,7 @@ import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } 
 import { AuditLog, auditRecord } from "./audit-log.js";
 import { redact } from "./redact.js";
 import type { AuditSink, SharedRules } from "./shared-rules.js";
+import type { CallTracer } from "./call-tracer.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
 import { markUntrusted } from "../core/untrusted.js";
@@ -90,6 +91,8 @@ export interface ToolRunnerOptions {
    * start cannot be written does not run.
    */
   audit?: AuditSink;
+  /** One span per call (OpenTelemetry, when configured). */
+  tracer?: CallTracer;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -117,6 +120,7 @@ export class ToolRunner {
   readonly #sessionAllows = new Map<string, Rule[]>();
   readonly #shared: SharedRules | undefined;
   readonly #audit: AuditSink | undefined;
+  readonly #tracer: CallTracer | undefined;
   readonly #log?: AuditLog;
   readonly #ownsLog: boolean;
   readonly #logger: Logger;
@@ -139,6 +143,7 @@ export class ToolRunner {
     this.#rules = parseRules(options.rules);
     this.#shared = options.sharedRules;
     this.#audit = options.audit;
+    this.#tracer = options.tracer;
     this.#spill = new OutputSpill();
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
@@ -176,6 +181,14 @@ export class ToolRunner {
 
   /** Runs one call to its outcome. Never throws. */
   async run(call: ToolCall, options: RunOptions = {}): Promise<ToolOutcome> {
+    if (!this.#tracer) return await this.#runOne(call, options);
+    const span = this.#tracer.start(String(call.name ?? ""), call.args);
+    const outcome = await this.#runOne(call, options);
+    span.end(outcome);
+    return outcome;
+  }
+
+  async #runOne(call: ToolCall, options: RunOptions): Promise<ToolOutcome> {
     const arriving = this.#toolsArriving([call]);
     if (arriving) await arriving;
     const prepared = parseCall(call, this.registry, this.#maxArgsBytes);
@@ -195,9 +208,11 @@ export class ToolRunner {
     const running: Array<Promise<ToolOutcome>> = [];
     prepared.forEach((p, i) => {
       const waitFor = running.filter((_, j) => conflicts(accesses[i]!, accesses[j]!));
-      running.push(
-        Promise.allSettled(waitFor).then(() => ("tool" in p ? this.#runPrepared(p, options) : this.#finish(p, calls[i]!.args, options))),
+      const span = this.#tracer?.start(String(calls[i]!.name ?? ""), calls[i]!.args);
+      const outcome = Promise.allSettled(waitFor).then(() =>
+        "tool" in p ? this.#runPrepared(p, options) : this.#finish(p, calls[i]!.args, options),
       );
+      running.push(span ? outcome.then((o) => (span.end(o), o)) : outcome);
     });
     return Promise.all(running);
   }

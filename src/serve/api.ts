@@ -178,7 +178,12 @@ function apiRoutes(context: ApiContext): Route[] {
     {
       path: "/api/approvals",
       methods: ["GET"],
-      handle: async (_req, res) => json(res, 200, (await desk.waiting()).map((w) => pendingView(w, desk.store.instance))),
+      handle: async (_req, res) =>
+        json(
+          res,
+          200,
+          (await desk.waiting()).map((w) => pendingView(w, desk.store.instance)),
+        ),
     },
     { path: "/api/calls", methods: ["POST"], handle: callRoute(session, maxBody) },
     ...historyRoutes(history),
