@@ -10,7 +10,7 @@ import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
 import type { SearchProvider } from "./tools/web/search-provider.js";
 import type { Approver } from "./runtime/approver.js";
-import { Desk } from "./store/desk.js";
+import { Desk, type DeskEvent } from "./store/desk.js";
 import { EventRelay } from "./store/event-relay.js";
 import { openStore, storeAddress } from "./store/open-store.js";
 import { storeAudit } from "./store/audit-trail.js";
@@ -59,6 +59,8 @@ export interface DeskOptions {
   serves?: boolean;
   /** The runner's approver, given the desk; default: the desk itself. */
   approver?: (desk: Desk) => Approver;
+  /** Told of the desk's events for this process's calls as they happen (besides the store). */
+  onEvent?: (event: DeskEvent) => void;
 }
 
 /** Everything needed to serve tool calls: configuration, the registry (built-ins and MCP tools) and a runner. */
@@ -149,7 +151,10 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     const sent = relay;
     desk = new Desk(store, {
       ...(options.desk.timeoutMs !== undefined ? { timeoutMs: options.desk.timeoutMs } : {}),
-      onEvent: (e) => sent.send(e.type, e),
+      onEvent: (e) => {
+        options.desk?.onEvent?.(e);
+        sent.send(e.type, e);
+      },
     });
     if (options.desk.serves) {
       relay.watchedHere();

@@ -60,6 +60,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const logger = options.logger ?? createLogger("warn");
 
   const { maxBodyBytes } = options;
+  // Made once the session says where the audit log is; no call waits before then.
+  let history: CallHistory | undefined;
   const session = await openSession({
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
     ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
@@ -71,21 +73,30 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     mcpWaitMs: 0,
     desk: {
       serves: true,
+      onEvent: (e) => history?.observe(e),
       ...(options.store !== undefined ? { store: options.store } : {}),
       ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
     },
   });
   const desk = session.desk!;
+  const own = desk.store.instance;
   const events = new EventHub({ isAfter: (a, b) => desk.store.isAfter(a, b) });
   const logFile = session.loaded.config.log;
   const calls = new CallHistory(logFile ? { logPath: path.resolve(session.loaded.workspace, logFile) } : {});
-  // Every process's events on the store, this server's own included, reach the page and the history.
+  history = calls;
+  // This server's own calls reach its history as they happen (a call's response finds it there);
+  // other processes' through the store. Every process's events reach the page through the store,
+  // each with its id.
+  const ownEvents = session.runner.on("*", (e) => calls.observe(e));
   const stream = new StoreStream(desk.store, (e) => {
-    calls.observe(e.data as ToolEvent | DeskEvent);
+    if (e.instance !== own) calls.observe(e.data as ToolEvent | DeskEvent);
     events.send(e.type, withSpecNames(e.data as object), e.id);
   });
   await stream.start();
-  const unsubscribe = () => stream.close();
+  const unsubscribe = () => {
+    ownEvents();
+    stream.close();
+  };
 
   let boundPort = port;
   const guard = requestGuard({

@@ -2,6 +2,8 @@ import type { Store, StoredEvent } from "../store/store.js";
 
 /** How often the store is read again when no change was announced. */
 const POLL_MS = 250;
+/** Wake-ups within this long are read as one. */
+const GATHER_MS = 5;
 const BATCH = 500;
 
 /**
@@ -15,6 +17,7 @@ export class StoreStream {
   #draining: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  #gathering: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
 
   constructor(store: Store, onEvent: (event: StoredEvent) => void) {
@@ -32,6 +35,14 @@ export class StoreStream {
   }
 
   #wake(): void {
+    if (this.#gathering) return;
+    this.#gathering = setTimeout(() => {
+      this.#gathering = undefined;
+      this.#drainNow();
+    }, GATHER_MS);
+  }
+
+  #drainNow(): void {
     if (this.#draining) {
       this.#again = true;
       return;
@@ -42,7 +53,7 @@ export class StoreStream {
         this.#draining = undefined;
         if (this.#again) {
           this.#again = false;
-          this.#wake();
+          this.#drainNow();
         }
       });
   }
@@ -70,6 +81,7 @@ export class StoreStream {
 
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#gathering) clearTimeout(this.#gathering);
     this.#unwatch?.();
   }
 }

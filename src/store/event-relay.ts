@@ -2,9 +2,11 @@ import type { Store } from "./store.js";
 
 /** How long the answer to "is any desk watching?" is trusted. */
 const DESKS_CHECKED_MS = 2_000;
+/** Events are gathered this long and sent as one batch: one write (or one round trip) for many. */
+const BATCH_MS = 10;
 
 /**
- * Sends a process's events to the store, in order, a batch per turn of the event loop, while
+ * Sends a process's events to the store, in order, a batch every few milliseconds, while
  * some desk (a dashboard, the Emacs package) watches the store: with nobody watching, a busy
  * `tackle mcp` writes nothing it would not otherwise keep. Publishing never holds a call up; a
  * store that fails loses the batch, not the call.
@@ -31,12 +33,14 @@ export class EventRelay {
     this.#queue.push({ type, data });
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      const batch = this.#queue;
-      this.#queue = [];
-      this.#inFlight = this.#inFlight.then(() => this.#publish(batch));
-    });
+    setTimeout(() => this.#flush(), BATCH_MS).unref();
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    if (batch.length) this.#inFlight = this.#inFlight.then(() => this.#publish(batch));
   }
 
   async #publish(batch: Array<{ type: string; data: unknown }>): Promise<void> {
@@ -63,7 +67,7 @@ export class EventRelay {
 
   /** Sends what is queued, then stops. */
   async close(): Promise<void> {
-    await new Promise((r) => setImmediate(r));
+    this.#flush();
     this.#closed = true;
     await this.#inFlight;
   }

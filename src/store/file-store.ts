@@ -23,9 +23,9 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { tackleStateDir } from "../workspace/own-folders.js";
-import { instanceId, MAX_EVENT_BYTES, processAlive, STALE_MS, storedEventLine } from "./instance.js";
+import { instanceId, processAlive, STALE_MS, storedEventLine } from "./instance.js";
 import type { AuditEntry, ClaimResult, DeskAnswer, DeskEntry, DeskItem, InstanceInfo, SharedRule, Store, StoredEvent } from "./store.js";
-import { DeskAnswerSchema, DeskEntrySchema, EventLineSchema, InstanceFileSchema, RuleLineSchema } from "./wire.js";
+import { DeskAnswerSchema, DeskEntrySchema, InstanceFileSchema, RuleLineSchema } from "./wire.js";
 
 /*
  * The file store: one private folder per workspace under tackle's state folder, which no tool and
@@ -252,38 +252,34 @@ export class FileStore implements Store {
   }
 
   async eventsAfter(after: string | undefined, limit: number): Promise<StoredEvent[]> {
-    const file = path.join(this.#dir, "events.jsonl");
     let fd: number;
     try {
-      fd = openSync(file, "r");
+      fd = openSync(path.join(this.#dir, "events.jsonl"), "r");
     } catch {
       return [];
     }
     try {
       const size = fstatSync(fd).size;
-      let start = after === undefined ? 0 : Number(after);
+      let pos = after === undefined ? 0 : Number(after);
       // An id from another file (the folder was cleared) starts again from the beginning.
-      if (!Number.isSafeInteger(start) || start < 0 || start > size) start = 0;
+      if (!Number.isSafeInteger(pos) || pos < 0 || pos > size) pos = 0;
       const out: StoredEvent[] = [];
-      const chunk = Buffer.alloc(Math.min(size - start, Math.max(64 * 1024, MAX_EVENT_BYTES * 2)));
-      let pos = start;
-      let carry = Buffer.alloc(0);
+      let carry: Buffer | undefined;
       while (pos < size && out.length < limit) {
-        const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - pos), pos);
+        const chunk = Buffer.allocUnsafe(Math.min(size - pos, READ_CHUNK));
+        const n = readSync(fd, chunk, 0, chunk.length, pos);
         if (n <= 0) break;
-        let buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
-        let lineStart = pos - carry.length;
+        const buf = carry ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+        let lineStart = pos - (carry?.length ?? 0);
         pos += n;
-        let nl: number;
-        while (out.length < limit && (nl = buf.indexOf(10)) !== -1) {
-          const end = lineStart + nl + 1;
-          const parsed = EventLineSchema.safeParse(jsonOrUndefined(buf.subarray(0, nl).toString("utf8")));
-          if (parsed.success) out.push({ ...parsed.data, id: String(end) });
-          buf = buf.subarray(nl + 1);
-          lineStart = end;
+        let from = 0;
+        for (let nl = buf.indexOf(10); nl !== -1 && out.length < limit; nl = buf.indexOf(10, from)) {
+          const event = eventFrom(buf.toString("utf8", from, nl));
+          lineStart += nl + 1 - from;
+          if (event) out.push({ ...event, id: String(lineStart) });
+          from = nl + 1;
         }
-        if (out.length >= limit) break;
-        carry = Buffer.from(buf);
+        carry = from < buf.length ? Buffer.from(buf.subarray(from)) : undefined;
       }
       return out;
     } finally {
@@ -365,6 +361,17 @@ export class FileStore implements Store {
     this.#fds.clear();
     if (this.#made) unlinkQuietly(path.join(this.#dir, "instances", `${safeId(this.instance)}.json`));
   }
+}
+
+/** How much of events.jsonl is read at a time. */
+const READ_CHUNK = 256 * 1024;
+
+/** An events.jsonl line as an event, or undefined for one that is not (checked by hand: this runs for every event). */
+function eventFrom(line: string): Omit<StoredEvent, "id"> | undefined {
+  const e = jsonOrUndefined(line) as Partial<StoredEvent> | undefined;
+  if (!e || typeof e !== "object" || typeof e.type !== "string" || typeof e.instance !== "string" || typeof e.at !== "number")
+    return undefined;
+  return { type: e.type, data: e.data, instance: e.instance, at: e.at };
 }
 
 /** An id as a file name: nothing that could leave the folder. */

@@ -44,6 +44,9 @@ function cutStrings(value: unknown, depth: number): unknown {
 
 /** One line of the file store's events.jsonl. */
 export function storedEventLine(event: { type: string; data: unknown }, instance: string, at: number): string {
+  const line = JSON.stringify({ type: event.type, data: event.data, instance, at });
+  // Most events are small: measured once, as the line they make.
+  if (line.length <= MAX_EVENT_BYTES / 4 || Buffer.byteLength(line) <= MAX_EVENT_BYTES) return `${line}\n`;
   const e = boundedEvent(event);
   return `${JSON.stringify({ type: e.type, data: e.data, instance, at })}\n`;
 }

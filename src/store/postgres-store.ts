@@ -283,10 +283,12 @@ export class PostgresStore implements Store {
   }
 
   async audit(entry: AuditEntry): Promise<void> {
-    await this.#pool.query(
-      "INSERT INTO tackle_audit (namespace, instance, tool_call_id, phase, tool, record) VALUES ($1, $2, $3, $4, $5, $6)",
-      [this.#ns, this.instance, entry.toolCallId, entry.phase, entry.tool, JSON.stringify(entry.record)],
-    );
+    // Named, so each connection parses and plans it once: two of these are on every call's path.
+    await this.#pool.query({
+      name: "tackle_audit_insert",
+      text: "INSERT INTO tackle_audit (namespace, instance, tool_call_id, phase, tool, record) VALUES ($1, $2, $3, $4, $5, $6)",
+      values: [this.#ns, this.instance, entry.toolCallId, entry.phase, entry.tool, JSON.stringify(entry.record)],
+    });
   }
 
   onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {

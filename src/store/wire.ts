@@ -51,5 +51,3 @@ const KeptRule = z.object({
   tool: z.string().optional(),
 });
 export const RuleLineSchema = z.union([z.object({ removed: z.string(), by: z.string(), at: z.number() }), KeptRule]);
-
-export const EventLineSchema = z.object({ type: z.string(), data: z.unknown(), instance: z.string(), at: z.number() });
