@@ -142,11 +142,18 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   let relay: EventRelay | undefined;
   if (options.desk) {
     const storeConfig = loaded.config.store;
-    const store = await openStore(
-      storeAddress(options.desk.store, storeConfig, loaded.env),
-      loaded.workspace,
-      typeof storeConfig === "object" ? storeConfig.namespace : undefined,
-    );
+    let store;
+    try {
+      store = await openStore(
+        storeAddress(options.desk.store, storeConfig, loaded.env),
+        loaded.workspace,
+        typeof storeConfig === "object" ? storeConfig.namespace : undefined,
+      );
+    } catch (err) {
+      // What the session started (MCP servers, language servers) does not outlive it.
+      await Promise.allSettled(closers.map((c) => c()));
+      throw err;
+    }
     relay = new EventRelay(store);
     const sent = relay;
     desk = new Desk(store, {

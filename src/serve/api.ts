@@ -12,6 +12,7 @@ import { approvalAnswer } from "./approval-answer.js";
 import type { CallHistory } from "./call-history.js";
 import { historyRoutes } from "./history-routes.js";
 import type { Handler, Route } from "./route.js";
+import type { Metrics } from "../runtime/metrics.js";
 import { parseRule, parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
 
 /** Largest request body accepted. */
@@ -46,6 +47,8 @@ export interface ApiContext {
   desk: Desk;
   events: EventHub;
   history: CallHistory;
+  /** Every process's calls on the store since this server started. */
+  metrics: Metrics;
   maxBodyBytes?: number;
 }
 
@@ -136,7 +139,7 @@ function apiRoutes(context: ApiContext): Route[] {
         json(res, 200, { ok: true, id });
       },
     },
-    { path: "/api/metrics", methods: ["GET"], handle: (_req, res) => json(res, 200, session.runner.metrics.all()) },
+    { path: "/api/metrics", methods: ["GET"], handle: (_req, res) => json(res, 200, context.metrics.all()) },
     // Recent durations per tool, for the dashboard's charts.
     { path: "/api/metrics/recent", methods: ["GET"], handle: (_req, res) => json(res, 200, history.series()) },
     {

@@ -7,6 +7,8 @@ import type { Desk } from "../store/desk.js";
 import { StoreStream } from "./store-stream.js";
 import type { ToolEvent } from "../runtime/events.js";
 import type { DeskEvent } from "../store/desk.js";
+import { Metrics } from "../runtime/metrics.js";
+import type { ToolOutcome } from "../core/result.js";
 import { withSpecNames } from "./spec-names.js";
 import { EventHub } from "./event-hub.js";
 import { apiHandler } from "./api.js";
@@ -87,9 +89,17 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   // This server's own calls reach its history as they happen (a call's response finds it there);
   // other processes' through the store. Every process's events reach the page through the store,
   // each with its id.
-  const ownEvents = session.runner.on("*", (e) => calls.observe(e));
+  // Metrics of every process on the store since this server started: its own and the others'.
+  const metrics = new Metrics();
+  const ownEvents = session.runner.on("*", (e) => {
+    calls.observe(e);
+    if (e.type === "tool.result") metrics.record(e.outcome);
+  });
   const stream = new StoreStream(desk.store, (e) => {
-    if (e.instance !== own) calls.observe(e.data as ToolEvent | DeskEvent);
+    if (e.instance === own) return void events.send(e.type, withSpecNames(e.data as object), e.id);
+    calls.observe(e.data as ToolEvent | DeskEvent);
+    const outcome = e.type === "tool.result" ? resultOutcome(e.data) : undefined;
+    if (outcome) metrics.record(outcome);
     events.send(e.type, withSpecNames(e.data as object), e.id);
   });
   await stream.start();
@@ -108,7 +118,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     // EventSource cannot send headers, so the event stream alone may carry the token in the query.
     tokenInQuery: (url) => url.pathname === "/api/events",
   });
-  const handle = apiHandler({ session, desk, events, history: calls, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  const handle = apiHandler({ session, desk, events, history: calls, metrics, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   const server = createServer((req, res) => {
     let url: URL;
     try {
@@ -176,4 +186,12 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     })());
 
   return { url: `http://${shown}:${boundPort}/`, port: boundPort, session, desk, events, history: calls, close, closed };
+}
+
+/** The outcome in another process's tool.result event, when it has the fields the metrics count. */
+function resultOutcome(data: unknown): ToolOutcome | undefined {
+  const outcome = (data as { outcome?: Partial<ToolOutcome> } | undefined)?.outcome;
+  if (!outcome || typeof outcome.toolName !== "string" || typeof outcome.executionTimeMs !== "number") return undefined;
+  if (!["success", "error", "rejected", "cancelled"].includes(String(outcome.status))) return undefined;
+  return outcome as ToolOutcome;
 }

@@ -85,6 +85,12 @@ if ("skip" in found) {
       const ids = types.map((m) => BigInt(m[1]!));
       expect([...ids].sort((x, y) => (x < y ? -1 : 1))).toEqual(ids);
       expect((await api(b, "/api/events", undefined, { "Last-Event-ID": "x; drop table" })).status).toBe(400);
+      // B's metrics and history count A's call.
+      const metrics = await waitFor(async () =>
+        (await api(b, "/api/metrics")).json.find((m: any) => m.tool === "write_file" && m.calls >= 1),
+      );
+      expect(metrics.successes).toBeGreaterThanOrEqual(1);
+      expect((await api(b, "/api/history")).json.items.map((c: any) => c.toolCallId)).toContain("call-a");
     });
 
     it("a rule a person writes on B applies to calls on A", async () => {
