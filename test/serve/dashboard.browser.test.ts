@@ -7,6 +7,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServe, type ServeHandle, type ServeOptions } from "../../src/serve/server.js";
 import { tempDir } from "../support/tools.js";
+import { Desk } from "../../src/store/desk.js";
+import { FileStore } from "../../src/store/file-store.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 // Taken into memory by default, so a run leaves nothing behind; the committed copy in
@@ -347,5 +349,39 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await card(page, "w5").locator("button.approve").click();
     expect((await done).status).toBe("success");
     expect(outside).toEqual([]);
+  });
+
+  it("shows a call another tackle process waits on and answers it; an orphaned one can only be dismissed", async () => {
+    const h = await serve();
+    const { page } = await open(h);
+    // Another process on the same desk (tackle mcp, say), publishing its events as the session does.
+    const store = new FileStore(h.desk.store.location.slice("file:".length));
+    const other = new Desk(store, { onEvent: (e) => void store.publish([{ type: e.type, data: e }]) });
+    const asked = other.approver(
+      { toolCallId: "remote-1", tool: "write_file", args: { path: "a.txt" }, effect: "write", reason: "it overwrites a.txt" },
+      new AbortController().signal,
+    );
+    calls.push(asked);
+    const remote = card(page, "remote-1");
+    await remote.locator("text=Asked by another tackle process").waitFor();
+    await remote.focus();
+    await page.keyboard.press("a");
+    expect(await asked).toMatchObject({ approved: true, shared: true });
+    await remote.waitFor({ state: "detached" });
+    await store.post({
+      id: "desk_gone",
+      request: { toolCallId: "gone-1", tool: "shell", args: { command: "make" }, effect: "execute", reason: "it runs make" },
+      instance: "elsewhere:1:dead",
+      askedAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+    const orphan = card(page, "gone-1");
+    await orphan.locator("text=is gone: nothing will run this call").waitFor();
+    expect(await orphan.locator("button").allTextContents()).toEqual(["Dismiss"]);
+    await orphan.locator("button", { hasText: "Dismiss" }).click();
+    await orphan.waitFor({ state: "detached" });
+    expect((await h.desk.waiting()).length).toBe(0);
+    await other.close();
+    await store.close();
   });
 });

@@ -436,6 +436,10 @@ const refreshState = later(loadState, 100);
 const refreshApprovals = later(loadApprovals, 50);
 const refreshTools = later(loadTools, 300);
 
+// A process that dies says nothing: the queue is looked at again now and then while anything waits,
+// so its calls show as orphaned.
+setInterval(() => { if (approvalIds) refreshApprovals(); }, 5000);
+
 function connect() {
   const status = $("status");
   const source = new EventSource("/api/events" + (token ? "?token=" + encodeURIComponent(token) : ""));
@@ -450,7 +454,7 @@ function connect() {
     source.addEventListener(type, (e) => {
       let data;
       try { data = JSON.parse(e.data); } catch { data = e.data; }
-      const summary = type === "tool.result" ? data.tool + " → " + data.outcome.status
+      const summary = type === "tool.result" ? data.tool + " → " + (data.outcome ? data.outcome.status : data.status)
         : type === "agent.state" ? data.state
         : type === "file.changed" ? data.operation + " " + data.path
         : type === "tool.output" ? data.tool + ": " + String(data.chunk).slice(0, 200)
