@@ -23,8 +23,21 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   HOMEBREW_NO_AUTO_UPDATE: "1",
 };
 
-/** Variables that make bash read a startup file, or that undo NO_COLOR. */
-const DROPPED = ["BASH_ENV", "ENV", "PROMPT_COMMAND", "FORCE_COLOR", "CLICOLOR_FORCE"];
+/**
+ * Variables that make bash read a startup file, or that undo NO_COLOR; and tackle's own secrets:
+ * with the servers' tokens or the shared store's address (and its password), a command could
+ * answer its own approval requests.
+ */
+const DROPPED = [
+  "BASH_ENV",
+  "ENV",
+  "PROMPT_COMMAND",
+  "FORCE_COLOR",
+  "CLICOLOR_FORCE",
+  "TACKLE_STORE",
+  "TACKLE_SERVE_TOKEN",
+  "TACKLE_MCP_TOKEN",
+];
 
 /**
  * Git settings a repository's own config could use to run a program on a read-only command

@@ -35,6 +35,25 @@ async function run(
 const marker = () => `tackle-test-${randomUUID().slice(0, 8)}`;
 
 describe("shell behaviour", () => {
+  it("keeps tackle's own secrets (server tokens, the shared store's address) from commands", async () => {
+    const saved = { ...process.env };
+    process.env.TACKLE_STORE = "postgres://tackle:store-secret@127.0.0.1/db";
+    process.env.TACKLE_SERVE_TOKEN = "serve-secret";
+    process.env.TACKLE_MCP_TOKEN = "mcp-secret";
+    process.env.TACKLE_KEPT = "kept";
+    try {
+      const r = await run("env");
+      const out = (r.structured as Structured).stdout;
+      expect(out).not.toMatch(/store-secret|serve-secret|mcp-secret/);
+      expect(out).toContain("TACKLE_KEPT=kept");
+    } finally {
+      for (const key of ["TACKLE_STORE", "TACKLE_SERVE_TOKEN", "TACKLE_MCP_TOKEN", "TACKLE_KEPT"]) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
+    }
+  });
+
   it("returns stdout, stderr, exit code and signal", async () => {
     const r = await run("echo out; echo err >&2; exit 3");
     expect(r.structured).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 3, signal: null });
