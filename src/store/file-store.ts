@@ -40,6 +40,8 @@ import { DeskAnswerSchema, DeskEntrySchema, InstanceFileSchema, RuleLineSchema }
 
 /** How often an instance touches its heartbeat file. */
 const HEARTBEAT_MS = 3_000;
+/** events.jsonl is begun again past this size. */
+const EVENTS_KEPT_BYTES = 32 * 1024 * 1024;
 /** Answers are kept this long after their wait settles, to tell a late second answer who won. */
 const ANSWER_KEPT_MS = 60 * 60_000;
 
@@ -68,7 +70,10 @@ export class FileStore implements Store {
   #watchers: FSWatcher[] = [];
   #lastSweep = 0;
 
-  constructor(dir: string) {
+  readonly #eventsKeptBytes: number;
+
+  constructor(dir: string, options: { eventsKeptBytes?: number } = {}) {
+    this.#eventsKeptBytes = options.eventsKeptBytes ?? EVENTS_KEPT_BYTES;
     this.#dir = path.resolve(dir);
     this.location = `file:${this.#dir}`;
   }
@@ -248,7 +253,36 @@ export class FileStore implements Store {
   async publish(events: ReadonlyArray<{ type: string; data: unknown }>): Promise<void> {
     if (events.length === 0) return;
     const at = Date.now();
+    this.#followRotation("events.jsonl");
     this.#append("events.jsonl", events.map((e) => storedEventLine(e, this.instance, at)).join(""));
+  }
+
+  /**
+   * Events are a replay buffer, not the record: past a size (32 MiB by default) the file is moved to
+   * events.old.jsonl and a new one begun (readers past its end start it from the beginning). A
+   * writer whose file another process moved opens the new one.
+   */
+  #followRotation(name: string): void {
+    const fd = this.#fds.get(name);
+    if (fd === undefined) return;
+    const file = path.join(this.#dir, name);
+    const mine = fstatSync(fd);
+    let current: ReturnType<typeof statSync> | undefined;
+    try {
+      current = statSync(file);
+    } catch {
+      // moved away and not yet begun again
+    }
+    if (current && current.ino === mine.ino && mine.size < this.#eventsKeptBytes) return;
+    if (current && current.ino === mine.ino) {
+      try {
+        renameSync(file, path.join(this.#dir, "events.old.jsonl"));
+      } catch {
+        // another process moved it first
+      }
+    }
+    closeSync(fd);
+    this.#fds.delete(name);
   }
 
   async eventsAfter(after: string | undefined, limit: number): Promise<StoredEvent[]> {

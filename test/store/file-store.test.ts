@@ -75,4 +75,23 @@ describe("the file store", () => {
     await a.close();
     await b.close();
   });
+
+  it("begins events.jsonl again past its size; every writer follows, and a reader past the end starts the new one", async () => {
+    const at = fresh();
+    const a = new FileStore(at, { eventsKeptBytes: 4096 });
+    const b = new FileStore(at, { eventsKeptBytes: 4096 });
+    await b.publish([{ type: "first", data: {} }]);
+    let cursor = await b.lastEventId();
+    for (let i = 0; i < 40; i++) await a.publish([{ type: "tick", data: { i, pad: "z".repeat(200) } }]);
+    cursor = (await b.eventsAfter(cursor, 1000)).at(-1)!.id;
+    await b.publish([{ type: "from-b", data: {} }]);
+    await a.publish([{ type: "from-a", data: {} }]);
+    expect(statSync(path.join(at, "events.jsonl")).size).toBeLessThan(4096 + 1024);
+    expect(statSync(path.join(at, "events.old.jsonl")).size).toBeGreaterThan(4096);
+    const resumed = await b.eventsAfter(cursor, 1000);
+    expect(resumed.map((e) => e.type)).toContain("from-b");
+    expect(resumed.map((e) => e.type)).toContain("from-a");
+    await a.close();
+    await b.close();
+  });
 });
