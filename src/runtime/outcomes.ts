@@ -5,6 +5,11 @@ import type { Prepared } from "./parse-call.js";
 
 /* The shapes a call ends in: every way out of the runner builds its outcome here. */
 
+/** Milliseconds since `started`, to the hundredth: a duration people read, not float noise. */
+export function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
 export function failed(id: string, name: string, started: number, code: ErrorCode, message: string): ToolOutcome {
   return errorOutcome(id, name, started, new ToolError(code, message));
 }
@@ -27,7 +32,7 @@ export function errorOutcome(id: string, name: string, started: number, error: T
       // What the tool attached for its caller; the runner's own bookkeeping (a failed result) stays out.
       ...(error.details && !("result" in error.details) ? { details: error.details } : {}),
     },
-    executionTimeMs: performance.now() - started,
+    executionTimeMs: elapsedMs(started),
     ...(approvedBy ? { approvedBy } : {}),
   };
 }
@@ -39,7 +44,8 @@ export function rejected(p: Prepared, by: ApprovedBy, code: ErrorCode, message: 
     toolName: p.name,
     content: message,
     error: { code, message, recoverable: false },
-    executionTimeMs: performance.now() - p.started,
+    // It never ran.
+    executionTimeMs: 0,
     approvedBy: by,
   };
 }

@@ -26,7 +26,7 @@ import { outputMismatch } from "./output-check.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { judgeChanges } from "./change-approval.js";
 import { parseCall, type Prepared } from "./parse-call.js";
-import { addExtras, cancelled, changedList, changedPaths, errorOutcome, rejected, withWait } from "./outcomes.js";
+import { addExtras, cancelled, changedList, changedPaths, elapsedMs, errorOutcome, rejected, withWait } from "./outcomes.js";
 
 export type { ToolCall } from "../core/tool-call.js";
 
@@ -543,7 +543,7 @@ export class ToolRunner {
             toolCallId: p.id,
             toolName: p.name,
             approvedBy,
-            executionTimeMs: performance.now() - p.started,
+            executionTimeMs: elapsedMs(p.started),
             metadata: { ...hit.metadata, cached: true },
           },
           p.args,
@@ -652,7 +652,7 @@ export class ToolRunner {
       toolCallId: p.id,
       toolName: p.name,
       content: result.content,
-      executionTimeMs: performance.now() - p.started,
+      executionTimeMs: elapsedMs(p.started),
       approvedBy,
     };
     addExtras(outcome, result);

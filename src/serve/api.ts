@@ -153,6 +153,7 @@ function apiRoutes(context: ApiContext): Route[] {
           active,
           waiting: waiting.filter((w) => !w.orphaned).length,
           orphaned: waiting.filter((w) => w.orphaned).length,
+          workspace: session.loaded.workspace,
           store: { kind: desk.store.kind, location: desk.store.location },
         });
       },

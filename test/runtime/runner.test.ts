@@ -50,6 +50,14 @@ describe("lookup and validation", () => {
     expect(out.executionTimeMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("gives durations to the hundredth of a millisecond, and none to a call that never ran", async () => {
+    const out = await runner().run({ name: "echo", args: { text: "ab" } });
+    expect(String(out.executionTimeMs)).toMatch(/^\d+(\.\d{1,2})?$/);
+    const refused = await runner().run({ name: "write_note", args: { path: "x", text: "y" } });
+    expect(refused.status).toBe("rejected");
+    expect(refused.executionTimeMs).toBe(0);
+  });
+
   it("resolves aliases and keeps the called name", async () => {
     const out = await runner().run({ name: "say", args: { text: "x" } });
     expect(out).toMatchObject({ status: "success", toolName: "say", content: "x" });

@@ -125,6 +125,9 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     await expect(c.locator("table.diff tr.del td.n").first().textContent()).resolves.toBe("2");
     await expect(c.locator("button.always").textContent()).resolves.toContain("write_file");
     await c.locator(".countdown", { hasText: /min .* left/ }).waitFor();
+    // The header says the agent waits for a person, not that it is idle, and which workspace this is.
+    await page.locator("#agent", { hasText: "waiting for you (1)" }).waitFor();
+    await expect(page.locator("#workspace").textContent()).resolves.toBe(ws.dir);
 
     // The metrics before, to see them change.
     await page.click('nav button[data-tab="metrics"]');
@@ -135,6 +138,7 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     expect((await done).status).toBe("success");
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
     await page.locator("#approvals", { hasText: "Nothing is waiting." }).waitFor();
+    await page.locator("#agent", { hasText: /^(idle|running tools)$/ }).waitFor();
 
     await page.locator('#metrics tr[data-tool="write_file"] td.calls', { hasText: "1" }).waitFor();
     await page.locator('#metrics tr[data-tool="write_file"] svg.spark rect.bar').waitFor({ state: "attached" });

@@ -389,8 +389,11 @@ async function loadState() {
   const { value: s, current } = await stateLoad(api("/api/state"));
   if (!current) return;
   const agent = $("agent");
-  agent.textContent = s.state === "tool_execution" ? "running tools" : "idle";
-  agent.className = "pill" + (s.state === "tool_execution" ? " busy" : "");
+  // Waiting for a person is not idle: the agent is held up until someone answers.
+  const waiting = s.waiting > 0;
+  agent.textContent = waiting ? "waiting for you (" + s.waiting + ")" : s.state === "tool_execution" ? "running tools" : "idle";
+  agent.className = "pill" + (waiting ? " waiting" : s.state === "tool_execution" ? " busy" : "");
+  if (s.workspace) { $("workspace").textContent = visible(s.workspace); document.title = "tackle · " + visible(s.workspace); }
   $("active").textContent = s.active.length ? s.active.map((a) => a.tool + " (" + a.status + ")").join(", ") : "";
 }
 
