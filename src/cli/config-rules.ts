@@ -47,9 +47,26 @@ export function addRule(file: string, list: RuleList, rule: string): boolean {
   const text = read(file);
   writeFileSync(
     file,
-    applyEdits(text, modify(text, ["permissions", list, -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })),
+    withCommaBeforeComments(
+      applyEdits(text, modify(text, ["permissions", list, -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })),
+      list,
+    ),
   );
   return true;
+}
+
+/**
+ * A comma after the list's last element when commented-out examples follow it (`tackle init`
+ * writes some): a person who uncomments one then still has valid JSON. Trailing commas are allowed.
+ */
+function withCommaBeforeComments(text: string, list: RuleList): string {
+  const array = findNodeAtLocation(parseTree(text)!, ["permissions", list]);
+  const last = array?.children?.at(-1);
+  if (!array || !last) return text;
+  const end = last.offset + last.length;
+  const rest = text.slice(end, array.offset + array.length - 1);
+  if (!/^\s*\/\//.test(rest) || rest.trimStart().startsWith(",")) return text;
+  return `${text.slice(0, end)},${text.slice(end)}`;
 }
 
 /**
@@ -64,7 +81,11 @@ function removal(text: string, list: RuleList, index: number): Edit {
   const next = items[index + 1];
   if (next) return { offset: item.offset, length: next.offset - item.offset, content: "" };
   const previous = items[index - 1];
-  if (!previous) return { offset: item.offset, length: end - item.offset, content: "" };
+  if (!previous) {
+    // The only element: a trailing comma after it goes too.
+    const trailing = /^\s*,/.exec(text.slice(end))?.[0].length ?? 0;
+    return { offset: item.offset, length: end + trailing - item.offset, content: "" };
+  }
   const comma = text.indexOf(",", previous.offset + previous.length);
   return { offset: comma, length: end - comma, content: "" };
 }

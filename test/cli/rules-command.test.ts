@@ -35,6 +35,18 @@ describe("tackle rules", () => {
     expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual([]);
   }, 120_000);
 
+  it("leaves a comma before tackle init's commented examples, so uncommenting one keeps the file valid", async () => {
+    expect((await runCli(["init", "--workspace", ws.dir])).code).toBe(0);
+    expect((await runCli(["rules", "add", "shell(npm test)", "--workspace", ws.dir])).code).toBe(0);
+    const file = path.join(ws.dir, "tackle.config.json");
+    const text = readFileSync(file, "utf8");
+    expect(text).toMatch(/"shell\(npm test\)",\n\s*\/\/ "shell\(git status\*\)",/);
+    writeFileSync(file, text.replace('// "shell(git status*)",', '"shell(git status*)",'));
+    expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual(["shell(npm test)", "shell(git status*)"]);
+    expect((await runCli(["rules", "remove", "shell(git status*)", "--workspace", ws.dir])).code).toBe(0);
+    expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual(["shell(npm test)"]);
+  }, 120_000);
+
   it("refuses a malformed rule and a rule that is not there, and creates the file when there is none", async () => {
     const bad = await runCli(["rules", "add", "bad rule(", "--workspace", ws.dir]);
     expect(bad.code).toBe(2);
