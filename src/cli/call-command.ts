@@ -175,6 +175,20 @@ Examples:
           },
         );
         if (streamed !== "" && !streamed.endsWith("\n")) process.stdout.write("\n");
+        if (
+          !flags.json &&
+          outcome.status === "success" &&
+          session.registry.canonicalName(name) === "shell_background" &&
+          /^Started /.test(outcome.content)
+        ) {
+          // The job belongs to this process: a person must know the command stays until the job ends.
+          process.stderr.write(
+            `${err.warning(
+              "tackle: background jobs live as long as the process that serves them, so this command waits for the job to end " +
+                "(Ctrl-C stops both). Start jobs through tackle mcp or tackle serve to go on while they run.",
+            )}\n`,
+          );
+        }
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
         else if (outcome.status === "success") {
           if (streamed === "") {

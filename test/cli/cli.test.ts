@@ -115,6 +115,15 @@ describe("tackle call", () => {
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("overwritten");
   });
 
+  it("says plainly that a background job started from the command line keeps the command until it ends", async () => {
+    const r = await call("shell_background", { command: "sleep 1" }, "--approval", "all");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Started job_1/);
+    expect(r.stderr).toMatch(/background jobs live as long as the process that serves them, so this command waits for the job to end/);
+    const list = await call("shell_background", { action: "list" });
+    expect(list.stderr).not.toMatch(/live as long/);
+  });
+
   it("reads arguments from standard input with --args -", async () => {
     const r = await runCli(["call", "read_file", "--args", "-", "--workspace", ws.dir], { input: '{"path":"a.txt"}' });
     expect(r.code).toBe(0);
