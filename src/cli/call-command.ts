@@ -179,7 +179,7 @@ Examples:
           !flags.json &&
           outcome.status === "success" &&
           session.registry.canonicalName(name) === "shell_background" &&
-          /^Started /.test(outcome.content)
+          outcome.content.startsWith("Started ")
         ) {
           // The job belongs to this process: a person must know the command stays until the job ends.
           process.stderr.write(
