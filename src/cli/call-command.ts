@@ -78,15 +78,21 @@ Examples:
       const { openSession } = await import("../session.js");
       let saveRules: ((request: ApprovalRequest) => Promise<SavedRules>) | undefined;
       let allowingRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
+      let modeNow = (): string => flags.approval ?? "safe";
       const asking: Approver & { close?: () => void } = interactive
         ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request) })
         : async (request) => {
             // The exact rules that would let it run, so the hint can be followed as it stands.
             story.rules = await allowingRules!(request);
             const rules = story.rules.map((r) => JSON.stringify(r)).join(", ");
-            const how = rules
-              ? `run it with --approval all, or allow it in tackle.config.json with permissions.allow: [${rules}]`
-              : "no allow rule covers it, so only --approval all runs it";
+            story.modeAll = modeNow() === "all";
+            const how = story.modeAll
+              ? rules
+                ? `even in approval mode all it needs a person, or permissions.allow: [${rules}] in tackle.config.json`
+                : "even in approval mode all it needs a person: run it at a terminal to approve it"
+              : rules
+                ? `run it with --approval all, or allow it in tackle.config.json with permissions.allow: [${rules}]`
+                : "no allow rule covers it, so only --approval all runs it";
             return { approved: false, automatic: true, message: `it needs approval and no terminal is attached to ask; ${how}` };
           };
       // Remembers why a person was wanted, to explain a rejection in the person's terms.
@@ -104,6 +110,7 @@ Examples:
         only: [name],
         runner: { approver },
       });
+      modeNow = () => session.runner.approval;
       allowingRules = async (request) => {
         const found = session.registry.get(request.tool);
         if (!found) return [];

@@ -13,6 +13,8 @@ export interface CallStory {
   rules?: string[];
   /** The tool's output was already shown as it arrived; the message need not repeat it. */
   streamed?: boolean;
+  /** The approval mode was already `all`: advice never suggests what is already on. */
+  modeAll?: boolean;
 }
 
 const shellQuote = (text: string) => (/^[\w./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
@@ -43,13 +45,14 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
       const rules = story.rules ?? [];
       const why = story.askedBecause ? ` (${story.askedBecause})` : "";
       const head = `${colour.warning("Not run")}: ${tool} needs approval${why}, and no terminal is attached to ask.`;
+      const orAll = story.modeAll ? "" : ", or add --approval all";
       if (rules.length === 0) {
-        return `${head}\n${colour.dim("No rule can allow it: run it from a terminal to approve it, or add --approval all.")}`;
+        return `${head}\n${colour.dim(`No rule can allow it: run it from a terminal to approve it${orAll}.`)}`;
       }
       return [
         head,
         colour.dim(
-          `To run it, call it from a terminal, add --approval all, or allow it for good${rules.length > 1 ? " (all of these)" : ""}:`,
+          `To run it, call it from a terminal${story.modeAll ? "" : ", add --approval all,"} or allow it for good${rules.length > 1 ? " (all of these)" : ""}:`,
         ),
         ...rules.map((r) => `  tackle rules add ${shellQuote(r)}`),
       ].join("\n");

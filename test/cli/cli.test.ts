@@ -115,6 +115,17 @@ describe("tackle call", () => {
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("overwritten");
   });
 
+  it("never suggests --approval all when it is already on", async () => {
+    writeFileSync(path.join(ws.dir, "Makefile"), "all:\n");
+    const r = await call("write_file", { path: "Makefile", content: "x" }, "--approval", "all");
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/To run it, call it from a terminal or allow it for good:\n {2}tackle rules add 'write_file\(Makefile\)'/);
+    expect(r.stderr).not.toContain("--approval all");
+    const json = await call("write_file", { path: "Makefile", content: "x" }, "--approval", "all", "--json");
+    expect(json.stdout).not.toContain("--approval all");
+    expect(readFileSync(path.join(ws.dir, "Makefile"), "utf8")).toBe("all:\n");
+  });
+
   it("says plainly that a background job started from the command line keeps the command until it ends", async () => {
     const r = await call("shell_background", { command: "sleep 1" }, "--approval", "all");
     expect(r.code, r.stderr).toBe(0);

@@ -112,6 +112,17 @@ describe("shell through ToolRunner", () => {
     expect(existsSync(target)).toBe(true);
   });
 
+  it("arithmetic on literal numbers is known before it runs: mode all with a deny rule runs it", async () => {
+    const r = runner("all", { deny: ["shell(rm:*)"] });
+    const out = await r.run({ name: "shell", args: { command: "echo hello-$((6*7)) $(( (7 - 10) / 2 ))" } });
+    expect(out.status, out.content).toBe("success");
+    expect(out.content).toContain("hello-42 -1");
+    // A variable or another base is still for a person; a denied command is denied with its value worked out.
+    for (const command of ["echo $((x*2))", "echo $((010))", "rm -f victim$((1)).txt"]) {
+      expect((await r.run({ name: "shell", args: { command } })).status, command).toBe("rejected");
+    }
+  });
+
   it("the dangerous list is denied even in mode all with an allow-everything rule", async () => {
     const r = runner("all", { allow: ["shell"] });
     for (const command of [

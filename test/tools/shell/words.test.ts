@@ -35,6 +35,9 @@ describe("word resolution in commands", () => {
     ["echo $PWD", "echo /ws"],
     ["echo $OTHER", "echo $OTHER"],
     ["echo a\\\nb", "echo ab"],
+    ["echo v$((6*7))", "echo v42"],
+    ["echo $((-9223372036854775807 - 2))", "echo 9223372036854775807"],
+    ["echo $((7 / -2)) $((-7 % 3))", "echo -3 -1"],
   ])("%s → %s", async (src, text) => expect((await words(src)).text).toBe(text));
 
   it("marks dynamic words and unquoted globs", async () => {

@@ -1,4 +1,5 @@
 import type { Node } from "web-tree-sitter";
+import { literalArithmetic } from "./literal-arithmetic.js";
 
 /** One shell word with its quoting undone, as far as that can be done without running anything. */
 export interface Word {
@@ -167,9 +168,12 @@ export function resolveWord(node: Node, nested: NestedSink, vars: KnownVariables
       case "process_substitution":
         nested(n);
         return add(n.text, true);
-      case "arithmetic_expansion":
+      case "arithmetic_expansion": {
+        const known = n.text.startsWith("$((") && n.text.endsWith("))") ? literalArithmetic(n.text.slice(3, -2)) : undefined;
+        if (known !== undefined) return add(known, false);
         findNested(n, nested);
         return add(n.text, true);
+      }
       default:
         if (!n.isNamed) {
           // punctuation inside concatenations (`=`, `:`) and the `$` of `$"..."`
