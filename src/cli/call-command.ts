@@ -80,7 +80,7 @@ Examples:
       let allowingRules: ((request: ApprovalRequest) => Promise<string[]>) | undefined;
       let modeNow = (): string => flags.approval ?? "safe";
       const asking: Approver & { close?: () => void } = interactive
-        ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request) })
+        ? (await import("./terminal-approver.js")).terminalApprover({ saveRules: (request) => saveRules!(request), oneCall: true })
         : async (request) => {
             // The exact rules that would let it run, so the hint can be followed as it stands.
             story.rules = await allowingRules!(request);

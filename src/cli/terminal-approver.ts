@@ -15,6 +15,11 @@ export interface TerminalApproverOptions {
    * them, to show the person. Without it the prompt offers "always" for the session only.
    */
   saveRules?: (request: ApprovalRequest) => Promise<SavedRules>;
+  /**
+   * The process makes one call and ends (`tackle call`): "always for this session" would mean
+   * nothing, so only what outlasts the call is offered (saving a rule).
+   */
+  oneCall?: boolean;
 }
 
 /** Rules written for "always, save to configuration", and where. */
@@ -146,6 +151,8 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       };
       const onData = (data: Buffer | string) => {
         const text = String(data);
+        // Esc alone is a key; an arrow or function key is one escape sequence, taken whole.
+        if (text.startsWith("\u001b")) return done(text);
         // Keys typed ahead ("n", then a message) are kept for the next question; an Enter
         // pressed out of habit right after the key is not.
         const rest = text.slice(1).replace(/^\r?\n|^\r/, "");
@@ -180,18 +187,25 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
           await abortedWithin(signal, 2000);
           throw new Error("interrupted at the approval prompt");
         }
-        // Enter, arrows and other escapes are not answers; wait for a letter.
+        // Esc rejects; Enter, arrows and other escape sequences are not answers: wait for a letter.
+        if (key === "\u001b") {
+          output.write("Esc\n");
+          return "esc";
+        }
         if (key === "\r" || key === "\n" || key.startsWith("\u001b")) continue;
         output.write(`${key}\n`);
         return key.toLowerCase();
       }
     };
-    const keys = options.saveRules ? "y, n, a, w, s, e or ?" : "y, n, a, w, e or ?";
+    const session = !options.oneCall;
+    const keys = ["y", "n", ...(session ? ["a", "w"] : []), ...(options.saveRules ? ["s"] : []), "e"].join(", ") + " or ?";
     // "Always" names what it keeps, the narrowest rules for this call; w widens it on purpose.
     const kept = request.alwaysRules?.length ? ` (${request.alwaysRules.map(oneLine).join(", ")})` : "";
-    const menu = options.saveRules
-      ? `Approve? [y]es / [n]o / [a]lways${kept}, this session / [w]ider rule / [s]ave: always, in configuration / [e]dit / [?] more: `
-      : `Approve? [y]es / [n]o / [a]lways${kept}, this session / [w]ider rule / [e]dit / [?] more: `;
+    const menu =
+      "Approve? [y]es / [n]o (Esc) / " +
+      (session ? `[a]lways${kept}, this session / [w]ider rule / ` : "") +
+      (options.saveRules ? (session ? "[s]ave: always, in configuration / " : "[s]ave a rule for it in configuration / ") : "") +
+      "[e]dit / [?] more: ";
     try {
       const tool = colour.strong(oneLine(request.tool));
       output.write(
@@ -205,8 +219,9 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         const answer = await choice(menu);
         if (answer === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
         if (answer === "y" || answer === "yes") return { approved: true };
-        if (answer === "a" || answer === "always") return { approved: true, always: true };
-        if (answer === "w") {
+        if (answer === "esc") return { approved: false };
+        if (session && (answer === "a" || answer === "always")) return { approved: true, always: true };
+        if (session && answer === "w") {
           const rule = await question(
             `Rule to allow for this session; it must cover this call (${request.tool}(src/**), ${request.tool}): `,
           );
@@ -250,10 +265,12 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
             `\n${terminalSafe(request.description ?? "")}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
           );
           output.write(
-            `Keys: y run it once; n refuse (you may say why, for the model); a run it, and this very call again, for this session; ` +
-              `w the same for a wider rule you type (kept only if it covers this call)${
-                options.saveRules ? "; s the same, saved to configuration as the narrowest rule" : ""
-              }; e edit the arguments as JSON.\n`,
+            `Keys: y run it once; n refuse (you may say why, for the model); Esc refuse at once` +
+              (session
+                ? `; a run it, and this very call again, for this session; w the same for a wider rule you type (kept only if it covers this call)`
+                : "") +
+              (options.saveRules ? "; s run it, and save the narrowest rule that allows it to configuration" : "") +
+              `; e edit the arguments as JSON.\n`,
           );
           if (request.preview) output.write(`Preview:\n${terminalSafe(request.preview)}\n`);
           continue;

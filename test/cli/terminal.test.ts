@@ -25,6 +25,19 @@ describe("tackle call in a terminal", () => {
     expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("hi");
   }, 90_000);
 
+  it("offers only what means something for one call (no 'always, this session'), and Esc rejects", async () => {
+    const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
+    await t.waitFor(/Approve\?.*: $/);
+    expect(t.screen()).toMatch(/\[n\]o \(Esc\)/);
+    expect(t.screen()).not.toMatch(/\[a\]lways|\[w\]ider/);
+    t.type("a");
+    await t.waitFor(/Answer y, n, s, e or \?/);
+    t.type("\u001b");
+    await t.waitFor(/Esc\n/);
+    expect(await t.exited, t.screen()).toBe(3);
+    expect(existsSync(path.join(ws.dir, "b.txt"))).toBe(false);
+  }, 90_000);
+
   it("saves 'always' as the narrowest rule in the configuration, keeping its comments, and uses it next time", async () => {
     const config = path.join(ws.dir, "tackle.config.json");
     writeFileSync(config, '{\n  // my notes stay\n  "approval": "safe",\n}\n');
