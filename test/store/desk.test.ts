@@ -21,10 +21,10 @@ function pair(timeoutMs?: number) {
   return { asking, answering, events };
 }
 
-const request = (toolCallId: string): ApprovalRequest => ({
+const request = (toolCallId: string, file = "a.txt"): ApprovalRequest => ({
   toolCallId,
   tool: "write_file",
-  args: { path: "a.txt" },
+  args: { path: file },
   effect: "write",
   reason: "it writes",
   alwaysRules: ["write_file(a.txt)"],
@@ -62,9 +62,11 @@ describe("the approval desk", () => {
 
   it("two waiting calls with one toolCallId are answered by their desk ids", async () => {
     const { asking, answering } = pair();
-    const first = asking.approver(request("same"), new AbortController().signal);
-    const second = asking.approver(request("same"), new AbortController().signal);
-    const [a, b] = await waitingOn(answering, 2);
+    const first = asking.approver(request("same", "one.txt"), new AbortController().signal);
+    const second = asking.approver(request("same", "two.txt"), new AbortController().signal);
+    const listed = await waitingOn(answering, 2);
+    const a = listed.find((w) => w.request.args.path === "one.txt");
+    const b = listed.find((w) => w.request.args.path === "two.txt");
     expect(await answering.answer("same", { approved: true }, "ann")).toMatchObject({ ok: false, status: 409 });
     await answering.answer(a!.id, { approved: true }, "ann");
     await answering.answer(b!.id, { approved: false, message: "no" }, "ann");
