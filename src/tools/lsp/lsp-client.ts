@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Diagnostic, ProtocolConnection } from "vscode-languageserver-protocol/node";
 import { protocol } from "./protocol.js";
@@ -25,7 +28,12 @@ export class LspClient {
   readonly #documents = new Map<string, OpenDocument>();
   readonly #diagnostics = new Map<string, { version?: number; items: Diagnostic[]; at: number }>();
   readonly #waiters = new Set<() => void>();
-  readonly #onExit = () => this.#child?.pid && killProcessGroupSync(this.#child.pid);
+  /** The server's own temporary folder, removed when it stops (servers leave theirs behind). */
+  #tmp: string | undefined;
+  readonly #onExit = () => {
+    if (this.#child?.pid) killProcessGroupSync(this.#child.pid);
+    this.#removeTmp();
+  };
 
   constructor(config: LspServerConfig, root: string) {
     this.#config = config;
@@ -43,11 +51,15 @@ export class LspClient {
   }
 
   async #start(): Promise<ProtocolConnection> {
+    // typescript-language-server, for one, makes a folder in the temporary folder for each start
+    // and never removes it: each server gets a folder of its own, removed with it.
+    this.#removeTmp();
+    const tmp = (this.#tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-lsp-")));
     const child = spawn(this.#config.command, this.#config.args, {
       cwd: this.#root,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, ...this.#config.env },
+      env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...this.#config.env },
     });
     this.#child = child;
     process.once("exit", this.#onExit);
@@ -191,6 +203,12 @@ export class LspClient {
       connection.dispose();
     }
     if (child?.pid) await killProcessTree(child.pid);
+    this.#removeTmp();
+  }
+
+  #removeTmp(): void {
+    if (this.#tmp) rmSync(this.#tmp, { recursive: true, force: true });
+    this.#tmp = undefined;
   }
 }
 

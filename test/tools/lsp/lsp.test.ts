@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +67,18 @@ afterAll(async () => {
 });
 
 describe("LSP tools against typescript-language-server", () => {
+  it("gives the server a temporary folder of its own and removes it when the server stops", async () => {
+    const before = new Set(readdirSync(os.tmpdir()));
+    const extra = new LspManager({ typescript: { command: server, args: ["--stdio"], extensions: [".ts"] } });
+    const registry = new ToolRegistry();
+    registry.register(symbolsTool(extra));
+    const own = new ToolRunner({ registry, workspace: ws.dir, cache: false });
+    expect((await own.run({ name: "symbols", args: { path: "src/math.ts" } })).status).toBe("success");
+    await own.close();
+    await extra.close();
+    expect(readdirSync(os.tmpdir()).filter((name) => !before.has(name) && /^([0-9a-f]{32}|tackle-lsp-.*)$/.test(name))).toEqual([]);
+  });
+
   it("reports diagnostics with positions", async () => {
     const out = await runner.run({ name: "diagnostics", args: { path: "src/use.ts" } });
     expect(out.status).toBe("success");
