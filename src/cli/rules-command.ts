@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { configOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
+import { unknownToolIn } from "./rule-tool-check.js";
 import { addRule, configFileIn, readRules, removeRule, RULE_LISTS, type RuleList } from "./config-rules.js";
 
 const listOption = (fallback?: RuleList) => {
@@ -67,6 +68,11 @@ Examples:
         process.stdout.write(
           added ? `Added ${rule} to permissions.${flags.list} in ${file}\n` : `${rule} is already in permissions.${flags.list}\n`,
         );
+        const unknown = unknownToolIn(rule, file);
+        if (unknown) {
+          const colour = palette(process.stderr);
+          process.stderr.write(`${colour.warning("tackle: warning:")} ${unknown}. The rule was added; tackle rules remove takes it out.\n`);
+        }
       } catch (err) {
         process.stderr.write(`tackle: ${(err as Error).message}\n`);
         process.exitCode = EXIT.usage;

@@ -47,6 +47,19 @@ describe("tackle rules", () => {
     expect(loadConfig({ workspace: ws.dir }).config.permissions?.allow).toEqual(["shell(npm test)"]);
   }, 120_000);
 
+  it("warns about a rule naming no tool, with the nearest name, but not about an MCP server's or a wildcard", async () => {
+    const typo = await runCli(["rules", "add", "shel(ls)", "--workspace", ws.dir]);
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(/warning: no tool is named "shel"; did you mean "shell"\?/);
+    const file = path.join(ws.dir, "tackle.config.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { github: { command: "gh-mcp" } }, tools: { deploy: { command: "make deploy" } } }));
+    for (const rule of ["github__create_issue", "deploy", "web_*", "read_file(src/**)", "bash(ls)"]) {
+      const r = await runCli(["rules", "add", rule, "--workspace", ws.dir]);
+      expect(r.stderr, rule).not.toMatch(/warning/);
+    }
+    expect((await runCli(["rules", "add", "gitlab__x", "--workspace", ws.dir])).stderr).toMatch(/no tool is named "gitlab__x"/);
+  }, 120_000);
+
   it("refuses a malformed rule and a rule that is not there, and creates the file when there is none", async () => {
     const bad = await runCli(["rules", "add", "bad rule(", "--workspace", ws.dir]);
     expect(bad.code).toBe(2);
