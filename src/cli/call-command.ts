@@ -128,15 +128,22 @@ Examples:
           story.deniedBecause = event.message;
         }
       });
-      // Progress (MCP tools report it) is for a person watching; one line per new message.
+      // Progress is for a person watching: one status line, redrawn in place at a terminal (never
+      // when piped), taken away before output is printed and at the end. It is drawn only where a
+      // line of output has ended, so it never overwrites half a line.
+      const status = { shown: false, lineStart: true };
+      const clearStatus = () => {
+        if (status.shown) process.stderr.write("\r\u001b[2K");
+        status.shown = false;
+      };
       if (!flags.json && process.stderr.isTTY) {
-        let last = "";
         session.runner.on("tool.progress", (event) => {
-          if (event.type !== "tool.progress") return;
+          if (event.type !== "tool.progress" || !status.lineStart) return;
           const share = event.total ? ` ${Math.round((event.progress / event.total) * 100)}%` : "";
-          const line = `${event.message ?? "working"}${share}`;
-          if (line !== last) process.stderr.write(`${err.dim(`… ${line}`)}\n`);
-          last = line;
+          const width = Math.max(20, (process.stderr.columns || 80) - 1);
+          const line = `… ${event.message ?? "working"}${share}`.slice(0, width);
+          process.stderr.write(`\r\u001b[2K${err.dim(line)}`);
+          status.shown = true;
         });
       }
       const controller = new AbortController();
@@ -175,12 +182,15 @@ Examples:
               ? {}
               : {
                   onOutput: (chunk: string) => {
+                    clearStatus();
                     streamed += chunk;
                     process.stdout.write(shownOut(chunk));
+                    status.lineStart = chunk.endsWith("\n");
                   },
                 }),
           },
         );
+        clearStatus();
         if (streamed !== "" && !streamed.endsWith("\n")) process.stdout.write("\n");
         if (
           !flags.json &&

@@ -25,6 +25,20 @@ describe("tackle call in a terminal", () => {
     expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("hi");
   }, 90_000);
 
+  it("shows progress as one status line redrawn in place, taken away before output and at the end", async () => {
+    const t = inTerminal(
+      ["call", "shell", "command=printf 'a\\n'; sleep 1.2; printf 'b\\n'; sleep 1.2", "--approval", "all", "--workspace", ws.dir],
+      { env: { TACKLE_PROGRESS_MS: "200", NO_COLOR: "1" } },
+    );
+    expect(await t.exited, t.screen()).toBe(0);
+    const screen = t.screen();
+    expect(screen).toMatch(/… running/);
+    // Each status is replaced (\r, erase line), never ended with a newline of its own.
+    expect(screen).not.toMatch(/so far\n/);
+    expect(screen).toMatch(/\r\u001b\[2K/);
+    expect(screen.replace(/\r\u001b\[2K(… [^\r\n]*)?/g, "")).toMatch(/a\nb\n/);
+  }, 90_000);
+
   it("offers only what means something for one call (no 'always, this session'), and Esc rejects", async () => {
     const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
     await t.waitFor(/Approve\?.*: $/);
