@@ -1,13 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 /*
- * tackle keeps state under $XDG_STATE_HOME/tackle (desks, server tokens): the suite gives it a
- * folder of its own, removed after, so tests neither read a person's state nor leave theirs behind.
+ * The suite's own folders, removed after it: a temporary folder (TMPDIR) for everything the tests
+ * and the programs they start put there (tsx's cache, language servers' folders, whatever a killed
+ * process leaves), and a state folder (XDG_STATE_HOME) for tackle's desks and server tokens, so the
+ * tests neither read a person's state nor leave theirs behind.
  */
 export default function setup(): () => void {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-test-state-"));
-  process.env.XDG_STATE_HOME = dir;
-  return () => rmSync(dir, { recursive: true, force: true });
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-test-tmp-"));
+  // Others may pass through, as through /tmp (the tests that run as nobody need to); the state
+  // folder and every test's own folder stay private.
+  chmodSync(tmp, 0o755);
+  const state = mkdtempSync(path.join(tmp, "state-"));
+  process.env.TMPDIR = tmp;
+  process.env.XDG_STATE_HOME = state;
+  return () => rmSync(tmp, { recursive: true, force: true });
 }
