@@ -50,6 +50,24 @@ describe("the packed package in a fresh folder", () => {
     expect(call.stdout).toContain('"name":"uses-tackle"');
   });
 
+  it("installs from the clone as a command on the PATH (the README's step) that runs from any folder", async () => {
+    const prefix = path.join(base, "global");
+    // What `npm install -g .` does, into a prefix of the test's own; the clone is already built.
+    await runOrFail(npm, ["install", "-g", "--prefix", prefix, "--ignore-scripts", "--no-audit", "--no-fund", root], {
+      cwd: base,
+      timeoutMs: 300_000,
+    });
+    const elsewhere = path.join(base, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(path.join(elsewhere, "notes.txt"), "from elsewhere\n");
+    const r = await runProcess(path.join(prefix, "bin", "tackle"), ["call", "read_file", "path=notes.txt"], {
+      cwd: elsewhere,
+      timeoutMs: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("from elsewhere");
+  });
+
   it("runs the README's library example as written", async () => {
     const readme = readFileSync(path.join(root, "README.md"), "utf8");
     const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
