@@ -383,6 +383,9 @@ its address, without blocking Emacs."
                           (list "serve" "--port" "0" "--workspace" root)
                           tackle-serve-arguments))
          process)
+    (unless (executable-find (car tackle-program))
+      (user-error "tackle: cannot start %s: no such program on `exec-path'; set `tackle-program'"
+                  (car tackle-program)))
     (setq tackle--root root)
     (setq process
           (make-process
@@ -406,8 +409,12 @@ its address, without blocking Emacs."
                          (when (eq proc tackle--server-process)
                            (setq tackle--server-process nil)
                            (unless tackle--url
-                             (message "tackle serve exited before it was ready: %s"
-                                      (string-trim output))))))))
+                             (message "tackle serve exited before it was ready: %s%s"
+                                      (string-trim output)
+                                      (if (string-match-p "could not determine executable\\|404\\|not found" output)
+                                          (concat "  (Is tackle installed? From its clone: npm install -g ."
+                                                  "  Or set `tackle-program'.)")
+                                        ""))))))))
     (setq tackle--server-process process)
     (let ((timeout tackle-start-timeout))
       (run-at-time timeout nil

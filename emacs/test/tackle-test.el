@@ -305,5 +305,11 @@
   (should (equal (tackle--visible "a\nb\tc" t) "a\\nb\\tc"))
   (should (equal (tackle--one-line (concat "x" (make-string 30 ?z)) 10) "xzzzzzzzzz… (21 more characters)")))
 
+(ert-deftest tackle-start-says-when-its-program-is-missing ()
+  (let ((tackle-program '("no-such-tackle-program-here" "tackle"))
+        (tackle--server-process nil))
+    (let ((err (should-error (tackle-start temporary-file-directory) :type 'user-error)))
+      (should (string-match-p "no-such-tackle-program-here.*no such program" (cadr err))))))
+
 (provide 'tackle-test)
 ;;; tackle-test.el ends here
