@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,6 +104,40 @@ describe("README", () => {
       rmSync(file, { force: true });
     }
   });
+
+  it("has TypeScript snippets that type-check under tsc, strict, as a user's project would", async () => {
+    // Inside the package, so "tackle" resolves to this build as it would from node_modules.
+    const dir = mkdtempSync(path.join(root, ".readme-typecheck-"));
+    try {
+      blocks("ts").forEach((code, i) => {
+        // The one thing the README leaves to the reader: a model.
+        const model = code.includes("toAiSdkTools")
+          ? 'import type { LanguageModel } from "ai";\ndeclare const model: LanguageModel;\n'
+          : "";
+        writeFileSync(path.join(dir, `example-${i}.ts`), `${model}${code}\nexport {};\n`);
+      });
+      const compilerOptions = {
+        strict: true,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "es2022",
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"],
+      };
+      writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+      const tsc = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", dir], { cwd: root });
+        let out = "";
+        child.stdout.on("data", (d) => (out += String(d)));
+        child.stderr.on("data", (d) => (out += String(d)));
+        child.on("close", (code) => resolve({ code, out }));
+      });
+      expect(tsc.code, tsc.out).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("has an AI SDK example that runs as written, given a model", async () => {
     const example = blocks("ts")[1]!;

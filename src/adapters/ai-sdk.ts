@@ -10,6 +10,17 @@ export interface AiSdkSchema {
   readonly jsonSchema: JsonSchema;
   readonly validate: undefined;
   readonly _type: undefined;
+  /**
+   * The same schema as a Standard Schema, which the SDK's types accept where its own symbol-marked
+   * type cannot be named: `tools: toAiSdkTools(runner)` type-checks without a cast. The SDK uses
+   * the symbol-marked form first; validation here passes values through (the runner validates).
+   */
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => { value: unknown };
+    readonly jsonSchema: { readonly input: () => Record<string, unknown>; readonly output: () => Record<string, unknown> };
+  };
 }
 
 /** One entry of an AI SDK `ToolSet`, as `tool({ description, inputSchema, execute })` makes it. */
@@ -46,7 +57,14 @@ export function toAiSdkTools<T = AiSdkTool>(runner: RunsTools, options: AiSdkToo
   const tools = runner.registry.list().filter((t) => !options.tools || options.tools.includes(t.name));
   const set: Record<string, AiSdkTool> = {};
   for (const tool of tools) {
-    const inputSchema = { [SCHEMA]: true, _type: undefined, validate: undefined, jsonSchema: tool.inputSchema } as AiSdkSchema;
+    const json = () => tool.inputSchema as Record<string, unknown>;
+    const inputSchema = {
+      [SCHEMA]: true,
+      _type: undefined,
+      validate: undefined,
+      jsonSchema: tool.inputSchema,
+      "~standard": { version: 1, vendor: "tackle", validate: (value: unknown) => ({ value }), jsonSchema: { input: json, output: json } },
+    } as AiSdkSchema;
     set[tool.name] = {
       description: tool.description,
       inputSchema,
