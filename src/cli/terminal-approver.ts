@@ -4,6 +4,7 @@ import type { ReadStream } from "node:tty";
 import type { Approver, ApprovalRequest, ApprovalResponse } from "../runtime/approver.js";
 import { looksLikeDiff, palette, type Palette } from "./colour.js";
 import { foldLines, oneLine, terminalSafe } from "../core/visible.js";
+import { editInEditor } from "./edit-in-editor.js";
 
 export interface TerminalApproverOptions {
   input?: Readable;
@@ -20,6 +21,8 @@ export interface TerminalApproverOptions {
    * nothing, so only what outlasts the call is offered (saving a rule).
    */
   oneCall?: boolean;
+  /** The editor `e` opens on the arguments at a terminal; default `$VISUAL`, else `$EDITOR`. */
+  editor?: string;
 }
 
 /** Rules written for "always, save to configuration", and where. */
@@ -198,6 +201,8 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       }
     };
     const session = !options.oneCall;
+    const editor = options.editor ?? (process.env.VISUAL || process.env.EDITOR);
+    let draft: string | undefined;
     const keys = ["y", "n", ...(session ? ["a", "w"] : []), ...(options.saveRules ? ["s"] : []), "e"].join(", ") + " or ?";
     // "Always" names what it keeps, the narrowest rules for this call; w widens it on purpose.
     const kept = request.alwaysRules?.length ? ` (${request.alwaysRules.map(oneLine).join(", ")})` : "";
@@ -247,6 +252,23 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
           const message = await question("Message for the model (optional): ");
           return message ? { approved: false, message } : { approved: false };
         }
+        if ((answer === "e" || answer === "edit") && raw && editor) {
+          // The arguments as they stand, pretty, in the person's editor; what they save is checked
+          // here, and a mistake is shown with their text kept for the next e.
+          const edited = editInEditor(editor, draft ?? `${JSON.stringify(request.args, null, 2)}\n`);
+          if ("failed" in edited) {
+            output.write(`${colour.failure("Not edited")}: ${edited.failed}; the arguments are as they were.\n`);
+            continue;
+          }
+          draft = edited.text;
+          const parsed = argumentsFrom(edited.text);
+          if ("error" in parsed) {
+            output.write(`${colour.failure("Not used")}: ${parsed.error} e opens your text again.\n`);
+            continue;
+          }
+          output.write(`New arguments:\n${summarise(parsed.args)}\n`);
+          return { approved: true, modifiedArgs: parsed.args };
+        }
         if (answer === "e" || answer === "edit") {
           const text = await question("New arguments as JSON: ");
           try {
@@ -290,4 +312,16 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
   }) as TerminalApprover;
   approver.close = () => rl?.close();
   return approver;
+}
+
+/** Arguments a person wrote: a JSON object, or what is wrong with the text. */
+function argumentsFrom(text: string): { args: Record<string, unknown> } | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { error: `that is not valid JSON (${(err as Error).message}).` };
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "the arguments must be one JSON object." };
+  return { args: parsed as Record<string, unknown> };
 }

@@ -39,6 +39,27 @@ describe("tackle call in a terminal", () => {
     expect(screen.replace(/\r\u001b\[2K(… [^\r\n]*)?/g, "")).toMatch(/a\nb\n/);
   }, 90_000);
 
+  it("e opens the editor on the arguments as pretty JSON; a mistake is shown and e opens the text again", async () => {
+    writeFileSync(path.join(ws.dir, "b.txt"), "old\n");
+    // An "editor" that first breaks the JSON, then (run again on the person's text) mends it and edits it.
+    const editor = path.join(ws.dir, "editor.sh");
+    writeFileSync(
+      editor,
+      '#!/bin/sh\nif grep -q BROKEN "$1"; then sed -i -e "s/BROKEN//" -e "s/\\"hi\\"/\\"edited\\"/" "$1"; else printf BROKEN >> "$1"; fi\n',
+      { mode: 0o755 },
+    );
+    const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir], {
+      env: { EDITOR: editor, VISUAL: "" },
+    });
+    await t.waitFor(/Approve\?.*: $/);
+    t.type("e");
+    await t.waitFor(/Not used.*not valid JSON.*e opens your text again/s);
+    t.type("e");
+    await t.waitFor(/New arguments:/);
+    expect(await t.exited, t.screen()).toBe(0);
+    expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("edited");
+  }, 90_000);
+
   it("offers only what means something for one call (no 'always, this session'), and Esc rejects", async () => {
     const t = inTerminal(["call", "write_file", "path=b.txt", "content=hi", "--approval", "ask", "--workspace", ws.dir]);
     await t.waitFor(/Approve\?.*: $/);
