@@ -68,8 +68,21 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
   if (error.code === "INVALID_ARGS") {
     // The model's wording says what this line already does: its own heading, and what to do next.
     const detail = error.message.replace(/^Invalid arguments: /, "").replace(/ Fix the arguments and call \S+ again\.$/, "");
-    return `${colour.failure("Invalid arguments")}: ${detail}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
+    return `${colour.failure("Invalid arguments")}: ${forPeople(detail)}\n${colour.dim(`Run tackle tools ${outcome.toolName} to see what it takes.`)}`;
   }
   const message = story.streamed ? error.message.split("\n")[0]!.replace(/ Output before it stopped:$/, "") : error.message;
-  return `${colour.failure("Failed")}: ${message} ${code}`;
+  return `${colour.failure("Failed")}: ${forPeople(message)} ${code}`;
+}
+
+/**
+ * Text written for a model, as a person at the command line reads it: a parameter to set becomes
+ * the `name=value` they would type, a tool to use becomes the command that runs it, and a schema
+ * error on a missing value says it is required. `--json` keeps the model's text.
+ */
+export function forPeople(text: string): string {
+  return text
+    .replace(/(\w+): Invalid input: expected (\w+), received undefined/g, "$1 is required (a $2)")
+    .replace(/\bset (\w+) to (true|false|\d+)\b/g, "add $1=$2")
+    .replace(/\bUse (\w+) on "([^"]*)"/g, (_m, tool: string, where: string) => `Run tackle call ${tool} path=${shellQuote(where)}`)
+    .replace(/\?\./g, "?");
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli, runCliInTerminal } from "./run-cli.js";
@@ -113,6 +113,19 @@ describe("tackle call", () => {
     const r = await call("write_file", { path: "a.txt", content: "overwritten" }, "--approval", "all");
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("overwritten");
+  });
+
+  it("speaks to a person, not a model: what is required, the command to type, no doubled punctuation", async () => {
+    const missing = await runCli(["call", "read_file", "--workspace", ws.dir]);
+    expect(missing.stderr).toMatch(/Invalid arguments: path is required \(a string\)\./);
+    const typo = await runCli(["call", "read_file", "path=a.txt", "limt=3", "--workspace", ws.dir]);
+    expect(typo.stderr).toMatch(/did you mean "limit"\?\n/);
+    mkdirSync(path.join(ws.dir, "sub"));
+    const absent = await runCli(["call", "read_file", "path=sub/nope.txt", "--workspace", ws.dir]);
+    expect(absent.stderr).toContain("Run tackle call list_directory path=sub to see what is there.");
+    // --json keeps the model's words.
+    const json = await runCli(["call", "read_file", "path=sub/nope.txt", "--json", "--workspace", ws.dir]);
+    expect(json.stdout).toContain('Use list_directory on \\"sub\\"');
   });
 
   it("never suggests --approval all when it is already on", async () => {

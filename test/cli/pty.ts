@@ -22,7 +22,8 @@ export function inTerminal(args: string[], options: { cwd?: string; env?: NodeJS
   const command = [process.execPath, CLI, ...args].map(quote).join(" ");
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: "xterm-256color", ...options.env };
   // Colour is decided by each test; a FORCE_COLOR or NO_COLOR from the runner must not leak in.
-  for (const key of ["FORCE_COLOR", "NO_COLOR"]) if (!(options.env && key in options.env)) delete env[key];
+  // So is the editor `e` opens (vitest sets EDITOR=vi for itself).
+  for (const key of ["FORCE_COLOR", "NO_COLOR", "EDITOR", "VISUAL"]) if (!(options.env && key in options.env)) delete env[key];
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd: options.cwd ?? process.cwd(),
     env,
