@@ -284,7 +284,7 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         }
         if (answer === "?") {
           output.write(
-            `\n${terminalSafe(request.description ?? "")}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
+            `\n${terminalSafe(request.description ?? "").replace(/`([^`\n]+)`/g, (_m, code: string) => colour.strong(code))}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
           );
           output.write(
             `Keys: y run it once; n refuse (you may say why, for the model); Esc refuse at once` +

@@ -127,6 +127,9 @@ describe("the single-key prompt", () => {
     await t.waitFor(/Approve\?.*: $/);
     t.type("?");
     await t.waitFor(/Keys: y run it once/);
+    // The description is shown for a person: code spans highlighted, not in raw backticks.
+    expect(t.screen()).toContain("content");
+    expect(t.screen()).not.toContain("`path`");
     await t.waitFor(/Approve\?[^\n]*: $/);
     t.type("e");
     await t.waitFor(/New arguments as JSON: $/);

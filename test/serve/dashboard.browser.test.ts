@@ -339,6 +339,9 @@ describe("the dashboard in Chromium", { timeout: 120_000 }, () => {
     const read = page.locator('.tool[data-tool="read_file"]');
     await read.locator(".rules", { hasText: "allow: read_file" }).waitFor();
     await read.locator("td", { hasText: "path" }).first().waitFor();
+    // Descriptions are written for a model in Markdown: `code` shows as code, without its backticks.
+    await read.locator(".desc code").first().waitFor();
+    expect(await read.locator(".desc").textContent()).not.toContain("`");
 
     const auth = { Authorization: `Bearer ${TOKEN}` };
     const done = call(h, "w5", "write_file", { path: "a.txt", content: "alpha\nbeta\ngamma\ndelta\n" }, auth);

@@ -76,6 +76,16 @@ function visible(text) {
 }
 function visibleJson(value) { return visible(JSON.stringify(value, null, 2)); }
 
+/** A description written for a model, for people: `code` spans as code, the rest as text (never as HTML). */
+function prose(text, cls, tag) {
+  const box = el(tag || "div", undefined, cls);
+  String(text).split(/(`[^`\n]+`)/).forEach((part) => {
+    if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) box.append(el("code", visible(part.slice(1, -1))));
+    else if (part) box.append(document.createTextNode(visible(part)));
+  });
+  return box;
+}
+
 function diffTable(text) {
   const table = el("table", undefined, "diff");
   let a = 0, b = 0;
@@ -409,7 +419,7 @@ async function loadTools() {
     div.dataset.tool = t.name;
     const head = el("div");
     head.append(el("strong", t.name + " "), el("span", t.effect, "pill"));
-    div.append(head, el("div", t.description || "", "desc"));
+    div.append(head, prose(t.description || "", "desc"));
     const props = (t.inputSchema && t.inputSchema.properties) || {};
     const required = new Set((t.inputSchema && t.inputSchema.required) || []);
     const names = Object.keys(props);
@@ -418,7 +428,7 @@ async function loadTools() {
       for (const n of names) {
         const p = props[n] || {};
         const r = el("tr");
-        r.append(el("td", n + (required.has(n) ? "" : "?")), el("td", p.type || (p.enum ? p.enum.join(" | ") : ""), "muted"), el("td", p.description || ""));
+        r.append(el("td", n + (required.has(n) ? "" : "?")), el("td", p.type || (p.enum ? p.enum.join(" | ") : ""), "muted"), prose(p.description || "", "", "td"));
         table.append(r);
       }
       div.append(table);
