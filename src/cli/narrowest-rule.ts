@@ -58,3 +58,27 @@ export async function rulesThatAllow(
   }
   return [];
 }
+
+/**
+ * Why the configured allow rules cannot let this call run unasked (what the policy says instead),
+ * or undefined when they do: `tackle rules add 'shell(rm notes.txt)'` warns that a destructive
+ * command asks whatever rules say.
+ */
+export async function whyNotAllowed(
+  tool: AnyTool,
+  names: readonly string[],
+  args: unknown,
+  runner: ToolRunner,
+  configured: PermissionRules | undefined,
+): Promise<string | undefined> {
+  const decision = await decide({
+    tool,
+    names,
+    args,
+    ctx: contextFor(runner),
+    mode: "ask",
+    rules: parseRules(configured),
+    sessionAllows: [],
+  });
+  return decision.action === "allow" ? undefined : decision.reason;
+}

@@ -4,6 +4,8 @@ import { configOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
 import { unknownToolIn } from "./rule-tool-check.js";
+import { whyNotAllowed } from "./narrowest-rule.js";
+import { parseRule } from "../runtime/rules.js";
 import { addRule, configFileIn, readRules, removeRule, RULE_LISTS, type RuleList } from "./config-rules.js";
 
 const listOption = (fallback?: RuleList) => {
@@ -13,6 +15,39 @@ const listOption = (fallback?: RuleList) => {
 
 function fileOf(flags: SessionFlags): string {
   return configFileIn(flags.workspace ?? process.cwd(), flags.config);
+}
+
+/**
+ * For an allow rule naming one exact command (`shell(rm notes.txt)`), why it can never let that
+ * command run unasked, judged by the policy itself; undefined when it can, or when the rule is a
+ * pattern (`shell(npm run test:*)`) or not about commands.
+ */
+async function commandNeverAllowed(rule: string, file: string, flags: SessionFlags): Promise<string | undefined> {
+  const { tool: name, pattern } = parseRule(rule);
+  if (!pattern || pattern.includes("*")) return undefined;
+  const { openSession } = await import("../session.js");
+  const session = await openSession({
+    ...(flags.workspace ? { workspace: flags.workspace } : {}),
+    configFile: file,
+    only: [name],
+    mcp: false,
+  });
+  try {
+    const tool = session.registry.get(name);
+    if (!tool || tool.scope?.kind !== "command") return undefined;
+    const why = await whyNotAllowed(
+      tool,
+      session.registry.namesOf(name),
+      { command: pattern },
+      session.runner,
+      session.loaded.config.permissions,
+    );
+    return why ? `${rule} can never let "${pattern}" run unasked: ${why}` : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await session.close();
+  }
 }
 
 /** `tackle rules list | add | remove`: the permission rules in the configuration file, kept with its comments. */
@@ -61,7 +96,7 @@ Examples:
     .addOption(workspaceOption())
     .addOption(configOption())
     .addHelpText("after", "\nExamples:\n  tackle rules add 'shell(git status*)'\n  tackle rules add web_fetch --list ask")
-    .action((rule: string, flags: SessionFlags & { list: RuleList }) => {
+    .action(async (rule: string, flags: SessionFlags & { list: RuleList }) => {
       const file = fileOf(flags);
       try {
         const added = addRule(file, flags.list, rule);
@@ -69,9 +104,11 @@ Examples:
           added ? `Added ${rule} to permissions.${flags.list} in ${file}\n` : `${rule} is already in permissions.${flags.list}\n`,
         );
         const unknown = unknownToolIn(rule, file);
-        if (unknown) {
+        const never = unknown || flags.list !== "allow" ? undefined : await commandNeverAllowed(rule, file, flags);
+        const problem = unknown ?? never;
+        if (problem) {
           const colour = palette(process.stderr);
-          process.stderr.write(`${colour.warning("tackle: warning:")} ${unknown}. The rule was added; tackle rules remove takes it out.\n`);
+          process.stderr.write(`${colour.warning("tackle: warning:")} ${problem}. The rule was added; tackle rules remove takes it out.\n`);
         }
       } catch (err) {
         process.stderr.write(`tackle: ${(err as Error).message}\n`);

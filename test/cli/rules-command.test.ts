@@ -60,6 +60,16 @@ describe("tackle rules", () => {
     expect((await runCli(["rules", "add", "gitlab__x", "--workspace", ws.dir])).stderr).toMatch(/no tool is named "gitlab__x"/);
   }, 120_000);
 
+  it("warns about an allow rule that can never let its command run unasked, judged by the policy itself", async () => {
+    const rm = await runCli(["rules", "add", "shell(rm notes.txt)", "--workspace", ws.dir]);
+    expect(rm.code).toBe(0);
+    expect(rm.stderr).toMatch(/warning: shell\(rm notes\.txt\) can never let "rm notes\.txt" run unasked: .*deletes/);
+    for (const rule of ["shell(git status)", "shell(npm run test:*)", "bash(npm test)"]) {
+      expect((await runCli(["rules", "add", rule, "--workspace", ws.dir])).stderr, rule).not.toMatch(/warning/);
+    }
+    expect((await runCli(["rules", "add", "shell(rm notes.txt)", "--list", "deny", "--workspace", ws.dir])).stderr).not.toMatch(/warning/);
+  }, 120_000);
+
   it("refuses a malformed rule and a rule that is not there, and creates the file when there is none", async () => {
     const bad = await runCli(["rules", "add", "bad rule(", "--workspace", ws.dir]);
     expect(bad.code).toBe(2);
