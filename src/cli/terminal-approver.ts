@@ -283,9 +283,9 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
           continue;
         }
         if (answer === "?") {
-          output.write(
-            `\n${terminalSafe(request.description ?? "").replace(/`([^`\n]+)`/g, (_m, code: string) => colour.strong(code))}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`,
-          );
+          // Written for a model in Markdown: code spans are highlighted rather than shown in backticks.
+          const description = terminalSafe(request.description ?? "").replace(/`([^`\n]+)`/g, (_m, code: string) => colour.strong(code));
+          output.write(`\n${description}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`);
           output.write(
             `Keys: y run it once; n refuse (you may say why, for the model); Esc refuse at once` +
               (session
