@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli, runCliInTerminal } from "./run-cli.js";
+import { runProcess } from "../support/run-process.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -34,6 +35,18 @@ describe("tackle tools", () => {
     const names = (JSON.parse(coding.stdout) as Array<{ name: string }>).map((t) => t.name);
     expect(names).toContain("edit");
     expect(names).not.toContain("edit_file");
+  });
+});
+
+describe("npx tackle in the clone", () => {
+  it("finds the clone's own build in node_modules/.bin, so npx neither installs nor rebuilds it", async () => {
+    // npm puts no package's own bin there; without this link npx installs the clone into its cache,
+    // running the build each time. `prepare` makes it (scripts/link-bin.mjs).
+    const root = path.resolve(import.meta.dirname, "../..");
+    const link = path.join(root, "node_modules", ".bin", "tackle");
+    expect(realpathSync(link)).toBe(realpathSync(path.join(root, "dist", "cli", "main.js")));
+    const r = await runProcess(link, ["--version"], { cwd: root, timeoutMs: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
   });
 });
 

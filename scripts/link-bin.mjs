@@ -1,0 +1,20 @@
+// `npx tackle` inside the clone: npm looks for the command in node_modules/.bin, where a package's
+// own bin is never put, and otherwise installs the clone into its cache, rebuilding it (about half
+// a minute) every time. A link there, made once after the build, lets npx run it at once.
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import path from "node:path";
+
+const root = process.cwd();
+const bins = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).bin ?? {};
+const dir = path.join(root, "node_modules", ".bin");
+mkdirSync(dir, { recursive: true });
+for (const [name, target] of Object.entries(bins)) {
+  const link = path.join(dir, name);
+  try {
+    lstatSync(link);
+    continue; // there already (this link, or the package's own when installed as a dependency)
+  } catch {
+    // not there: made below
+  }
+  symlinkSync(path.relative(dir, path.join(root, target)), link);
+}
