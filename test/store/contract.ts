@@ -36,12 +36,22 @@ async function eventually(store: Store, check: () => Promise<boolean>): Promise<
   }
 }
 
+/** Runs `test` with two processes' stores on one shared store, closing both after (closing twice is harmless). */
+async function withTwo(fixture: () => StoreFixture, test: (a: Store, b: Store) => Promise<void>): Promise<void> {
+  const f = fixture();
+  const a = await f.open();
+  const b = await f.open();
+  try {
+    await test(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
 export function storeContract(fixture: () => StoreFixture): void {
-  it("posts a call, lists it everywhere, and lets exactly one answer win; the second is told who won", async () => {
-    const f = fixture();
-    const a = await f.open();
-    const b = await f.open();
-    try {
+  it("posts a call, lists it everywhere, and lets exactly one answer win; the second is told who won", () =>
+    withTwo(fixture, async (a, b) => {
       await a.register(false);
       await a.post(entry("e1", a.instance));
       const seen = await b.waiting();
@@ -53,17 +63,10 @@ export function storeContract(fixture: () => StoreFixture): void {
       expect(await a.waiting()).toEqual([]);
       await a.settle("e1");
       expect(await b.claim("nope", { response: { approved: true }, by: "ann", at: 0 })).toEqual({ won: false, reason: "unknown" });
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
-  it("100 entries answered twice at once: exactly 100 wins and 100 refusals", async () => {
-    const f = fixture();
-    const a = await f.open();
-    const b = await f.open();
-    try {
+  it("100 entries answered twice at once: exactly 100 wins and 100 refusals", () =>
+    withTwo(fixture, async (a, b) => {
       await a.register(false);
       await Promise.all(Array.from({ length: 100 }, (_, i) => a.post(entry(`d${i}`, a.instance))));
       const claims = await Promise.all(
@@ -75,11 +78,7 @@ export function storeContract(fixture: () => StoreFixture): void {
       expect(claims.filter((c) => c.won)).toHaveLength(100);
       expect(claims.filter((c) => !c.won && c.reason === "answered")).toHaveLength(100);
       for (let i = 0; i < 100; i++) expect([claims[2 * i]!.won, claims[2 * i + 1]!.won].filter(Boolean)).toHaveLength(1);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
   it("marks a call orphaned when the process that asked is gone, and never answers it by itself", async () => {
     const f = fixture();
@@ -100,11 +99,8 @@ export function storeContract(fixture: () => StoreFixture): void {
     }
   });
 
-  it("keeps rules with their origin, shared by every process, and removes one for all", async () => {
-    const f = fixture();
-    const a = await f.open();
-    const b = await f.open();
-    try {
+  it("keeps rules with their origin, shared by every process, and removes one for all", () =>
+    withTwo(fixture, async (a, b) => {
       const kept = await a.addRule({ rule: "write_file(notes.txt)", origin: "approval", by: "ann", tool: "write_file", toolCallId: "c1" });
       await b.addRule({ rule: "shell(git status)", origin: "person", by: "bob" });
       const seen = await b.rules();
@@ -116,17 +112,10 @@ export function storeContract(fixture: () => StoreFixture): void {
       expect(await b.removeRule(kept.id, "bob")).toBe(true);
       expect(await b.removeRule(kept.id, "bob")).toBe(false);
       expect((await a.rules()).map((r) => r.rule)).toEqual(["shell(git status)"]);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
-  it("gives events growing ids, in order, and replays those after an id", async () => {
-    const f = fixture();
-    const a = await f.open();
-    const b = await f.open();
-    try {
+  it("gives events growing ids, in order, and replays those after an id", () =>
+    withTwo(fixture, async (a, b) => {
       const start = await b.lastEventId();
       await a.publish([
         { type: "tool.call", data: { toolCallId: "1" } },
@@ -148,17 +137,10 @@ export function storeContract(fixture: () => StoreFixture): void {
       expect(await b.eventsAfter(all[2]!.id, 100)).toEqual([]);
       expect(await b.lastEventId()).toBe(all[2]!.id);
       expect((await b.eventsAfter(start, 1)).map((e) => e.id)).toEqual([all[0]!.id]);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
-  it("wakes another process when an answer arrives", async () => {
-    const f = fixture();
-    const a = await f.open();
-    const b = await f.open();
-    try {
+  it("wakes another process when an answer arrives", () =>
+    withTwo(fixture, async (a, b) => {
       await a.register(false);
       await a.post(entry("w1", a.instance));
       const woken = new Promise<void>((resolve) => {
@@ -173,11 +155,7 @@ export function storeContract(fixture: () => StoreFixture): void {
       await b.claim("w1", { response: { approved: true }, by: "ann", at: Date.now() });
       await woken;
       await eventually(a, async () => (await a.answerOf("w1")) !== undefined);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
+    }));
 
   it("knows which instances are alive and which serve a desk", async () => {
     const f = fixture();

@@ -24,6 +24,15 @@ export function postgresBin(): { bin: string } | { skip: string } {
   return { bin: path.join(root, newest, "bin") };
 }
 
+/**
+ * A suite that needs PostgreSQL: skipped, saying why in its title, where the programs are missing.
+ * Use as `describe.skipIf(suite.skip)(suite.title, ...)` and start the server from `suite.bin`.
+ */
+export function postgresSuite(title: string): { title: string; skip: boolean; bin: string } {
+  const found = postgresBin();
+  return "skip" in found ? { title: `${title} (skipped: ${found.skip})`, skip: true, bin: "" } : { title, skip: false, bin: found.bin };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

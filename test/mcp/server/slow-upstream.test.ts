@@ -10,6 +10,10 @@ import { ROOT, TSX } from "./helpers.js";
 
 const TACKLE = { command: process.execPath, args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts")] };
 
+/** `tackle mcp` over stdio on the test's workspace, from source, with the suite's environment. */
+const tackleMcp = () =>
+  new StdioClientTransport({ env: spawnEnv(), ...TACKLE, args: [...TACKLE.args, "mcp", "--workspace", ws.dir], stderr: "pipe" });
+
 let ws: ReturnType<typeof tempDir>;
 let marker: string;
 let client: Client | undefined;
@@ -41,14 +45,7 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
     let changed!: () => void;
     const listChanged = new Promise<void>((resolve) => (changed = resolve));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed());
-    await client.connect(
-      new StdioClientTransport({
-        env: spawnEnv(),
-        ...TACKLE,
-        args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
-        stderr: "pipe",
-      }),
-    );
+    await client.connect(tackleMcp());
     const first = (await client.listTools()).tools.map((t) => t.name);
     expect(first).toContain("read_file");
     expect(first).not.toContain("slow__echo");
@@ -66,14 +63,7 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
       JSON.stringify({ approval: "all", mcpServers: { up: fixtureServer(marker, {}, ["--name", "up"]) } }),
     );
     client = new Client({ name: "upstream-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        env: spawnEnv(),
-        ...TACKLE,
-        args: [...TACKLE.args, "mcp", "--workspace", ws.dir],
-        stderr: "pipe",
-      }),
-    );
+    await client.connect(tackleMcp());
     // No tools/list first: the call itself brings the server up and waits for its tool.
     const result = await client.callTool({ name: "up__echo", arguments: { text: "called before any list" } });
     expect(JSON.stringify(result.content)).toContain("called before any list");
