@@ -51,7 +51,7 @@ export class Desk {
   readonly #mine = new Set<string>();
   #closed: string | undefined;
   #registered: Promise<void> | undefined;
-  #rules: { list: Rule[]; kept: SharedRule[] } = { list: [], kept: [] };
+  #rules: Rule[] = [];
   #rulesTimer: NodeJS.Timeout | undefined;
   #unwatchRules: (() => void) | undefined;
   #rulesReady: Promise<void> | undefined;
@@ -135,7 +135,7 @@ export class Desk {
   sharedRules(): SharedRules {
     this.#rulesReady ??= this.#followRules();
     return {
-      list: () => this.#rules.list,
+      list: () => this.#rules,
       ready: () => this.#rulesReady!,
       add: async (rules, origin) => {
         for (const rule of rules) {
@@ -176,7 +176,7 @@ export class Desk {
         // a rule this version cannot read grants nothing
       }
     }
-    this.#rules = { list, kept };
+    this.#rules = list;
   }
 
   async #ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResponse> {
