@@ -103,9 +103,21 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     events.send(e.type, withSpecNames(e.data as object), e.id);
   });
   await stream.start();
+  // A waiting call can change without an event from its process (posted by a process that died
+  // at once, cleared by hand): the page hears of every change to the desk itself.
+  let deskTold: NodeJS.Timeout | undefined;
+  const unwatchDesk = desk.store.onChange((what) => {
+    if (what !== "desk" || deskTold) return;
+    deskTold = setTimeout(() => {
+      deskTold = undefined;
+      events.send("desk.changed", {});
+    }, 20);
+  });
   const unsubscribe = () => {
     ownEvents();
     stream.close();
+    unwatchDesk();
+    clearTimeout(deskTold);
   };
 
   let boundPort = port;

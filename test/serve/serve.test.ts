@@ -206,6 +206,30 @@ describe("tackle serve API", () => {
     expect(h.events.size).toBe(0);
   });
 
+  it("tells the stream when the desk changes without any process's event (a call left by a process that died at once)", async () => {
+    const h = await serve();
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: "127.0.0.1", port: h.port, path: "/api/events" }, resolve).on("error", reject);
+    });
+    let text = "";
+    const told = new Promise<void>((resolve) =>
+      stream.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        if (text.includes("event: desk.changed\n")) resolve();
+      }),
+    );
+    await h.desk.store.post({
+      id: "desk_left",
+      request: { toolCallId: "left-1", tool: "shell", args: { command: "make" }, effect: "execute", reason: "it runs make" },
+      instance: "elsewhere:1:dead",
+      askedAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+    await told;
+    stream.destroy();
+    expect((await get(h, "/api/approvals")).json()).toMatchObject([{ toolCallId: "left-1", orphaned: true }]);
+  });
+
   it("rejects an approval nobody answers in time", async () => {
     const h = await serve({ approvalTimeoutMs: 200 });
     const outcome = (await overwrite(h, "t1")).json();

@@ -449,9 +449,9 @@ const refreshState = later(loadState, 100);
 const refreshApprovals = later(loadApprovals, 50);
 const refreshTools = later(loadTools, 300);
 
-// A process that dies says nothing: the queue is looked at again now and then while anything waits,
-// so its calls show as orphaned.
-setInterval(() => { if (approvalIds) refreshApprovals(); }, 5000);
+// A process that dies says nothing: the queue is looked at again now and then, so its calls show as
+// orphaned.
+setInterval(() => { if (document.visibilityState !== "hidden") refreshApprovals(); }, 5000);
 
 function connect() {
   const status = $("status");
@@ -463,6 +463,8 @@ function connect() {
     "tool.call", "tool.approval", "tool.progress", "tool.output", "tool.result",
     "file.changed", "agent.state", "approval.requested", "approval.resolved",
   ];
+  // Not a line in the log: only a sign that the queue is worth reading again.
+  source.addEventListener("desk.changed", () => refreshApprovals());
   for (const type of types) {
     source.addEventListener(type, (e) => {
       let data;
