@@ -1,6 +1,9 @@
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, statSync } from "node:fs";
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rename, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { tackleCacheDir } from "../workspace/own-folders.js";
 import { removeTree } from "./remove-tree.js";
 
 /*
@@ -39,10 +42,13 @@ let systemArgsCache: string[] | undefined;
 let preparing: Promise<string[]> | undefined;
 let support: Promise<string> | undefined;
 
+/** A shared /etc not used for this long (by any process) is removed by the next one that builds one. */
+const UNUSED_ETC_MS = 7 * 24 * 3600_000;
+
 /**
  * Works out, once per process and without blocking the event loop, what {@link systemArgs}
- * returns: the sandbox's /etc is a copy of several hundred files. Sandboxed runs await it first
- * (the bubblewrap probe does), so nothing pays for it before the first sandboxed call.
+ * returns. Sandboxed runs await it first (the bubblewrap probe does), so nothing pays for it
+ * before the first sandboxed call.
  */
 export function prepareSystem(): Promise<string[]> {
   preparing ??= (async () => {
@@ -56,9 +62,9 @@ export function prepareSystem(): Promise<string[]> {
         // not on this system
       }
     }
-    // One bind for all of /etc: each mount costs bubblewrap time, and a copy made once per
-    // process holds exactly the files chosen (world-readable ones only) and nothing else.
-    args.push("--ro-bind", path.join(await supportDir(), "etc"), "/etc");
+    // One bind for all of /etc: each mount costs bubblewrap time, and the copy holds exactly the
+    // files chosen (world-readable ones only) and nothing else.
+    args.push("--ro-bind", await sharedEtc(), "/etc");
     return (systemArgsCache = args);
   })();
   preparing.catch(() => (preparing = undefined));
@@ -72,40 +78,118 @@ export function systemArgs(): string[] {
   return systemArgsCache;
 }
 
-/** The process's private sandbox folder (its /etc, copy-on-write layers), made on first use. */
+/** The process's private sandbox folder (copy-on-write layers), made on first use. */
 export function supportDir(): Promise<string> {
   support ??= makeSupportDir();
   support.catch(() => (support = undefined));
   return support;
 }
 
-/**
- * A private folder holding the sandbox's /etc, made once per process: copies of {@link ETC_FILES}
- * that everyone may read (symlinks inside copied folders kept as they are, so certificate links
- * into /usr still resolve), a synthesised passwd and group, and an empty resolv.conf that
- * network-enabled runs mount the real one over.
- */
 async function makeSupportDir(): Promise<string> {
   await removeStaleSupportDirs();
   const dir = await mkdtemp(path.join(os.tmpdir(), `tackle-sandbox-${process.pid}-`));
   process.once("exit", () => removeTree(dir));
-  const etc = path.join(dir, "etc");
-  await mkdir(etc, { mode: 0o755 });
-  await Promise.all(ETC_FILES.map((source) => copyPublic(source, path.join(etc, path.basename(source)))));
+  return dir;
+}
+
+/**
+ * The sandbox's /etc: copies of {@link ETC_FILES} that everyone may read (symlinks inside copied
+ * folders kept as they are, so certificate links into /usr still resolve), a synthesised passwd
+ * and group, and an empty resolv.conf that network-enabled runs mount the real one over.
+ *
+ * Copying several hundred files costs far more than a call, so the copy is made once and shared by
+ * every process of the user, in tackle's cache folder (which no tool and no sandbox reaches), named
+ * after a fingerprint of what it copies: a file changed, added or removed in the host's /etc makes
+ * a new one.
+ */
+async function sharedEtc(): Promise<string> {
   const uid = process.getuid?.() ?? 1000;
   const gid = process.getgid?.() ?? 1000;
-  // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
-  const users =
-    uid === 0
-      ? [`root:x:0:0:root:/tmp:/bin/sh`]
-      : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
-  users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
-  const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
-  groups.push("nogroup:x:65534:");
-  await writeFile(path.join(etc, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
-  await writeFile(path.join(etc, "group"), groups.join("\n") + "\n", { mode: 0o644 });
-  await writeFile(path.join(etc, "resolv.conf"), "", { mode: 0o644 });
-  return dir;
+  const base = path.join(tackleCacheDir(), "sandbox");
+  const target = path.join(base, `etc-${etcFingerprint(uid, gid)}`);
+  try {
+    const st = await lstat(target);
+    if (st.isDirectory() && st.uid === uid) {
+      // Marks it in use, so cleaning up after a change never takes a copy someone still binds.
+      await utimes(target, new Date(), new Date()).catch(() => undefined);
+      return target;
+    }
+  } catch {
+    // not made yet
+  }
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  await chmod(base, 0o700);
+  const building = await mkdtemp(path.join(base, ".building-"));
+  try {
+    await chmod(building, 0o755);
+    await Promise.all(ETC_FILES.map((source) => copyPublic(source, path.join(building, path.basename(source)))));
+    // Inside, the code runs as the same uid as tackle (the user namespace maps it to itself).
+    const users =
+      uid === 0
+        ? [`root:x:0:0:root:/tmp:/bin/sh`]
+        : [`root:x:0:0:root:/root:/usr/sbin/nologin`, `sandbox:x:${uid}:${gid}:sandbox:/tmp:/bin/sh`];
+    users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
+    const groups = gid === 0 ? ["root:x:0:"] : ["root:x:0:", `sandbox:x:${gid}:`];
+    groups.push("nogroup:x:65534:");
+    await writeFile(path.join(building, "passwd"), users.join("\n") + "\n", { mode: 0o644 });
+    await writeFile(path.join(building, "group"), groups.join("\n") + "\n", { mode: 0o644 });
+    await writeFile(path.join(building, "resolv.conf"), "", { mode: 0o644 });
+    try {
+      await rename(building, target);
+    } catch (err) {
+      // Another process finished the same copy first: theirs is used.
+      if (!["ENOTEMPTY", "EEXIST"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      removeTree(building);
+    }
+  } catch (err) {
+    removeTree(building);
+    throw err;
+  }
+  await removeUnusedEtcs(base, target);
+  return target;
+}
+
+/**
+ * What the copy depends on, read with one lstat per entry (the copy itself is what is slow): each
+ * entry's path, type, mode, size, inode and times, and the user the passwd file is made for.
+ */
+function etcFingerprint(uid: number, gid: number): string {
+  const hash = createHash("sha256").update(`v1 ${uid} ${gid}\n`);
+  const walk = (p: string, top: boolean) => {
+    let st;
+    try {
+      st = top ? statSync(p) : lstatSync(p);
+    } catch {
+      hash.update(`- ${p}\n`);
+      return;
+    }
+    hash.update(`${p} ${st.mode} ${st.size} ${st.ino} ${st.mtimeMs} ${st.ctimeMs}\n`);
+    if (st.isDirectory() && (st.mode & 0o005) === 0o005) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(p).sort();
+      } catch {
+        // unreadable: copied as empty, and so fingerprinted
+      }
+      for (const name of names) walk(path.join(p, name), false);
+    }
+  };
+  for (const source of ETC_FILES) walk(source, true);
+  return hash.digest("hex").slice(0, 24);
+}
+
+/** Removes copies for an earlier state of /etc that no process has used for a week. */
+async function removeUnusedEtcs(base: string, keep: string): Promise<void> {
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const p = path.join(base, name);
+    if (p === keep || !/^(etc-[0-9a-f]+|\.building-\w+)$/.test(name)) continue;
+    try {
+      if (Date.now() - (await lstat(p)).mtimeMs > UNUSED_ETC_MS) removeTree(p);
+    } catch {
+      // gone already
+    }
+  }
 }
 
 /**

@@ -166,11 +166,6 @@ export function sandboxUnavailableError(status: Extract<SandboxStatus, { availab
 }
 
 async function probeSandbox(name: string): Promise<SandboxStatus> {
-  try {
-    await prepareSystem();
-  } catch (err) {
-    return { available: false, reason: `the sandbox's /etc could not be prepared in ${os.tmpdir()}: ${(err as Error).message}` };
-  }
   const bwrap = findExecutable(name, { dirs: [...(process.env.PATH ?? "").split(":"), "/usr/bin", "/usr/local/bin", "/bin"] });
   if (!bwrap) {
     return {
@@ -178,7 +173,14 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
       reason: `bubblewrap (\`${name}\`) is not installed or not executable. ${SANDBOX_INSTALL_HINT}`,
     };
   }
-  const version = await capture(bwrap, ["--version"]);
+  // The sandbox's /etc is prepared only where bubblewrap is there to use it, beside the version check.
+  const [version, prepared] = await Promise.all([
+    capture(bwrap, ["--version"]),
+    prepareSystem().then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    ),
+  ]);
   if (version.code !== 0) {
     return {
       available: false,
@@ -186,6 +188,7 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
       reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}`,
     };
   }
+  if (prepared) return { available: false, bwrap, reason: `the sandbox's /etc could not be prepared: ${prepared.message}` };
   const trueCmd = ["/usr/bin/true", "/bin/true"].find(isExecutableFile) ?? "true";
   const failures: string[] = [];
   // First with a user namespace of our own (needed for --disable-userns); setuid builds of

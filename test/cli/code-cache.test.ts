@@ -42,6 +42,24 @@ describe("the code cache", { timeout: 180_000 }, () => {
     expect(statSync(file).mtimeMs).toBe(written);
   });
 
+  it("is used by the next tackle call shell too: loading the bash grammar changes no V8 flag that would make V8 refuse it", async () => {
+    const ws = tempDir();
+    try {
+      const args = ["call", "shell", "command=echo hi", "--approval", "all", "--workspace", ws.dir];
+      const first = await runCli(args, { env: env() });
+      expect(first.stdout).toContain("hi");
+      const file = path.join(
+        cacheDir,
+        cacheFiles().find((name) => name.endsWith("-call.shell.bin"))!,
+      );
+      const written = statSync(file).mtimeMs;
+      expect((await runCli(args, { env: env() })).stdout).toContain("hi");
+      expect(statSync(file).mtimeMs).toBe(written);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   it("keeps one cache per command, and per tool for tackle call", async () => {
     await runCli(["--version"], { env: env() });
     await runCli(["call", "read_file", "path=package.json", "limit=1"], { env: env() });

@@ -106,7 +106,7 @@ describe("buildSandboxArgs", () => {
     const sources = args.flatMap((a, i) => (a === "--ro-bind" || a === "--bind" ? [args[i + 1]!] : []));
     // (With HOME=/tmp the temp folder is "home": the workspace and tackle's own /etc copy live there.)
     const fromHome = sources.filter(
-      (s) => s === home || (s.startsWith(home + "/") && !s.startsWith(ws.dir) && !/\/tackle-sandbox-\d+-\w+\/etc$/.test(s)),
+      (s) => s === home || (s.startsWith(home + "/") && !s.startsWith(ws.dir) && !/\/tackle\/sandbox\/etc-[0-9a-f]+$/.test(s)),
     );
     expect(fromHome).toEqual([]);
     // The command comes last, each argument its own argv entry, after the limiter.

@@ -56,6 +56,16 @@ export function launchSettings(shell: ShellSettings, config: Record<string, unkn
 }
 
 /**
+ * Starts finding out whether bubblewrap can run (once per process) while the command is still being
+ * parsed and judged: both take tens of milliseconds on a first call, one mostly waiting on child
+ * processes and the other on the CPU, so side by side they cost little more than one.
+ */
+export function warmLaunch(s: LaunchSettings): void {
+  if (s.shell.sandbox.mode === "off" && !s.shell.confineReadOnly) return;
+  sandboxAvailable(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {}).catch(() => undefined);
+}
+
+/**
  * Chooses how `command` runs, in this order: outside any sandbox when the person approved
  * `unconfined`; in run_code's sandbox under `shell.sandbox: "strict"` (never unsandboxed: without
  * bubblewrap the call fails); read-only with no network when the command is judged to only read;

@@ -8,7 +8,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { commandAssessment, commandSubjects, judgeOnce } from "./command-judgement.js";
-import { launchFor, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
+import { launchFor, warmLaunch, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
@@ -190,8 +190,17 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     effect: "execute",
     idempotent: false,
     cacheable: false,
-    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
-    assess: (args: Args, ctx) => commandAssessment(args.command, args.cwd, ctx, unconfinedAsked(args, settings)),
+    scope: {
+      kind: "command",
+      subjects: (args: Args, ctx) => {
+        warmLaunch(options.launch);
+        return commandSubjects(args.command, args.cwd, ctx);
+      },
+    },
+    assess: (args: Args, ctx) => {
+      warmLaunch(options.launch);
+      return commandAssessment(args.command, args.cwd, ctx, unconfinedAsked(args, settings));
+    },
     preview: async (args: Args, ctx) => {
       const j = await judgeOnce(args.command, args.cwd, ctx);
       if ("cwdError" in j) return undefined;

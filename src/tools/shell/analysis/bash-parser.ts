@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Parser, Tree } from "web-tree-sitter";
 import { importAtRuntime } from "../../../process/import-at-runtime.js";
+import { withBaselineWasm } from "../../../process/baseline-wasm.js";
 
 const require = createRequire(import.meta.url);
 
@@ -14,8 +15,10 @@ let ready: Promise<Parser> | undefined;
 export function bashParser(): Promise<Parser> {
   ready ??= (async () => {
     const { Language, Parser } = await importAtRuntime<typeof import("web-tree-sitter")>("web-tree-sitter");
-    await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await withBaselineWasm(async () => {
+      await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
+      return Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    });
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
