@@ -26,9 +26,16 @@ export interface SessionOptions {
   /** Connect to configured MCP servers. Default true. */
   mcp?: boolean;
   /**
-   * How long opening waits for MCP servers still connecting before going on without them (their
-   * tools join when they connect); also how long a call to a tool not there yet waits for them.
-   * Default: configuration's `mcpWaitMs`, else 5 s. 0 opens at once (`tackle mcp`, `tackle serve`).
+   * How long opening waits for the configured MCP servers, so that `registry` lists their tools at
+   * once. Default 0: opening never waits, and built-in tools never wait for MCP servers. A call
+   * to a tool that is not there yet waits for servers still connecting (configuration's
+   * `mcpWaitMs`, else 5 s); `await session.mcpReady` waits until every server has connected or
+   * failed, and `session.mcp?.status()` tells which are still starting.
+   *
+   * @example
+   * const session = await openSession({ workspace: "." }); // returns before any MCP server answers
+   * await session.runner.run({ name: "read_file", args: { path: "README.md" } }); // never waits for them
+   * await session.mcpReady; // now registry.list() holds every server's tools that connected
    */
   mcpWaitMs?: number;
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
@@ -136,7 +143,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     // The MCP client libraries load only when servers are configured.
     Manager = (await import("./mcp/client/manager.js")).McpManager;
     startMcp();
-    await waitAtMost(mcpReady, options.mcpWaitMs ?? callWaitMs);
+    await waitAtMost(mcpReady, options.mcpWaitMs ?? 0);
   }
   let desk: Desk | undefined;
   let relay: EventRelay | undefined;

@@ -106,8 +106,10 @@ Examples:
         ...(flags.config ? { configFile: flags.config } : {}),
         ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
         ...(flags.approval ? { approval: flags.approval as ApprovalMode } : {}),
-        // One tool is called: the other built-in groups' code is not even loaded.
+        // One tool is called: the other built-in groups' code is not even loaded, and MCP servers
+        // are started only when the tool is not a built-in one (then the call waits for them).
         only: [name],
+        deferMcp: true,
         runner: { approver },
       });
       modeNow = () => session.runner.approval;
@@ -159,6 +161,8 @@ Examples:
       try {
         let args: unknown = raw;
         if (pairs.length > 0) {
+          // key=value pairs are read by the tool's schema: an MCP tool's server must have answered.
+          await session.runner.waitForTools([name]);
           const tool = session.registry.get(name);
           try {
             const fromJson = JSON.parse(raw) as Record<string, unknown>;

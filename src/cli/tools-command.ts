@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { Session } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
@@ -31,6 +32,8 @@ Examples:
         ...(flags.toolset ? { toolset: flags.toolset as Toolset } : {}),
       });
       try {
+        if (one !== undefined) await session.runner.waitForTools([one]);
+        else await listingWait(session);
         if (one !== undefined) {
           const tool = session.registry.get(one);
           if (!tool) {
@@ -66,8 +69,31 @@ Examples:
           process.stdout.write(`${colour.strong(t.name.padEnd(width))}  ${effect(t.effect)}  ${summary}\n`);
         }
         if (tools.length === 0) process.stdout.write("No tools are registered.\n");
+        stillStarting(session);
       } finally {
         await session.close();
       }
     });
+}
+
+/** How long the list waits for MCP servers (configuration's `mcpWaitMs` when set): long enough for most, never for one that hangs. */
+const LIST_WAIT_MS = 2_000;
+
+async function listingWait(session: Session): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ms = session.loaded.config.mcpWaitMs ?? LIST_WAIT_MS;
+  await Promise.race([session.mcpReady, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Names the servers whose tools are missing from the list because they had not answered yet. */
+function stillStarting(session: Session): void {
+  const waited = (session.loaded.config.mcpWaitMs ?? LIST_WAIT_MS) / 1000;
+  for (const server of session.mcp?.status() ?? []) {
+    if (server.state !== "connecting") continue;
+    process.stderr.write(
+      `tackle: MCP server "${server.name}" is still starting after ${waited} s; its tools are not listed. ` +
+        `Calls to them wait for it (tackle call ${server.name}__TOOL); set mcpWaitMs in the configuration to wait longer here.\n`,
+    );
+  }
 }

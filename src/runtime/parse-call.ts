@@ -25,9 +25,10 @@ export interface Prepared {
 /**
  * The first step of a call: its tool by name (with the nearest names when there is none), its
  * arguments parsed (a JSON string is accepted), bounded in size, free of keys that reach a
- * prototype, and validated by the tool. An outcome instead when any of that fails.
+ * prototype, and validated by the tool. An outcome instead when any of that fails (saying so when
+ * tools are `stillArriving`, from MCP servers still connecting).
  */
-export function parseCall(call: ToolCall, registry: ToolRegistry, maxArgsBytes: number): Prepared | ToolOutcome {
+export function parseCall(call: ToolCall, registry: ToolRegistry, maxArgsBytes: number, stillArriving = false): Prepared | ToolOutcome {
   const started = performance.now();
   const id = call.id ?? `call_${randomUUID()}`;
   const name = String(call.name ?? "");
@@ -39,7 +40,8 @@ export function parseCall(call: ToolCall, registry: ToolRegistry, maxArgsBytes: 
       : registry.size
         ? ` Available tools: ${registry.names().slice(0, 40).join(", ")}.`
         : " No tools are registered.";
-    return failed(id, name, started, "UNKNOWN_TOOL", `There is no tool named "${name}".${hint}`);
+    const later = stillArriving ? " Some MCP servers are still starting: their tools may join shortly; try again in a moment." : "";
+    return failed(id, name, started, "UNKNOWN_TOOL", `There is no tool named "${name}".${later}${hint}`);
   }
   let args: unknown = call.args ?? {};
   if (typeof args === "string") {

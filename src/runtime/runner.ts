@@ -129,6 +129,8 @@ export class ToolRunner {
   readonly #maxArgsBytes: number;
   readonly #toolsPending: (() => Promise<unknown> | undefined) | undefined;
   readonly #toolWaitMs: number;
+  /** The servers calls last waited on, and until when. */
+  #arriving: { pending: Promise<unknown>; until: number; settled: boolean } | undefined;
   readonly #checkOutput: boolean;
   readonly #codeFiles: ReadonlySet<string> | undefined;
   readonly #retry: RetryOptions | false;
@@ -189,9 +191,9 @@ export class ToolRunner {
   }
 
   async #runOne(call: ToolCall, options: RunOptions): Promise<ToolOutcome> {
-    const arriving = this.#toolsArriving([call]);
+    const arriving = this.#toolsArriving([String(call.name ?? "")]);
     if (arriving) await arriving;
-    const prepared = parseCall(call, this.registry, this.#maxArgsBytes);
+    const prepared = parseCall(call, this.registry, this.#maxArgsBytes, this.#stillArriving());
     if (!("tool" in prepared)) return this.#finish(prepared, call.args, options);
     // Awaited, not returned: a returned promise costs two more turns of the queue than an awaited one.
     return await this.#runPrepared(prepared, options);
@@ -202,8 +204,9 @@ export class ToolRunner {
    * write what another reads) run in the order given. Outcomes come back in the calls' order.
    */
   async runAll(calls: readonly ToolCall[], options: RunOptions = {}): Promise<ToolOutcome[]> {
-    await this.#toolsArriving(calls);
-    const prepared = calls.map((c) => parseCall(c, this.registry, this.#maxArgsBytes));
+    await this.#toolsArriving(calls.map((c) => String(c.name ?? "")));
+    const arriving = this.#stillArriving();
+    const prepared = calls.map((c) => parseCall(c, this.registry, this.#maxArgsBytes, arriving));
     const accesses = await Promise.all(prepared.map(async (p) => ("tool" in p ? (p.access = await this.#accessOf(p)) : {})));
     const running: Array<Promise<ToolOutcome>> = [];
     prepared.forEach((p, i) => {
@@ -227,26 +230,49 @@ export class ToolRunner {
 
   /**
    * Lets tools still on their way (an MCP server connecting) join before calls name them: settles
-   * once every named tool is registered, nothing more is coming, or the wait is over. Undefined
+   * once every named tool is registered, nothing more is coming, or the wait is over. The wait is
+   * counted from the first call that waited on the same servers, so calls never wait twice. Undefined
    * when there is nothing to wait for, so the common call does not take a turn of the queue.
    */
-  #toolsArriving(calls: readonly ToolCall[]): Promise<void> | undefined {
-    const present = () => calls.every((c) => this.registry.has(String(c.name ?? "")));
+  #toolsArriving(names: readonly string[]): Promise<void> | undefined {
+    const present = () => names.every((name) => this.registry.has(name));
     if (!this.#toolsPending || present()) return undefined;
     const pending = this.#toolsPending();
     if (!pending) return undefined;
+    if (this.#arriving?.pending !== pending) {
+      const arriving = { pending, until: Date.now() + this.#toolWaitMs, settled: false };
+      const settle = () => (arriving.settled = true);
+      pending.then(settle, settle);
+      this.#arriving = arriving;
+    }
+    const left = this.#arriving.until - Date.now();
+    if (left <= 0) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         unsubscribe();
         resolve();
       };
-      const timer = setTimeout(done, this.#toolWaitMs);
+      const timer = setTimeout(done, left);
       const unsubscribe = this.registry.onChange(() => {
         if (present()) done();
       });
       pending.then(done, done);
     });
+  }
+
+  /** Whether tools may still join after the wait: servers were still connecting when it ended. */
+  #stillArriving(): boolean {
+    return this.#arriving !== undefined && !this.#arriving.settled;
+  }
+
+  /**
+   * Waits as a call naming these tools would: until each is registered, nothing more is coming
+   * (every MCP server has connected or failed), or the wait (`toolWaitMs`) is over. Built-in tools
+   * are there at once, so naming only them never waits.
+   */
+  async waitForTools(names: readonly string[]): Promise<void> {
+    await this.#toolsArriving(names);
   }
 
   async #accessOf(p: Prepared): Promise<ToolAccess> {

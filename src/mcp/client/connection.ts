@@ -249,7 +249,10 @@ export class McpConnection implements McpToolTarget {
     const generation = ++this.#generation;
     const live = await withDeadline(
       this.config.connectTimeoutMs,
-      `MCP server "${this.name}" did not finish connecting within ${this.config.connectTimeoutMs / 1000} s`,
+      {
+        expired: `MCP server "${this.name}" did not finish connecting within ${this.config.connectTimeoutMs / 1000} s`,
+        stopped: `MCP server "${this.name}" was closed before it finished connecting`,
+      },
       (signal, onTransport) => this.#open(generation, signal, onTransport),
       this.#closing.signal,
     );
@@ -445,7 +448,7 @@ async function shutdown(live: Live): Promise<void> {
  */
 async function withDeadline<T>(
   ms: number,
-  message: string,
+  messages: { expired: string; stopped: string },
   fn: (signal: AbortSignal, onTransport: (t: Transport) => void) => Promise<T>,
   stop: AbortSignal,
 ): Promise<T> {
@@ -453,14 +456,16 @@ async function withDeadline<T>(
   const transports: Transport[] = [];
   let timer: NodeJS.Timeout | undefined;
   let onStop: () => void = () => {};
+  let message = messages.expired;
   const expired = new Promise<never>((_, reject) => {
     const end = (why: string) => {
+      message = why;
       const err = new Error(why);
       controller.abort(err);
       reject(err);
     };
-    timer = setTimeout(() => end(message), ms);
-    onStop = () => end(String(stop.reason ?? "closed"));
+    timer = setTimeout(() => end(messages.expired), ms);
+    onStop = () => end(messages.stopped);
     if (stop.aborted) onStop();
     else stop.addEventListener("abort", onStop, { once: true });
   });

@@ -85,7 +85,8 @@ export class McpManager {
     // Each server's tools join the moment it answers: a slow server holds back only its own.
     const settled = await Promise.allSettled(connections.map((c) => c.connect().then(() => this.#sync(c))));
     settled.forEach((s, i) => {
-      if (s.status === "rejected") {
+      // A server still starting when the session closed was not skipped: nothing waited for it.
+      if (s.status === "rejected" && !this.#closed) {
         this.#logger.warn(`MCP server "${connections[i]!.name}" is skipped: ${(s.reason as Error).message ?? String(s.reason)}`);
       }
     });

@@ -52,6 +52,8 @@ export class StdioProcessTransport implements Transport {
   #child?: ChildProcessByStdio<Writable, Readable, Readable>;
   #pid?: number;
   #exit?: ExitInfo;
+  /** The server has sent a message: it is running its MCP loop, and may have state to save at exit. */
+  #answered = false;
   #exited?: Promise<void>;
   #closed = false;
   #killing?: Promise<void>;
@@ -167,9 +169,9 @@ export class StdioProcessTransport implements Transport {
   }
 
   /**
-   * Ends the server: closes its stdin (the MCP way to ask it to exit), then SIGTERM, then
-   * SIGKILL to the whole tree. Always ends with the tree killed, even if the process exited
-   * on its own and left children.
+   * Ends the server: closes its stdin (the MCP way to ask it to exit), then SIGTERM (at once for
+   * a server that never answered), then SIGKILL to the whole tree. Always ends with the tree
+   * killed, even if the process exited on its own and left children.
    */
   async close(): Promise<void> {
     const child = this.#child;
@@ -184,7 +186,8 @@ export class StdioProcessTransport implements Transport {
     } catch {
       // already closed
     }
-    if (!this.#exit) await waitFor(this.#exited!, grace);
+    // One that never said a word has nothing to finish: it is not kept waiting on.
+    if (!this.#exit && this.#answered) await waitFor(this.#exited!, grace);
     if (!this.#exit) {
       await killProcessTree(this.#pid, "SIGTERM");
       await waitFor(this.#exited!, grace);
@@ -217,6 +220,7 @@ export class StdioProcessTransport implements Transport {
         continue;
       }
       if (message === null) return;
+      this.#answered = true;
       this.onmessage?.(message);
     }
   }

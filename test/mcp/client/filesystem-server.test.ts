@@ -38,6 +38,8 @@ describe("the reference filesystem MCP server, through a session", () => {
       await session?.close();
     });
     session = await openSession({ workspace, approval: "all", logger: createLogger("silent") });
+    // Opening does not wait for MCP servers; their tools are there once they have connected.
+    await session.mcpReady;
     const names = session.registry.names().filter((n) => n.startsWith("fs__"));
     expect(names).toEqual(expect.arrayContaining(["fs__read_file", "fs__list_directory", "fs__write_file"]));
     const listed = session.registry.get("fs__list_directory")!;

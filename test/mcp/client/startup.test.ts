@@ -69,11 +69,26 @@ describe("MCP servers never hold a session's start-up", () => {
     expect((await call).content).toContain("waited");
   });
 
-  it("a call waits no longer than mcpWaitMs, then says the tool is unknown", async () => {
+  it("a call waits no longer than mcpWaitMs, then says the tool is unknown and that servers are still starting", async () => {
     configure({ mcpWaitMs: 300, mcpServers: { silent: fixtureServer(marker, { connectTimeoutMs: 600_000 }, ["--mode", "hang"]) } });
     session = await openSession({ workspace: ws.dir });
     const outcome = await session.runner.run({ name: "silent__echo", args: {} });
     expect(outcome.error?.code).toBe("UNKNOWN_TOOL");
+    expect(outcome.error?.message).toMatch(/still starting/);
+    // The wait is spent once: a later call for a missing tool does not wait again.
+    await session.runner.waitForTools(["silent__other"]);
+    expect((await session.runner.run({ name: "silent__other", args: {} })).error?.message).toMatch(/still starting/);
+  });
+
+  it("by default opening waits for no MCP server, and built-in tools never wait for one", async () => {
+    configure({ mcpServers: { silent: fixtureServer(marker, { connectTimeoutMs: 600_000 }, ["--mode", "hang"]) } });
+    writeFileSync(path.join(ws.dir, "a.txt"), "here\n");
+    session = await openSession({ workspace: ws.dir });
+    // Open while the server has not answered (it never will): the session did not wait for it.
+    expect(session.mcp!.status()).toMatchObject([{ name: "silent", state: "connecting" }]);
+    const outcome = await session.runner.run({ name: "read_file", args: { path: "a.txt" } });
+    expect(outcome.status).toBe("success");
+    expect(session.mcp!.status()).toMatchObject([{ name: "silent", state: "connecting" }]);
   });
 
   it("closing the session while a server is still connecting stops its process", async () => {
