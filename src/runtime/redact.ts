@@ -79,23 +79,25 @@ const TOKEN = new RegExp(`\\b(?:${TOKEN_FORMATS.map((r) => r.source).join("|")})
 
 /**
  * Secrets inside free text (a shell command, a config file, a URL), each with the part to keep
- * before the secret in group 1 and the secret in group 2.
+ * before the secret in group 1 and the secret in group 2. Every run a pattern scans is bounded in
+ * length (a scheme, a user, a password, a name): unbounded, each position of a long word (minified
+ * code, base64) would be scanned to its end, and cleaning 40 KB of one took seconds.
  */
 const INLINE_SECRETS: RegExp[] = [
   // -----BEGIN ... PRIVATE KEY----- blocks, whole
   /(-----BEGIN [A-Z ]*PRIVATE KEY-----)([\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
   // credentials in URLs: scheme://user:PASSWORD@host, also with JSON's escaped slashes (https:\/\/)
-  /([a-z][a-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:/@'"\\]*:)([^\s@/'"\\]+)(?=@)/gi,
+  /([a-z][a-z0-9+.-]{0,31}:(?:\/\/|\\\/\\\/)[^\s:/@'"\\]{0,256}:)([^\s@/'"\\]{1,512})(?=@)/gi,
   // ... and percent-encoded, as a URL inside another URL's query is: https%3A%2F%2Fuser%3APASSWORD%40host
-  /([a-z][a-z0-9+.-]*%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s&'"])*%3A)((?:(?!%40)[^\s&'"])+)(?=%40)/gi,
+  /([a-z][a-z0-9+.-]{0,31}%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s&'"]){0,256}%3A)((?:(?!%40)[^\s&'"]){1,512})(?=%40)/gi,
   // a token given as the user alone: https://TOKEN@host (long enough not to be a user name)
-  /([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9_-]{24,})(?=@)/gi,
+  /([a-z][a-z0-9+.-]{0,31}:\/\/)([A-Za-z0-9_-]{24,1024})(?=@)/gi,
   // Authorization headers and the like: Bearer x, Basic x
   /(\b(?:bearer|basic|digest)\s+)([A-Za-z0-9._~+/=-]{8,})/gi,
   /(\bauthorization\s*[:=]\s*(?:token\s+)?)([^\s'",;]+)/gi,
   /(\b(?:set-)?cookie\s*:\s*)([^\r\n'"]+)/gi,
   // mysql -pPASS, mysqldump -pPASS (the password glued to -p)
-  /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n;|&]*?\s-p)([^\s'"]+)/g,
+  /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n;|&]{0,512}?\s-p)([^\s'"]+)/g,
   // sshpass -p PASS, curl -u user:PASS
   /(\bsshpass\s+-p\s*)(\S+)/g,
   /(\s(?:-u|--user)\s+[^\s:]+:)([^\s'"]+)/g,
@@ -106,8 +108,8 @@ const INLINE_SECRETS: RegExp[] = [
  * name is one (by its words, as for fields). Group 2 is the name, group 3 the value.
  */
 const NAMED_SECRETS: RegExp[] = [
-  /(--([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+))([^\s'"-][^\s'"]*)/g,
-  /(["']?\b([A-Za-z][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?)([^\s'",;&)}]+)/g,
+  /(--([A-Za-z][A-Za-z0-9_-]{0,127})(?:=|\s+))([^\s'"-][^\s'"]*)/g,
+  /(["']?\b([A-Za-z][A-Za-z0-9_.-]{0,127})["']?\s*[:=]\s*["']?)([^\s'",;&)}]+)/g,
 ];
 
 /** A copy of `value` with secrets replaced, for logs. Large strings are shortened. */
@@ -131,11 +133,25 @@ export function redactText(text: string): string {
   return out;
 }
 
+/**
+ * How far past the cut a long string is still cleaned: to the end of the line the cut falls in, so
+ * that a secret the cut splits is still recognised whole and its first half is not written.
+ * Secrets do not span lines, save private keys, whose pattern runs to the end of what it is given.
+ */
+const LINE_SLACK = 4_096;
+
+function shortened(value: string, maxString: number): string {
+  if (value.length <= maxString) return redactText(value);
+  // Only what is kept is cleaned: a call's whole output would cost more than the call.
+  const end = value.indexOf("\n", maxString);
+  const head = end === -1 || end - maxString > LINE_SLACK ? value : value.slice(0, end);
+  const cleaned = redactText(head);
+  const more = cleaned.length - maxString + (value.length - head.length);
+  return more > 0 ? `${cleaned.slice(0, maxString)}… [${more} more characters]` : cleaned;
+}
+
 function walk(value: unknown, maxString: number, depth: number): unknown {
-  if (typeof value === "string") {
-    const cleaned = redactText(value);
-    return cleaned.length > maxString ? `${cleaned.slice(0, maxString)}… [${cleaned.length - maxString} more characters]` : cleaned;
-  }
+  if (typeof value === "string") return shortened(value, maxString);
   if (value === null || typeof value !== "object" || depth > 20) return value;
   if (Array.isArray(value)) return value.map((v) => walk(v, maxString, depth + 1));
   const out: Record<string, unknown> = {};
