@@ -17,8 +17,12 @@ export interface AuditRecord {
   approvedBy?: string;
 }
 
-/** A call's line in the audit trail, with secrets in its arguments redacted. */
-export function auditRecord(args: unknown, outcome: ToolOutcome): AuditRecord {
+/**
+ * A call's line in the audit trail, with secrets in its arguments and messages redacted. With `result: false`
+ * the output is left out: the shared store's trail says what ran and how it ended, and copies of
+ * workspace files do not belong in a table every agent's process writes to.
+ */
+export function auditRecord(args: unknown, outcome: ToolOutcome, options: { result?: boolean } = {}): AuditRecord {
   return {
     timestamp: new Date().toISOString(),
     toolCallId: outcome.toolCallId,
@@ -27,8 +31,8 @@ export function auditRecord(args: unknown, outcome: ToolOutcome): AuditRecord {
     status: outcome.status,
     executionTimeMs: outcome.executionTimeMs,
     ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
-    ...(outcome.status === "success" ? { result: redact(outcome.content, 1_000) as string } : {}),
-    ...(outcome.error ? { error: outcome.error.message, errorCode: outcome.error.code } : {}),
+    ...(outcome.status === "success" && options.result !== false ? { result: redact(outcome.content, 1_000) as string } : {}),
+    ...(outcome.error ? { error: redact(outcome.error.message) as string, errorCode: outcome.error.code } : {}),
   };
 }
 

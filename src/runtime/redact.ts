@@ -83,24 +83,30 @@ const TOKEN = new RegExp(`\\b(?:${TOKEN_FORMATS.map((r) => r.source).join("|")})
  * length (a scheme, a user, a password, a name): unbounded, each position of a long word (minified
  * code, base64) would be scanned to its end, and cleaning 40 KB of one took seconds.
  */
-const INLINE_SECRETS: RegExp[] = [
+const INLINE_SECRETS: ReadonlyArray<{ pattern: RegExp; needs: RegExp }> = [
   // -----BEGIN ... PRIVATE KEY----- blocks, whole
-  /(-----BEGIN [A-Z ]*PRIVATE KEY-----)([\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g,
+  { pattern: /(-----BEGIN [A-Z ]*PRIVATE KEY-----)([\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g, needs: /PRIVATE KEY-----/ },
   // credentials in URLs: scheme://user:PASSWORD@host, also with JSON's escaped slashes (https:\/\/)
-  /([a-z][a-z0-9+.-]{0,31}:(?:\/\/|\\\/\\\/)[^\s:/@'"\\]{0,256}:)([^\s@/'"\\]{1,512})(?=@)/gi,
+  { pattern: /([a-z][a-z0-9+.-]{0,31}:(?:\/\/|\\\/\\\/)[^\s:/@'"\\]{0,256}:)([^\s@/'"\\]{1,512})(?=@)/gi, needs: /:(?:\/\/|\\\/)/ },
   // ... and percent-encoded, as a URL inside another URL's query is: https%3A%2F%2Fuser%3APASSWORD%40host
-  /([a-z][a-z0-9+.-]{0,31}%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s&'"]){0,256}%3A)((?:(?!%40)[^\s&'"]){1,512})(?=%40)/gi,
+  {
+    pattern: /([a-z][a-z0-9+.-]{0,31}%3A%2F%2F(?:(?!%3A|%40|%2F)[^\s&'"]){0,256}%3A)((?:(?!%40)[^\s&'"]){1,512})(?=%40)/gi,
+    needs: /%3A%2F%2F/i,
+  },
   // a token given as the user alone: https://TOKEN@host (long enough not to be a user name)
-  /([a-z][a-z0-9+.-]{0,31}:\/\/)([A-Za-z0-9_-]{24,1024})(?=@)/gi,
+  { pattern: /([a-z][a-z0-9+.-]{0,31}:\/\/)([A-Za-z0-9_-]{24,1024})(?=@)/gi, needs: /:\/\// },
   // Authorization headers and the like: Bearer x, Basic x
-  /(\b(?:bearer|basic|digest)\s+)([A-Za-z0-9._~+/=-]{8,})/gi,
-  /(\bauthorization\s*[:=]\s*(?:token\s+)?)([^\s'",;]+)/gi,
-  /(\b(?:set-)?cookie\s*:\s*)([^\r\n'"]+)/gi,
+  { pattern: /(\b(?:bearer|basic|digest)\s+)([A-Za-z0-9._~+/=-]{8,})/gi, needs: /bearer|basic|digest/i },
+  { pattern: /(\bauthorization\s*[:=]\s*(?:token\s+)?)([^\s'",;]+)/gi, needs: /authorization/i },
+  { pattern: /(\b(?:set-)?cookie\s*:\s*)([^\r\n'"]+)/gi, needs: /cookie/i },
   // mysql -pPASS, mysqldump -pPASS (the password glued to -p)
-  /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n;|&]{0,512}?\s-p)([^\s'"]+)/g,
+  {
+    pattern: /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mysqlimport|mysqlshow)\b[^\n;|&]{0,512}?\s-p)([^\s'"]+)/g,
+    needs: /mysql|mariadb/,
+  },
   // sshpass -p PASS, curl -u user:PASS
-  /(\bsshpass\s+-p\s*)(\S+)/g,
-  /(\s(?:-u|--user)\s+[^\s:]+:)([^\s'"]+)/g,
+  { pattern: /(\bsshpass\s+-p\s*)(\S+)/g, needs: /sshpass/ },
+  { pattern: /(\s(?:-u|--user)\s+[^\s:]+:)([^\s'"]+)/g, needs: /-u|--user/ },
 ];
 
 /**
@@ -120,7 +126,9 @@ export function redact(value: unknown, maxString = 2_000): unknown {
 /** `text` with every secret it carries replaced by [REDACTED]. */
 export function redactText(text: string): string {
   let out = text.replace(TOKEN, REDACTED);
-  for (const pattern of INLINE_SECRETS) {
+  // Each pattern runs only where the text holds what it needs: most text holds none of it.
+  for (const { pattern, needs } of INLINE_SECRETS) {
+    if (!needs.test(out)) continue;
     out = out.replace(pattern, (match, keep: string, secret: string) =>
       secret === REDACTED || secret === "" ? match : `${keep}${REDACTED}`,
     );

@@ -716,7 +716,7 @@ export class ToolRunner {
 
   /** The outcome, once its row is in the audit trail: a result nobody could trace is not handed back untraced. */
   async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
-    const record = auditRecord(args, outcome) as unknown as Record<string, unknown>;
+    const record = auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>;
     try {
       await this.#audit!.end(outcome.toolCallId, outcome.toolName, record);
     } catch (err) {

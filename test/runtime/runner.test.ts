@@ -495,6 +495,40 @@ describe("records", () => {
     expect(typeof lines[0]!.timestamp).toBe("string");
   });
 
+  it("writes the audit trail's start row before a call runs and its end row without the output", async () => {
+    const rows: Array<{ phase: string; toolCallId: string; data: unknown }> = [];
+    const r = runner({
+      approval: "all",
+      audit: {
+        begin: async (toolCallId, _tool, args) => void rows.push({ phase: "start", toolCallId, data: args }),
+        end: async (toolCallId, _tool, record) => void rows.push({ phase: "end", toolCallId, data: record }),
+      },
+    });
+    const out = await r.run({ id: "t1", name: "echo", args: { text: "token=sk-abcdefghijklmnopqrstuvwxyz and more" } });
+    expect(out.status).toBe("success");
+    expect(rows.map((row) => row.phase)).toEqual(["start", "end"]);
+    expect(rows[1]!.data).toMatchObject({ toolCallId: "t1", status: "success" });
+    expect(rows[1]!.data).not.toHaveProperty("result");
+    expect(JSON.stringify(rows)).not.toContain("sk-abcdefghijklmnop");
+  });
+
+  it("does not run a call whose start row cannot be written", async () => {
+    const ran: string[] = [];
+    const r = runner({
+      approval: "all",
+      audit: {
+        begin: async () => {
+          throw new Error("disk full");
+        },
+        end: async (toolCallId) => void ran.push(toolCallId),
+      },
+    });
+    const out = await r.run({ id: "t2", name: "write_note", args: { path: "never.txt", text: "x" } });
+    expect(out.status).toBe("error");
+    expect(out.error?.message).toMatch(/audit trail could not be written \(disk full\), so the call did not run/);
+    expect(() => readFileSync(path.join(ws.dir, "never.txt"))).toThrow();
+  });
+
   it("keeps metrics per tool", async () => {
     const r = runner();
     await r.run({ name: "echo", args: { text: "a" } });
