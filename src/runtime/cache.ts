@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import path from "node:path";
 import type { ToolOutcome } from "../core/result.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
@@ -36,7 +36,7 @@ export class ResultCache {
   async get(key: string): Promise<ToolOutcome | undefined> {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    if (entry.expires < Date.now() || !(await this.#fresh(entry))) {
+    if (entry.expires < Date.now() || !this.#fresh(entry)) {
       this.#entries.delete(key);
       return undefined;
     }
@@ -52,7 +52,7 @@ export class ResultCache {
     if (reads.includes(EVERYTHING)) return;
     const stamps: Array<[string, string]> = [];
     for (const r of reads) {
-      const stamp = await this.#stamp(r);
+      const stamp = this.#stamp(r);
       if (stamp.startsWith("dir:")) return;
       stamps.push([r, stamp]);
     }
@@ -75,14 +75,20 @@ export class ResultCache {
     return this.#entries.size;
   }
 
-  async #fresh(entry: CacheEntry): Promise<boolean> {
-    for (const [p, stamp] of entry.stamps) if ((await this.#stamp(p)) !== stamp) return false;
+  #fresh(entry: CacheEntry): boolean {
+    for (const [p, stamp] of entry.stamps) if (this.#stamp(p) !== stamp) return false;
     return true;
   }
 
-  async #stamp(relative: string): Promise<string> {
+  /**
+   * A path's mtime, size and inode. Read with one stat(2) on this thread: a hit is worth having only
+   * if it costs less than the read it saves, and a trip through the thread pool (a queue, a thread,
+   * a promise) cost more than the stat itself, most of a cached read's time under load.
+   */
+  #stamp(relative: string): string {
     try {
-      const s = await stat(path.resolve(this.#root, relative));
+      const s = statSync(path.resolve(this.#root, relative), { throwIfNoEntry: false });
+      if (!s) return "missing";
       return `${s.isDirectory() ? "dir:" : ""}${s.mtimeMs}:${s.size}:${s.ino}`;
     } catch {
       return "missing";
