@@ -1,4 +1,4 @@
-import { lstatSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "./sensitive.js";
 
@@ -8,33 +8,108 @@ export const MAX_SENSITIVE_ENTRIES = 1000;
 /**
  * The files and folders in a workspace that may hold secrets (`.env`, `.ssh/`, keys), absolute,
  * topmost only (`.aws`, not `.aws/credentials` too), never a symlink (what it points at is found
- * by its own name, or lies outside). Dependency folders and `.git` are not searched.
+ * by its own name, or lies outside). Dependency folders and `.git` are not searched, save with
+ * `packages` for `node_modules`.
  */
 export async function sensitiveEntries(root: string, options: { packages?: boolean } = {}): Promise<string[]> {
-  const { glob } = await import("tinyglobby");
-  const common = {
-    cwd: root,
-    dot: true,
-    onlyFiles: false,
-    followSymbolicLinks: false,
-    expandDirectories: false,
-    // As isSensitivePath judges names: .ENV and ID_RSA are as secret as .env and id_rsa.
-    caseSensitiveMatch: false,
-  };
-  const found = await glob(SENSITIVE_PATTERNS as string[], { ...common, ignore: ["**/node_modules/**", "**/.git/**"] });
-  if (options.packages) found.push(...(await packageSecrets(root, common)));
-  const entries: string[] = [];
-  for (const rel of found.map((f) => f.replace(/\/$/, "")).sort((a, b) => a.length - b.length)) {
-    if (!isSensitivePath(rel) || entries.some((e) => rel.startsWith(`${e}/`))) continue;
-    const absolute = path.join(root, rel);
+  const found = await scanTree(root);
+  if (options.packages) {
+    const common = {
+      cwd: root,
+      dot: true,
+      onlyFiles: false,
+      followSymbolicLinks: false,
+      expandDirectories: false,
+      caseSensitiveMatch: false,
+    };
+    for (const rel of await packageSecrets(root, common)) {
+      const clean = rel.replace(/\/$/, "");
+      if (isSensitivePath(clean) && !found.some((e) => clean === e || clean.startsWith(`${e}/`)) && !isLink(path.join(root, clean)))
+        found.push(clean);
+    }
+  }
+  return found.sort().map((rel) => path.join(root, rel));
+}
+
+function isLink(absolute: string): boolean {
+  try {
+    return lstatSync(absolute).isSymbolicLink();
+  } catch {
+    return true;
+  }
+}
+
+/** What one folder held when it was last read: its secrets, and the folders below it to search. */
+interface FolderState {
+  mtimeMs: number;
+  ino: number;
+  sensitive: string[];
+  folders: string[];
+}
+
+/** Each workspace's folders as last read. */
+const trees = new Map<string, Map<string, FolderState>>();
+/** Folders read between turns of the event loop: a large first search does not hold other calls. */
+const FOLDERS_PER_TURN = 200;
+/**
+ * A folder changed this recently is read again next time: a change within the file system's clock
+ * tick could leave its time as it was (as git treats a "racy" index entry).
+ */
+const RACY_MS = 2_000;
+
+/**
+ * Every confined command hides the workspace's secrets, so they are found before each one. A
+ * folder's time changes whenever an entry in it is added, removed or renamed, and whether an entry
+ * is a secret depends only on its path: so only folders whose time changed are read again, and a
+ * search of 30,000 files costs one stat per folder instead of a walk of every file.
+ */
+async function scanTree(root: string): Promise<string[]> {
+  const known = trees.get(root) ?? new Map<string, FolderState>();
+  const seen = new Map<string, FolderState>();
+  const found: string[] = [];
+  const pending = ["."];
+  let sinceTurn = 0;
+  while (pending.length > 0) {
+    const rel = pending.pop()!;
+    const absolute = rel === "." ? root : path.join(root, rel);
+    let st;
     try {
-      if (lstatSync(absolute).isSymbolicLink()) continue;
+      st = lstatSync(absolute);
     } catch {
       continue;
     }
-    entries.push(rel);
+    if (!st.isDirectory()) continue;
+    let state = known.get(rel);
+    if (!state || state.mtimeMs !== st.mtimeMs || state.ino !== st.ino) {
+      state = readFolder(absolute, rel, st.mtimeMs, st.ino);
+      if (++sinceTurn >= FOLDERS_PER_TURN) {
+        sinceTurn = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    if (Date.now() - st.mtimeMs > RACY_MS) seen.set(rel, state);
+    found.push(...state.sensitive);
+    pending.push(...state.folders);
   }
-  return entries.map((rel) => path.join(root, rel));
+  trees.set(root, seen);
+  return found;
+}
+
+function readFolder(absolute: string, rel: string, mtimeMs: number, ino: number): FolderState {
+  const state: FolderState = { mtimeMs, ino, sensitive: [], folders: [] };
+  let entries;
+  try {
+    entries = readdirSync(absolute, { withFileTypes: true });
+  } catch {
+    return state;
+  }
+  for (const entry of entries) {
+    const child = rel === "." ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isSymbolicLink()) continue;
+    if (isSensitivePath(child)) state.sensitive.push(child);
+    else if (entry.isDirectory() && entry.name !== "node_modules" && entry.name !== ".git") state.folders.push(child);
+  }
+  return state;
 }
 
 /** What a dependency tree held at the last search, by root, with the install it was made for. */

@@ -1,0 +1,59 @@
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sensitiveEntries } from "../../src/workspace/sensitive-entries.js";
+import { tempDir } from "../support/tools.js";
+
+let ws: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  ws = tempDir();
+});
+afterEach(() => ws.cleanup());
+
+const write = (rel: string, text = "x\n") => {
+  mkdirSync(path.dirname(path.join(ws.dir, rel)), { recursive: true });
+  writeFileSync(path.join(ws.dir, rel), text);
+};
+const found = async () => (await sensitiveEntries(ws.dir)).map((p) => path.relative(ws.dir, p));
+
+describe("the secrets a sandbox hides", () => {
+  it("are found topmost, in any case, never through a link, never in node_modules or .git", async () => {
+    write(".env");
+    write("app/config/.ENV.local");
+    write(".aws/credentials");
+    write("deep/a/b/c/id_rsa");
+    write("node_modules/pkg/.env");
+    write(".git/secrets.txt");
+    write("src/main.ts");
+    symlinkSync(path.join(ws.dir, ".env"), path.join(ws.dir, "link.env"));
+    expect(await found()).toEqual([".aws", ".env", "app/config/.ENV.local", "deep/a/b/c/id_rsa"]);
+  });
+
+  it("follow the tree as it changes between searches: added deep down, renamed, removed", async () => {
+    for (let i = 0; i < 50; i++) write(`pkg${i}/src/file.ts`);
+    expect(await found()).toEqual([]);
+    write("pkg7/src/.env");
+    expect(await found()).toEqual(["pkg7/src/.env"]);
+    renameSync(path.join(ws.dir, "pkg7"), path.join(ws.dir, "moved"));
+    expect(await found()).toEqual(["moved/src/.env"]);
+    mkdirSync(path.join(ws.dir, "pkg3/keys"));
+    writeFileSync(path.join(ws.dir, "pkg3/keys/server.pem"), "k");
+    expect(await found()).toEqual(["moved/src/.env", "pkg3/keys/server.pem"]);
+    rmSync(path.join(ws.dir, "moved"), { recursive: true });
+    expect(await found()).toEqual(["pkg3/keys/server.pem"]);
+    // A folder replaced by a file of the same name, and back.
+    rmSync(path.join(ws.dir, "pkg3"), { recursive: true });
+    writeFileSync(path.join(ws.dir, "pkg3"), "now a file");
+    expect(await found()).toEqual([]);
+  });
+
+  it("include dependency folders' secrets when asked", async () => {
+    write("node_modules/.package-lock.json", "{}");
+    write("node_modules/pkg/config/.env");
+    write(".env");
+    expect((await sensitiveEntries(ws.dir, { packages: true })).map((p) => path.relative(ws.dir, p))).toEqual([
+      ".env",
+      "node_modules/pkg/config/.env",
+    ]);
+  });
+});
