@@ -34,7 +34,7 @@ export type {
 export type { ToolExecutionResult, ToolOutcome, OutcomeStatus, ApprovedBy, ContentBlock, ToolResult } from "./core/result.js";
 export { toToolResult } from "./core/result.js";
 export type { ResultTool, ToolResultValue } from "./compat/result-tool.js";
-export { ToolError, ERROR_CODES, type ErrorCode } from "./core/errors.js";
+export { ToolError, ERROR_CODES, type ErrorCode, type ToolErrorCode } from "./core/errors.js";
 export { annotationsFor, effectFromAnnotations, EFFECTS, type Effect, type ToolAnnotations } from "./core/effect.js";
 export { toJsonSchema } from "./core/schema.js";
 export { loadDescription } from "./core/description.js";

@@ -16,6 +16,12 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * A code an outcome may carry: one of {@link ERROR_CODES}, or a tool's own (spec 003's tools answer
+ * `{ ok: false, error: { code: "QUOTA_EXCEEDED", ... } }`), kept as the tool gave it.
+ */
+export type ToolErrorCode = ErrorCode | (string & {});
+
 /** Codes where the same call may succeed if simply tried again. */
 const RECOVERABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set(["TIMEOUT", "NETWORK_ERROR", "RATE_LIMITED", "UNAVAILABLE"]);
 
@@ -35,21 +41,21 @@ export class ToolError extends Error {
   }
 
   declare readonly [BRAND]: true;
-  readonly code: ErrorCode;
+  readonly code: ToolErrorCode;
   readonly recoverable: boolean;
   /** Milliseconds the caller should wait before retrying (from Retry-After, for example). */
   readonly retryAfterMs?: number;
   readonly details?: Record<string, unknown>;
 
   constructor(
-    code: ErrorCode,
+    code: ToolErrorCode,
     message: string,
     options: { recoverable?: boolean; retryAfterMs?: number; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolError";
     this.code = code;
-    this.recoverable = options.recoverable ?? RECOVERABLE_BY_DEFAULT.has(code);
+    this.recoverable = options.recoverable ?? RECOVERABLE_BY_DEFAULT.has(code as ErrorCode);
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.details !== undefined) this.details = options.details;
     Object.defineProperty(this, BRAND, { value: true });

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./errors.js";
+import type { ToolErrorCode } from "./errors.js";
 
 /** A non-text piece of a result (an image read from disk, MCP audio or resources). */
 export type ContentBlock =
@@ -17,7 +17,7 @@ export interface ToolExecutionResult {
   /** The call failed; `content` says why. The runner turns this into an error outcome. */
   isError?: boolean;
   /** An error code for `isError` results; EXECUTION_ERROR when absent. */
-  errorCode?: ErrorCode;
+  errorCode?: ToolErrorCode;
   /** Machine-readable output, matching the tool's output schema when it has one. */
   structured?: unknown;
   /** Extra blocks (images, audio, resources) that travel beside the text. */
@@ -46,7 +46,7 @@ export interface ToolOutcome {
   structured?: unknown;
   blocks?: ContentBlock[];
   metadata?: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string; recoverable: boolean; details?: Record<string, unknown> };
+  error?: { code: ToolErrorCode; message: string; recoverable: boolean; details?: Record<string, unknown> };
   /** For rejections: the person's message, if any (spec 002's user_message). */
   userMessage?: string;
   /** Time spent running the tool (retries included), not waiting for a person. */

@@ -3,6 +3,8 @@ import type { Effect } from "../core/effect.js";
 /** What a person is asked to decide. */
 export interface ApprovalRequest {
   toolCallId: string;
+  /** Spec 003's name for {@link toolCallId}; the runner sets both. */
+  stepId?: string;
   /** The tool name as called. */
   tool: string;
   args: Record<string, unknown>;

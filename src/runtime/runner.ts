@@ -358,6 +358,7 @@ export class ToolRunner {
       response = await this.#approver(
         {
           toolCallId: p.id,
+          stepId: p.id,
           tool: p.name,
           args: p.args,
           effect: "write",
@@ -469,6 +470,7 @@ export class ToolRunner {
       response = await this.#approver(
         {
           toolCallId: p.id,
+          stepId: p.id,
           tool: p.name,
           args: p.args,
           effect: decision.effect,

@@ -66,6 +66,54 @@ describe("spec 003: the Tool object as written", () => {
   });
 });
 
+describe("spec 003: ToolResult errors and the approval request as written", () => {
+  const failing = (error: unknown) => ({
+    name: "read_config",
+    description: "Reads a config file.",
+    inputSchema: z.object({ path: z.string() }),
+    requiresApproval: false,
+    async execute() {
+      return { ok: false as const, error };
+    },
+  });
+
+  it("{ ok: false, error: { code, message, details } } reaches the outcome as given, a code of the tool's own too", async () => {
+    for (const code of ["FILE_NOT_FOUND", "QUOTA_EXCEEDED"]) {
+      const registry = new ToolRegistry();
+      registry.register(failing({ code, message: "config.yml is not there", details: { path: "config.yml" } }));
+      const runner = new ToolRunner({ registry, workspace: ws.dir });
+      const outcome = await runner.run({ name: "read_config", args: { path: "config.yml" } });
+      expect(outcome.error).toMatchObject({ code, message: "config.yml is not there", details: { path: "config.yml" } });
+      expect(toToolResult(outcome)).toEqual({
+        ok: false,
+        error: { code, message: "config.yml is not there", details: { path: "config.yml" } },
+      });
+      await runner.close();
+    }
+  });
+
+  it("the ApprovalRequest carries stepId, and a write tool's reason speaks of files", async () => {
+    const writeTool = {
+      name: "write_notes",
+      description: "Writes a file.",
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      requiresApproval: true,
+      async execute() {
+        return { ok: true as const, value: { written: 1 } };
+      },
+    };
+    const registry = new ToolRegistry();
+    registry.register(writeTool);
+    const requests: Array<{ stepId?: string; toolCallId: string; reason: string }> = [];
+    const runner = new ToolRunner({ registry, workspace: ws.dir, approver: async (r) => (requests.push(r), { approved: true }) });
+    await runner.run({ id: "step-7", name: "write_notes", args: { path: "a.txt", content: "x" } });
+    expect(requests[0]).toMatchObject({ stepId: "step-7", toolCallId: "step-7" });
+    expect(requests[0]!.reason).toMatch(/files/);
+    expect(requests[0]!.reason).not.toMatch(/command/);
+    await runner.close();
+  });
+});
+
 describe("spec 003: the core tools and the approval gate", () => {
   const provider: SearchProvider = {
     name: "Fixed",
