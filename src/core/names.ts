@@ -1,9 +1,14 @@
 /** Names every model API accepts: OpenAI, Anthropic, Gemini and MCP all take this set. */
 const VALID_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Whether `name` is a valid tool name. */
+export function isToolName(name: string): boolean {
+  return VALID_NAME.test(name);
+}
+
 /** Throws with a precise reason when `name` is not a valid tool name. */
 export function assertToolName(name: string): void {
-  if (VALID_NAME.test(name)) return;
+  if (isToolName(name)) return;
   if (name.length === 0) throw new Error("Tool name is empty.");
   if (name.length > 64) throw new Error(`Tool name "${name.slice(0, 80)}" is ${name.length} characters; the limit is 64.`);
   const bad = [...new Set(name.replace(/[A-Za-z0-9_-]/g, ""))].join("");

@@ -173,6 +173,8 @@ export interface Tool<A = Record<string, unknown>> {
   timeoutMs?(args: A): number | undefined;
   /** Cap on what reaches the model; the runner's default applies when absent. */
   readonly maxOutputChars?: number;
+  /** Other names it answers to (spec names: `edit` for `edit_file`); a registry resolves them unlisted. */
+  readonly aliases?: readonly string[];
   /** Safe to retry and to cache; defaults to `effect === "read"`. */
   readonly idempotent?: boolean;
   readonly cacheable?: boolean;

@@ -1,14 +1,16 @@
 import type { AnyTool, ToolDefinition } from "../core/tool.js";
 import { isPlainTool, JsonSchemaTool, type PlainTool } from "../compat/json-schema-tool.js";
-import { assertToolName, nearestNames } from "../core/names.js";
+import { assertToolName, isToolName, nearestNames } from "../core/names.js";
 import { fromResultTool, isResultTool, type ResultTool } from "../compat/result-tool.js";
+import { FromInterfaceTool, isInterfaceTool, type InterfaceTool } from "../compat/interface-tool.js";
 import { isZod3, ZOD3_HELP } from "../core/zod-version.js";
 
 /** Anything the registry accepts: a defined or class tool, a plain object with a JSON Schema, or one with a zod schema and an `{ ok }` result. */
-export type ToolLike = AnyTool | PlainTool | ResultTool;
+export type ToolLike = AnyTool | PlainTool | ResultTool | InterfaceTool;
 
 const SUPPORTED_FORMS =
   "defineTool({ name, description, input: z.object(...), effect, execute }), a BaseTool subclass, " +
+  "{ definition: { name, description, parameters: <JSON Schema> }, validate, execute } (spec 001's Tool), " +
   "{ name, description, inputSchema: <JSON Schema>, execute }, or { name, description, inputSchema: <zod schema>, execute → { ok, value } }";
 
 export interface RegisterOptions {
@@ -32,11 +34,13 @@ export type RegistryChange = { type: "registered" | "unregistered"; name: string
 /** Turns any ToolLike into a Tool. */
 export function toTool(value: ToolLike): AnyTool {
   const v = value as unknown as Record<string, unknown> | null;
-  const name = typeof v?.name === "string" ? `"${v.name}"` : "This tool";
+  const named = v?.name ?? (v?.definition as { name?: unknown } | undefined)?.name;
+  const name = typeof named === "string" ? `"${named}"` : "This tool";
   // A tool of tackle's own (it has `validate`) builds its JSON Schema when `inputSchema` is first read: not here.
   if (v && (isZod3(v.schema) || (!("validate" in v) && isZod3(v.inputSchema)))) throw new Error(`${name}: its schema ${ZOD3_HELP}`);
   if (isResultTool(value)) return fromResultTool(value);
   if (isPlainTool(value)) return new JsonSchemaTool(value);
+  if (isInterfaceTool(value)) return new FromInterfaceTool(value);
   if (!v || typeof v.name !== "string" || typeof v.execute !== "function" || typeof v.validate !== "function") {
     throw new Error(`${name} is not a tool tackle can register. Use one of: ${SUPPORTED_FORMS}.`);
   }
@@ -56,6 +60,7 @@ export class ToolRegistry {
   /** Registers a tool under its name (and aliases). Throws on an invalid or taken name, or on something that is no tool. */
   register(value: AnyTool | PlainTool, options?: RegisterOptions): AnyTool;
   register(value: ResultTool, options?: RegisterOptions): AnyTool;
+  register(value: InterfaceTool, options?: RegisterOptions): AnyTool;
   register(value: ToolLike, options?: RegisterOptions): AnyTool;
   register(value: ToolLike, options: RegisterOptions = {}): AnyTool {
     return this.#add(value, options);
@@ -82,16 +87,24 @@ export class ToolRegistry {
     for (const alias of options.aliases ?? []) {
       this.#entries.set(alias, { tool, target: tool.name, listed: options.listAliases ?? true });
     }
-    for (const name of names) this.#emit({ type: "registered", name });
+    // The names a tool says it answers to resolve too, unlisted, where nothing else has them.
+    const own = (tool.aliases ?? []).filter((a) => !this.#entries.has(a) && isToolName(a));
+    for (const alias of own) this.#entries.set(alias, { tool, target: tool.name, listed: false });
+    for (const name of [...names, ...own]) this.#emit({ type: "registered", name });
     return tool;
   }
 
-  /** Adds another name for an already registered tool. */
+  /** Adds another name for an already registered tool (again for the same tool: only whether it is listed changes). */
   alias(alias: string, target: string, options: { listed?: boolean } = {}): void {
     const entry = this.#entries.get(target);
     if (!entry) throw new Error(`Cannot alias "${alias}" to "${target}": no such tool.`);
     assertToolName(alias);
-    if (this.#entries.has(alias)) throw new Error(`A tool named "${alias}" is already registered; tool names must be unique.`);
+    const existing = this.#entries.get(alias);
+    if (existing && existing.target === entry.target && alias !== entry.target) {
+      existing.listed = options.listed ?? true;
+      return;
+    }
+    if (existing) throw new Error(`A tool named "${alias}" is already registered; tool names must be unique.`);
     this.#entries.set(alias, { tool: entry.tool, target: entry.target, listed: options.listed ?? true });
     this.#emit({ type: "registered", name: alias });
   }

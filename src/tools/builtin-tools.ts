@@ -3,6 +3,7 @@ import { createLogger, type Logger } from "../core/logger.js";
 import { loadConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import type { SearchProvider } from "./web/search-provider.js";
+import { ALIASES } from "./names.js";
 import { fileTools } from "./fs/index.js";
 import { searchTools } from "./search/index.js";
 import { shellTools } from "./shell/index.js";
@@ -49,6 +50,11 @@ export function createBuiltinTools(options: { workspace?: string; logger?: Logge
     if (made instanceof Promise)
       throw new Error("A tool group loads asynchronously; use await builtinTools(...) or createRegistry() instead.");
     tools.push(...made);
+  }
+  // Registered by hand (spec 001: registry.registerAll(createBuiltinTools())), each still answers to the specs' names for it.
+  for (const tool of tools) {
+    const aliases = Object.keys(ALIASES).filter((alias) => ALIASES[alias] === tool.name);
+    if (aliases.length > 0) Object.defineProperty(tool, "aliases", { value: aliases, configurable: true });
   }
   return tools;
 }

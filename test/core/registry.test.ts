@@ -31,7 +31,11 @@ describe("ToolRegistry", () => {
     r.register(make("edit_file"), { aliases: ["edit"] });
     expect(() => r.register(make("edit_file"))).toThrow(/already registered/);
     expect(() => r.register(make("edit"))).toThrow(/alias of "edit_file"/);
-    expect(() => r.alias("edit", "edit_file")).toThrow(/already registered/);
+    r.register(make("other"));
+    expect(() => r.alias("edit", "other")).toThrow(/already registered/);
+    // The same alias again for the same tool only says whether it is listed.
+    r.alias("edit", "edit_file", { listed: false });
+    expect(r.canonicalName("edit")).toBe("edit_file");
   });
 
   it("says why a name is invalid for model APIs", () => {

@@ -8,6 +8,7 @@ import {
   BaseTool,
   createBuiltinTools,
   createRegistry,
+  toAnthropicTools,
   loadConfig,
   ToolRegistry,
   ToolRunner,
@@ -105,5 +106,53 @@ describe("spec 001: the API reference works as written", () => {
     expect((await runner.run({ name: "grep", args: { pattern: "const a" } })).content).toContain("a.ts");
     expect((await runner.run({ name: "edit", args: { path: "a.ts", old_string: "1", new_string: "2" } })).status).toBe("success");
     await runner.close();
+  });
+});
+
+describe("spec 001: the Tool interface implemented by hand, and the built-in tools by their names", () => {
+  /** FR1's interface, as a reader implements it: a definition with a JSON Schema, no zod. */
+  class Shout {
+    readonly definition = {
+      name: "shout",
+      description: "Upper-cases text.",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    };
+    validate(params: Record<string, unknown>): { valid: boolean; error?: string } {
+      return typeof params.text === "string" ? { valid: true } : { valid: false, error: "text must be a string" };
+    }
+    getConfirmation(params: Record<string, unknown>): ToolConfirmation {
+      return String(params.text).includes("!") ? { required: true, message: "It shouts", type: "write" } : { required: false };
+    }
+    async execute(params: Record<string, unknown>): Promise<ToolExecutionResult> {
+      return { content: String(params.text).toUpperCase() };
+    }
+  }
+
+  it("registers, validates with its own verdict, hands execute the arguments, and exports its parameters", async () => {
+    for (const tool of [new Shout(), Object.assign(new Shout(), { name: "shout" })]) {
+      const registry = new ToolRegistry();
+      registry.register(tool);
+      expect(registry.getTool("shout")?.definition.parameters).toEqual(new Shout().definition.parameters);
+      expect(toAnthropicTools(registry)[0]).toMatchObject({ name: "shout", input_schema: { properties: { text: { type: "string" } } } });
+      const asked: string[] = [];
+      const runner = new ToolRunner({ registry, workspace: ws.dir, approver: async (r) => (asked.push(r.reason), { approved: true }) });
+      expect((await runner.run({ name: "shout", args: { text: "hi" } })).content).toBe("HI");
+      const bad = await runner.run({ name: "shout", args: { text: 3 } });
+      expect(bad.error).toMatchObject({ code: "INVALID_ARGS" });
+      expect(bad.error?.message).toContain("text must be a string");
+      expect((await runner.run({ name: "shout", args: { text: "hi!" } })).content).toBe("HI!");
+      expect(asked).toEqual(["It shouts"]);
+      await runner.close();
+    }
+  });
+
+  it("registry.registerAll(createBuiltinTools()) answers to edit, listed once as edit_file", () => {
+    const registry = new ToolRegistry();
+    registry.registerAll(createBuiltinTools({ workspace: ws.dir }));
+    expect(registry.getTool("edit")?.name).toBe("edit");
+    expect(registry.canonicalName("edit")).toBe("edit_file");
+    const names = registry.getAllDefinitions().map((d) => d.name);
+    expect(names).toContain("edit_file");
+    expect(names).not.toContain("edit");
   });
 });
