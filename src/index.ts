@@ -55,7 +55,7 @@ export { createBuiltinTools } from "./tools/builtin-tools.js";
 export type { GroupContext, ToolGroup } from "./tools/group.js";
 export { TOOLSETS, type Toolset } from "./tools/toolsets.js";
 export { TOOL } from "./tools/names.js";
-export type { SearchProvider, SearchResult } from "./tools/web/search-provider.js";
+export { toSearchProvider, type SearchProvider, type SearchResult, type SpecSearchProvider } from "./tools/web/search-provider.js";
 export { BraveSearchProvider, type BraveOptions } from "./tools/web/brave.js";
 export { createWebSearchTool } from "./tools/web/web-search.js";
 export { createWebFetchTool } from "./tools/web/web-fetch.js";

@@ -8,7 +8,7 @@ import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
-import type { SearchProvider } from "./tools/web/search-provider.js";
+import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./tools/web/search-provider.js";
 import type { Approver } from "./runtime/approver.js";
 import { Desk, type DeskEvent } from "./store/desk.js";
 import { EventRelay } from "./store/event-relay.js";
@@ -40,7 +40,8 @@ export interface SessionOptions {
   mcpWaitMs?: number;
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
   /** web_search's backend instead of Brave (spec 000's ISearchProvider). */
-  searchProvider?: SearchProvider;
+  /** web_search's backend: `{ name, search }`, or spec 000's `{ providerName, searchAsync }` (checked here). */
+  searchProvider?: SearchProvider | SpecSearchProvider;
   /** Only these tools will be called: built-in groups that provide none of them are not loaded. */
   only?: readonly string[];
   /**
@@ -85,6 +86,8 @@ export interface Session {
   desk?: Desk;
   /** Stops MCP and language servers and flushes the audit log. */
   close(): Promise<void>;
+  /** `await using session = await openSession()` closes it when the block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const DEFAULT_MCP_WAIT_MS = 5_000;
@@ -109,7 +112,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     logger,
     onClose: (c) => closers.push(c),
     ...(options.toolset ? { toolset: options.toolset } : {}),
-    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
+    ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
     ...(options.only ? { only: options.only } : {}),
   });
   // MCP servers from configuration are connected here (src/mcp), never holding the session back
@@ -207,7 +210,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     const sent = relay;
     runner.on("*", (e) => sent.send(e.type, e));
   }
-  return {
+  const session: Session = {
     loaded,
     registry,
     runner,
@@ -219,6 +222,9 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     },
     startMcp,
     ...(desk ? { desk } : {}),
+    [Symbol.asyncDispose]() {
+      return session.close();
+    },
     async close() {
       await desk?.close();
       await Promise.allSettled(closers.map((c) => c()));
@@ -228,4 +234,5 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       await telemetry?.shutdown().catch(() => undefined);
     },
   };
+  return session;
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { SchemaTool } from "./schema-tool.js";
 import type { Effect } from "./effect.js";
-import { ToolError } from "./errors.js";
+import { cancelledIfAborted, ToolError } from "./errors.js";
 import { toResult, type ToolExecutionResult } from "./result.js";
 import type { Assessment, Tool, ToolAccess, ToolConfirmation, ToolContext, ToolScope, ToolExecutionOptions } from "./tool.js";
 import { completeContext, isValidatedContext } from "./context.js";
@@ -93,7 +93,12 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
       if (!checked.valid) throw new ToolError("INVALID_ARGS", checked.error);
       value = checked.value;
     }
-    return toResult(await this.#run(value, completeContext(ctx)));
+    const context = completeContext(ctx);
+    try {
+      return toResult(await this.#run(value, context));
+    } catch (err) {
+      throw cancelledIfAborted(err, context.signal);
+    }
   }
 }
 

@@ -107,3 +107,14 @@ function describeErrno(errno: string, path: string | undefined, fallback: string
       return fallback;
   }
 }
+
+/**
+ * What a call stopped by its caller's signal throws: CANCELLED, as the runner's outcome says it,
+ * rather than whatever the aborted work threw (fetch's DOMException, a child's exit). A tool's own
+ * ToolError is its word and passes unchanged.
+ */
+export function cancelledIfAborted(err: unknown, signal: AbortSignal | undefined): unknown {
+  if (!signal?.aborted || err instanceof ToolError) return err;
+  const own = err instanceof Error && err.name !== "AbortError" && err.message ? err.message : undefined;
+  return new ToolError("CANCELLED", own ?? "The call was cancelled before it finished.", { cause: err });
+}

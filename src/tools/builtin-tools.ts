@@ -2,7 +2,7 @@ import type { AnyTool } from "../core/tool.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { loadConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
-import type { SearchProvider } from "./web/search-provider.js";
+import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
 import { ALIASES } from "./names.js";
 import { fileTools } from "./fs/index.js";
 import { searchTools } from "./search/index.js";
@@ -35,14 +35,16 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
  * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`.
  * Configuration and secrets are read from `workspace` (default: the current directory).
  */
-export function createBuiltinTools(options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider } = {}): AnyTool[] {
+export function createBuiltinTools(
+  options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider | SpecSearchProvider } = {},
+): AnyTool[] {
   const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});
   const ctx: GroupContext = {
     config: loaded.config,
     env: loaded.env,
     workspace: loaded.workspace,
     logger: options.logger ?? createLogger("warn"),
-    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
+    ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
   };
   const tools: AnyTool[] = [];
   for (const group of BUILTIN_GROUPS) {

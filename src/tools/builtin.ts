@@ -6,7 +6,7 @@ import type { GroupContext, ToolGroup } from "./group.js";
 import { ALIASES, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
 import { LAZY_GROUPS, loadGroups } from "./lazy-groups.js";
-import type { SearchProvider } from "./web/search-provider.js";
+import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
 
 export interface CreateRegistryOptions {
   /** Overrides the configuration's toolset. */
@@ -22,7 +22,8 @@ export interface CreateRegistryOptions {
   /** Receives what must run when the session closes (servers a group started). */
   onClose?: (close: () => Promise<void>) => void;
   /** web_search's backend instead of Brave (spec 000's ISearchProvider); web_search is then always offered. */
-  searchProvider?: SearchProvider;
+  /** web_search's backend: `{ name, search }`, or spec 000's `{ providerName, searchAsync }` (checked here). */
+  searchProvider?: SearchProvider | SpecSearchProvider;
 }
 
 const BUILTIN_NAMES = new Set(LAZY_GROUPS.flatMap((g) => g.names));
@@ -52,7 +53,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     workspace: loaded.workspace,
     logger,
     ...(options.onClose ? { onClose: options.onClose } : {}),
-    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
+    ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
   };
   const tools = await builtinTools(ctx, options.groups ?? (await loadGroups(options.only)));
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";

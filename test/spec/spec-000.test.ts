@@ -1,6 +1,8 @@
 // Spec 000 (Design: Tool System), read as its reader would: its tool list and conditional
 // registration, the search-provider interface, the shared utilities, and MCP configuration as
 // its McpServerConfig spells it.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   BraveSearchProvider,
@@ -9,10 +11,13 @@ import {
   htmlToText,
   loadConfig,
   McpManager,
+  openSession,
   parseConfig,
   ToolRegistry,
   type SearchProvider,
 } from "../../src/index.js";
+import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
+import { WebConfigSchema } from "../../src/tools/web/config.js";
 import { fixtureServer, killLeftovers, uniqueMarker } from "../mcp/client/helpers.js";
 import { useWorkspace } from "./helpers.js";
 
@@ -60,6 +65,38 @@ describe("spec 000: the tool registry", () => {
     expect(registry.has("web_search")).toBe(true);
     expect(new BraveSearchProvider({ apiKey: "k" }).name).toBe("Brave");
   });
+
+  it("ISearchProvider as a TypeScript reader writes it (providerName, searchAsync) works; a wrong shape is refused when given", async () => {
+    class MySearchProvider {
+      readonly providerName = "MySearch";
+      async searchAsync(query: string, count: number) {
+        return Array.from({ length: count }, (_, i) => ({ Title: `${query} ${i}`, Url: `https://e.org/${i}`, Description: "D" }));
+      }
+    }
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }), { searchProvider: new MySearchProvider() });
+    const out = await registry.getTool("web_search")!.execute({ query: "tools", count: 2 });
+    expect(out.content).toContain("via MySearch");
+    expect(out.content).toContain("https://e.org/1");
+    await expect(createRegistry(loadConfig({ dir: ws.dir, env: {} }), { searchProvider: { search: "no" } as never })).rejects.toThrow(
+      /providerName, searchAsync/,
+    );
+  });
+
+  it("web_fetch stopped by its caller comes back CANCELLED, not as a raw DOMException", async () => {
+    const server = http.createServer(() => undefined); // never answers
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const tool = createWebFetchTool(WebConfigSchema.parse({ allowPrivateNetwork: true }));
+      const controller = new AbortController();
+      const call = tool.execute({ url } as never, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      await expect(call).rejects.toMatchObject({ name: "ToolError", code: "CANCELLED" });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 describe("spec 000: shared utilities", () => {
@@ -90,6 +127,33 @@ describe("spec 000: MCP integration", () => {
       expect(registry.has("files__echo")).toBe(true);
     } finally {
       await manager.close();
+      killLeftovers(marker);
+    }
+  });
+
+  it("ConnectAllAsync and DisposeAsync by their TypeScript names, and await using on the manager and a session", async () => {
+    const marker = uniqueMarker();
+    const entry = fixtureServer(marker) as { command: string; args: string[] };
+    const config = parseConfig({ mcpServers: { files: { Transport: "stdio", Command: entry.command, Args: entry.args } } });
+    const registry = new ToolRegistry();
+    try {
+      {
+        await using manager = new McpManager(config.mcpServers, { registry });
+        expect((await manager.connectAllAsync()).map((t) => t.name)).toContain("files__echo");
+      }
+      expect(registry.has("files__echo")).toBe(false);
+      const other = new McpManager(config.mcpServers, { registry });
+      await other.connectAllAsync();
+      await other.disposeAsync();
+      expect(registry.has("files__echo")).toBe(false);
+      let closed: Promise<void> | undefined;
+      {
+        await using session = await openSession({ workspace: ws.dir, mcp: false });
+        const close = session.close.bind(session);
+        session.close = () => (closed = close());
+      }
+      expect(closed).toBeDefined();
+    } finally {
       killLeftovers(marker);
     }
   });

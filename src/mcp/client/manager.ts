@@ -118,6 +118,21 @@ export class McpManager {
     }));
   }
 
+  /** Spec 000's `ConnectAllAsync()`: {@link connectAll}. */
+  connectAllAsync(): Promise<AnyTool[]> {
+    return this.connectAll();
+  }
+
+  /** Spec 000's `DisposeAsync()`: {@link close}. */
+  disposeAsync(): Promise<void> {
+    return this.close();
+  }
+
+  /** `await using manager = new McpManager(...)` closes it when the block ends. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   /** Stops every server and removes the proxies from the registry. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { TOOL } from "../names.js";
-import type { SearchProvider } from "./search-provider.js";
+import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./search-provider.js";
 
 /** Queries longer than this are cut silently. */
 export const MAX_QUERY_CHARS = 400;
@@ -29,7 +29,8 @@ const WebSearchOutput = z.object({
 });
 
 /** web_search over any SearchProvider (spec 000's WebSearchTool, spec 003's result). */
-export function createWebSearchTool(provider: SearchProvider) {
+export function createWebSearchTool(given: SearchProvider | SpecSearchProvider) {
+  const provider = toSearchProvider(given);
   return defineTool({
     name: TOOL.webSearch,
     title: "Search the web",
