@@ -1,5 +1,7 @@
 // Spec 002 (Tool System), read as its reader would: its tool categories by name, approval
 // levels, result formats, custom tools, path and command validation, caching and parallel runs.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRegistry, defineTool, loadConfig, ToolRegistry, ToolRunner, type ApprovalRequest } from "../../src/index.js";
@@ -128,6 +130,33 @@ describe("spec 002: custom tools, validation, caching, parallel runs", () => {
       { name: "right", args: {} },
     ]);
     expect(outcomes.map((o) => o.content)).toEqual(["left met its partner", "right met its partner"]);
+    await runner.close();
+  });
+});
+
+describe("spec 002: custom tools as it writes them", () => {
+  it("accepts category and requires_approval, and requires_approval decides whether a person is asked", async () => {
+    const tool = (requires: boolean) => ({
+      description: "Deploy application to staging",
+      category: "custom",
+      parameters: { type: "object", properties: { environment: { type: "string" } }, required: ["environment"] },
+      command: [process.execPath, "-e", "console.log('deployed ' + process.argv[1])", "{environment}"],
+      requires_approval: requires,
+    });
+    const dir = path.join(ws.dir, "custom-tools");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "tackle.config.json"), JSON.stringify({ tools: { deploy: tool(true), preview: tool(false) } }));
+    const registry = await createRegistry(loadConfig({ dir, env: {} }));
+    expect(registry.get("deploy")?.title).toBe("deploy (custom)");
+    const asked: string[] = [];
+    const runner = new ToolRunner({
+      registry,
+      workspace: ws.dir,
+      approver: async (r: ApprovalRequest) => (asked.push(r.tool), { approved: true }),
+    });
+    expect((await runner.run({ name: "deploy", args: { environment: "staging" } })).content).toContain("deployed staging");
+    expect((await runner.run({ name: "preview", args: { environment: "staging" } })).content).toContain("deployed staging");
+    expect(asked).toEqual(["deploy"]);
     await runner.close();
   });
 });

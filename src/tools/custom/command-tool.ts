@@ -25,6 +25,13 @@ export const CommandToolSchema = z
     paths: z.array(z.string()).default([]),
     /** Parameters whose values may start with "-": every other value that does is refused. */
     options: z.array(z.string()).default([]),
+    /**
+     * Spec 002's word on approval: true asks a person for every call in mode safe (whatever the
+     * effect), false lets a non-destructive tool run without asking.
+     */
+    requires_approval: z.boolean().optional(),
+    /** Spec 002's grouping ("custom"): shown with the tool, nothing else. */
+    category: z.string().max(64).optional(),
   })
   .strict();
 
@@ -108,8 +115,9 @@ function text(value: unknown): string {
 
 /** A tool that runs a configured program with the call's arguments as argv entries, in the workspace. */
 export function commandTool(name: string, config: CommandToolConfig): AnyTool {
-  return new JsonSchemaTool({
+  const tool = new JsonSchemaTool({
     name,
+    ...(config.category ? { title: `${name} (${config.category})` } : {}),
     description: config.description,
     inputSchema: config.parameters as JsonSchema,
     effect: config.effect,
@@ -161,4 +169,9 @@ export function commandTool(name: string, config: CommandToolConfig): AnyTool {
       };
     },
   });
+  if (config.requires_approval !== undefined) {
+    const required = config.requires_approval;
+    Object.defineProperty(tool, "needsApproval", { value: () => required, enumerable: true });
+  }
+  return tool;
 }
