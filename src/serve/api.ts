@@ -8,7 +8,7 @@ import type { EventHub } from "./event-hub.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
 import { withSpecNames } from "./spec-names.js";
 import { allow, HttpError, json, parse, readJson } from "./http-json.js";
-import { approvalAnswer } from "./approval-answer.js";
+import { approvalAnswer, namedCall } from "./approval-answer.js";
 import type { CallHistory } from "./call-history.js";
 import { historyRoutes } from "./history-routes.js";
 import type { Handler, Route } from "./route.js";
@@ -204,6 +204,18 @@ function apiRoutes(context: ApiContext): Route[] {
         if (!tool) throw new HttpError(404, `The tool ${waiting.request.tool} is no longer available.`);
         const checked = tool.validate(args);
         json(res, 200, checked.valid ? { valid: true } : { valid: false, error: checked.error });
+      },
+    },
+    {
+      // Spec 002's routes: the call is named in the body.
+      path: /^(?:\/api)?\/(approve|reject)$/,
+      methods: ["POST"],
+      handle: async (req, res, _url, [kind]) => {
+        const { id, body } = namedCall(await readJson(req, maxBody));
+        const { response, by } = approvalAnswer(kind as "approve" | "reject", body);
+        const answered = await desk.answer(id, response, by ?? defaultPerson());
+        if (!answered.ok) throw new HttpError(answered.status, answered.error);
+        json(res, 200, answered);
       },
     },
     {

@@ -16,6 +16,26 @@ const AnswerBody = z.object({
 const ApproveBody = AnswerBody.omit({ approved: true });
 const RejectBody = z.object({ message: z.string().max(10_000).optional(), by: z.string().min(1).max(100).optional() });
 
+/** Spec 002's `POST /approve` and `/reject`: the call named in the body, its message as `user_message` too. */
+const NamedCall = z
+  .object({
+    tool_call_id: z.string().min(1).max(200).optional(),
+    toolCallId: z.string().min(1).max(200).optional(),
+    id: z.string().min(1).max(200).optional(),
+    user_message: z.string().max(10_000).optional(),
+  })
+  .refine((b) => b.tool_call_id ?? b.toolCallId ?? b.id, { message: "name the call: tool_call_id (or id)" });
+
+/** The call a spec 002 body names, and the body with `user_message` read as `message`. */
+export function namedCall(raw: unknown): { id: string; body: Record<string, unknown> } {
+  const b = parse(NamedCall, raw);
+  const { tool_call_id: _a, toolCallId: _b, id: _c, user_message, ...rest } = raw as Record<string, unknown>;
+  return {
+    id: (b.tool_call_id ?? b.toolCallId ?? b.id)!,
+    body: { ...rest, ...(user_message !== undefined && rest.message === undefined ? { message: user_message } : {}) },
+  };
+}
+
 /**
  * A person's answer from a request body: `POST /api/approvals/:id/approve` (optionally with a
  * message, "always" and edited arguments), `/reject` (optionally with a message), or the

@@ -126,7 +126,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     port: () => boundPort,
     ...(options.token ? { token: options.token } : {}),
     // The page itself loads without one; what it calls needs it.
-    needsToken: (url) => url.pathname.startsWith("/api/"),
+    needsToken: (url) => url.pathname.startsWith("/api/") || url.pathname === "/approve" || url.pathname === "/reject",
     // EventSource cannot send headers, so the event stream alone may carry the token in the query.
     tokenInQuery: (url) => url.pathname === "/api/events",
   });

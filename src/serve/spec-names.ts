@@ -10,6 +10,8 @@ export function withSpecNames<T extends object>(data: T): T & Record<string, unk
   if ("args" in d) extra.params = d.args;
   if (typeof d.requiresApproval === "boolean") extra.requires_approval = d.requiresApproval;
   if (typeof d.executionTimeMs === "number") extra.execution_time_ms = d.executionTimeMs;
+  if (typeof d.status === "string" && typeof d.toolName === "string" && typeof d.content === "string")
+    Object.assign(extra, outcomeNames(d));
   const outcome = d.outcome as Record<string, unknown> | undefined;
   if (outcome && typeof outcome === "object") {
     // tool.result's data in spec 002 is {status, result}.
@@ -17,4 +19,21 @@ export function withSpecNames<T extends object>(data: T): T & Record<string, unk
     extra.result = outcome.content;
   }
   return { ...data, ...extra };
+}
+
+/**
+ * An outcome as spec 002's result formats write it: a success's `result` with its content and
+ * metadata (`bytes_written` for a write), a rejection's `reason` and the person's `user_message`.
+ */
+function outcomeNames(o: Record<string, unknown>): Record<string, unknown> {
+  const metadata = (o.metadata ?? {}) as Record<string, unknown>;
+  if (o.status === "success") {
+    const written = typeof metadata.bytesWritten === "number" ? { bytes_written: metadata.bytesWritten } : {};
+    return { result: { content: o.content, metadata: { ...metadata, ...written } } };
+  }
+  if (o.status !== "rejected") return {};
+  return {
+    reason: o.approvedBy === "user" ? "User rejected the operation" : String(o.content),
+    ...(typeof metadata.userMessage === "string" ? { user_message: metadata.userMessage } : {}),
+  };
 }

@@ -289,6 +289,14 @@ describe("tackle serve safety", () => {
     events.destroy();
     // The page itself holds no secrets; it takes the token from its address.
     expect((await get(h, "/")).status).toBe(200);
+    // Spec 002's answers outside /api/ need it as much.
+    for (const route of ["/approve", "/reject"]) {
+      const r = await request(h, "POST", route, {
+        body: JSON.stringify({ tool_call_id: "x" }),
+        headers: { "content-type": "application/json" },
+      });
+      expect(r.status).toBe(401);
+    }
   });
 
   it("refuses a non-loopback host without a token", async () => {

@@ -116,4 +116,28 @@ describe("tackle serve speaks spec 002's names too", () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error).toMatch(/name \(or tool\) is required/);
   });
+
+  it("answers POST /approve and /reject with the call named in the body, and writes spec 002's result formats", async () => {
+    const written = call("POST", "/api/calls", { tool: "write_file", params: { path: "a.txt", content: "beta\n" }, tool_call_id: "w1" });
+    await pending();
+    expect((await call("POST", "/approve", { tool_call_id: "w1" })).status).toBe(200);
+    const ok = (await written).json;
+    expect(ok).toMatchObject({ status: "success", tool_call_id: "w1", result: { metadata: { bytes_written: 5, path: "a.txt" } } });
+    expect(typeof ok.result.content).toBe("string");
+    expect(typeof ok.execution_time_ms).toBe("number");
+
+    const refused = call("POST", "/api/calls", { tool: "write_file", params: { path: "a.txt", content: "gamma\n" }, tool_call_id: "w2" });
+    await pending();
+    expect((await call("POST", "/reject", { tool_call_id: "w2", user_message: "Wrong file path" })).status).toBe(200);
+    expect((await refused).json).toMatchObject({
+      status: "rejected",
+      tool_call_id: "w2",
+      reason: "User rejected the operation",
+      user_message: "Wrong file path",
+    });
+    expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("beta\n");
+    const unnamed = await call("POST", "/approve", {});
+    expect(unnamed.status).toBe(400);
+    expect(JSON.stringify(unnamed.json)).toMatch(/tool_call_id/);
+  });
 });

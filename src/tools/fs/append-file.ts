@@ -53,7 +53,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   return {
     content: `Appended ${formatBytes(bytes.length)} to "${rel}" (now ${formatBytes(size)}).${note}`,
     structured: { path: rel, size, appended: bytes.length },
-    metadata: { path: rel, size, appended: bytes.length },
+    metadata: { path: rel, size, appended: bytes.length, bytesWritten: bytes.length },
     changedPaths: [{ path: rel, operation: "modified" }],
   };
 }

@@ -99,7 +99,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   return {
     content: `Wrote ${formatBytes(size)} to "${rel}" (${what}).`,
     structured: { path: rel, size, created: !before },
-    metadata: { path: rel, size, created: !before },
+    metadata: { path: rel, size, bytesWritten: size, created: !before },
     changedPaths: [{ path: rel, operation: before ? "modified" : "created" }],
   };
 }
