@@ -33,6 +33,7 @@
 (require 'cl-lib)
 (require 'json)
 (require 'subr-x)
+(require 'seq)
 (require 'url-parse)
 (require 'url-util)
 (require 'diff-mode)
@@ -265,7 +266,8 @@ That is TOKEN, else the query's, else the one in the server's token file."
   "Connect to a running `tackle serve' at URL, with TOKEN if it needs one.
 The token may also come in URL (as the dashboard's address has it, ?token=...),
 or from the file the server keeps it in for this user.
-Paths in events are taken relative to `default-directory'."
+Paths in events are taken relative to the server's workspace (or, when that
+folder is not on this machine, to `default-directory')."
   (interactive (list (read-string "tackle serve URL: " (or tackle--url "http://127.0.0.1:7878"))
                      (let ((token (read-string "Token (empty: from the URL or the server's token file): ")))
                        (unless (string-empty-p token) token))))
@@ -347,9 +349,19 @@ Paths in events are taken relative to `default-directory'."
 (defun tackle--on-connected ()
   (setq tackle--reconnect-delay tackle-reconnect-delay
         tackle--stream-ready t)
+  (tackle--learn-workspace)
   (tackle-refresh)
   (run-hooks 'tackle--connected-hook)
   (force-mode-line-update t))
+
+(defun tackle--learn-workspace ()
+  "Take the workspace from the server, so event paths resolve wherever Emacs is.
+Kept as it was when the server's folder is not one on this machine."
+  (tackle--request "GET" "/api/state" nil
+                   (lambda (status data)
+                     (let ((root (and (eq status 200) (alist-get 'workspace data))))
+                       (when (and (stringp root) (file-directory-p root))
+                         (setq tackle--root (file-name-as-directory root)))))))
 
 (defun tackle--disconnect ()
   "Close the event stream and forget the server."
@@ -632,21 +644,24 @@ What is left is counted."
 (defvar tackle-approvals-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map "a" #'tackle-approvals-approve)
+    (define-key map "y" #'tackle-approvals-approve)
     (define-key map "r" #'tackle-approvals-reject)
+    (define-key map "n" #'tackle-approvals-reject)
     (define-key map "A" #'tackle-approvals-always)
     (define-key map "e" #'tackle-approvals-edit)
     (define-key map (kbd "RET") #'tackle-approvals-details)
     (define-key map "?" #'tackle-approvals-details)
     (define-key map "g" #'tackle-refresh)
-    (define-key map "n" #'tackle-approvals-next)
-    (define-key map "p" #'tackle-approvals-previous)
+    (define-key map (kbd "TAB") #'tackle-approvals-next)
+    (define-key map "j" #'tackle-approvals-next)
+    (define-key map (kbd "<backtab>") #'tackle-approvals-previous)
+    (define-key map "k" #'tackle-approvals-previous)
     map))
 
 (define-derived-mode tackle-approvals-mode special-mode "tackle-approvals"
   "The calls waiting for a person.
-\\<tackle-approvals-mode-map>\\[tackle-approvals-approve] approve, \\[tackle-approvals-reject] reject with a \
-message, \\[tackle-approvals-always] always,
-\\[tackle-approvals-edit] edit the arguments, \\[tackle-approvals-details] details, \\[tackle-refresh] refresh."
+\\<tackle-approvals-mode-map>a or y approve, r or n reject with a message,
+A always, e edit the arguments, ? details, TAB and S-TAB move, g refresh."
   (setq-local revert-buffer-function (lambda (&rest _) (tackle-refresh))))
 
 ;;;###autoload
@@ -784,7 +799,7 @@ argument, read a WIDER rule to keep instead (kept only if it covers the call)."
   "Show everything about the call at point."
   (interactive)
   (let ((request (tackle--request-by-id (tackle--approval-at-point))))
-    (with-current-buffer (get-buffer-create "*tackle-approval*")
+    (with-current-buffer (get-buffer-create "*Agent Approval*")
       (let ((inhibit-read-only t))
         (erase-buffer)
         (insert (propertize (tackle--visible (format "%s" (alist-get 'tool request)) t) 'face 'bold)
@@ -970,6 +985,50 @@ Spec 002's name for `tackle-approve'."
   "Reject TOOL-CALL (an id or an alist with one) with MESSAGE.
 Spec 002's name for `tackle-reject'."
   (tackle-reject tool-call (or message "Rejected in Emacs.")))
+
+;;;; Spec 002's names
+
+(defun emacs-agent-approve-tool (&optional tool-call)
+  "Show the calls waiting for a person, at TOOL-CALL (an id or an alist with one).
+Spec 002's name: there y approves, n rejects, A always approves, ? explains."
+  (interactive)
+  (tackle-approvals)
+  (when tool-call
+    (let ((id (tackle--id-of tool-call))
+          (pos (point-min))
+          found)
+      (while (and pos (not found))
+        (let ((desk-id (get-text-property pos 'tackle-approval)))
+          (if (and desk-id (equal (alist-get 'toolCallId (tackle--request-by-id desk-id)) id))
+              (setq found pos)
+            (setq pos (next-single-property-change pos 'tackle-approval)))))
+      (when found (goto-char found)))))
+
+(defun tackle--tool-names ()
+  "The names of the server's tools."
+  (mapcar (lambda (tool) (alist-get 'name tool)) (tackle-tools)))
+
+(defun emacs-agent-config-auto-approve (tool)
+  "Approve every call of TOOL from now on, for every agent on this desk.
+Spec 002's name: keeps the rule TOOL at the server's shared desk."
+  (interactive (list (completing-read "Always approve tool: " (tackle--tool-names))))
+  (tackle--request-sync "POST" "/api/rules/shared"
+                        `((rule . ,tool) (by . ,(format "%s in Emacs" user-login-name)))))
+
+(defun emacs-agent-show-tool-help (tool)
+  "Show what TOOL does and the arguments it takes.  Spec 002's name."
+  (interactive (list (completing-read "Tool: " (tackle--tool-names))))
+  (let ((found (seq-find (lambda (entry) (equal (alist-get 'name entry) tool)) (tackle-tools))))
+    (unless found (user-error "No tool named %s" tool))
+    (with-current-buffer (get-buffer-create "*tackle-tool-help*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (tackle--visible tool) "\n\n"
+                (tackle--visible (or (alist-get 'description found) ""))
+                "\n\nArguments:\n" (tackle--pretty-json (alist-get 'inputSchema found)) "\n")
+        (goto-char (point-min))
+        (special-mode))
+      (display-buffer (current-buffer)))))
 
 (provide 'tackle)
 ;;; tackle.el ends here

@@ -270,6 +270,42 @@
       (tackle-test--end server)
       (delete-directory dir t))))
 
+(ert-deftest tackle-connect-takes-the-workspace-from-the-server ()
+  (let* ((dir (tackle-test--workspace))
+         (port (tackle-test--free-port))
+         (server (tackle-test--serve-process dir port)))
+    (unwind-protect
+        (progn
+          (setq tackle--root nil)
+          (let ((default-directory temporary-file-directory))
+            (tackle-connect (format "http://127.0.0.1:%d" port)))
+          (should (tackle-wait-until-connected tackle-test--timeout))
+          (tackle-test--wait (lambda () (equal (file-truename tackle--root) (file-truename dir)))
+                             "the workspace from the server"))
+      (tackle-stop)
+      (tackle-test--end server)
+      (delete-directory dir t))))
+
+(ert-deftest tackle-spec-002-names-and-keys ()
+  (tackle-test--with-server nil
+    (should (eq (lookup-key tackle-approvals-mode-map "y") #'tackle-approvals-approve))
+    (should (eq (lookup-key tackle-approvals-mode-map "n") #'tackle-approvals-reject))
+    (should (eq (lookup-key tackle-approvals-mode-map "a") #'tackle-approvals-approve))
+    (let* ((box (tackle-test--overwrite "by y\n"))
+           (id (alist-get 'toolCallId (car tackle--pending))))
+      (emacs-agent-approve-tool id)
+      (should (equal (buffer-name) "*tackle-approvals*"))
+      (should (equal (alist-get 'toolCallId (tackle--request-by-id (tackle--approval-at-point))) id))
+      (execute-kbd-macro "y")
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "success")))
+    (emacs-agent-show-tool-help "write_file")
+    (with-current-buffer "*tackle-tool-help*"
+      (should (string-match-p "path" (buffer-string))))
+    (emacs-agent-config-auto-approve "write_file")
+    (let ((box (tackle-test--call-async "write_file" '((path . "a.txt") (content . "no question\n")))))
+      (should (equal (alist-get 'status (tackle-test--outcome box)) "success"))
+      (should (equal (tackle-test--file dir) "no question\n")))))
+
 (defun tackle-test--pids-serving (dir)
   "Process ids whose command line names DIR."
   (cl-remove-if-not
