@@ -8,12 +8,12 @@ import { referencesTool } from "./references.js";
 import { symbolsTool } from "./symbols.js";
 
 /**
- * Spec 002's LSP tools. Registered when a language server is configured (`lsp.servers`) or
- * installed (typescript-language-server, pyright or pylsp); servers start on first use.
+ * Spec 002's LSP tools, always registered: a language server configured (`lsp.servers`) or
+ * installed (typescript-language-server, pyright or pylsp) starts on first use, and a call for a
+ * file no server handles is answered with what to install or configure.
  */
 export const lspTools: ToolGroup = (ctx) => {
   const servers = resolveServers((ctx.config as { lsp?: unknown }).lsp, ctx.workspace);
-  if (Object.keys(servers).length === 0) return [];
   const manager = new LspManager(servers);
   ctx.onClose?.(() => manager.close());
   return [diagnosticsTool, symbolsTool, hoverTool, definitionTool, referencesTool].map((tool) => tool(manager));

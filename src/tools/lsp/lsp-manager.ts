@@ -3,6 +3,15 @@ import { ToolError } from "../../core/errors.js";
 import { LspClient } from "./lsp-client.js";
 import type { LspServerConfig } from "./lsp-config.js";
 
+/** What to install for the files tackle finds a server for by itself. */
+const INSTALL: Readonly<Record<string, string>> = Object.fromEntries([
+  ...[".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"].map((e) => [
+    e,
+    "typescript-language-server (npm install -g typescript-language-server typescript)",
+  ]),
+  [".py", "pyright (npm install -g pyright) or pylsp (pip install python-lsp-server)"],
+]);
+
 /** One client per configured server and workspace root, chosen by file extension. */
 export class LspManager {
   readonly #servers: Record<string, LspServerConfig>;
@@ -17,12 +26,13 @@ export class LspManager {
     const entry = Object.entries(this.#servers).find(([, s]) => s.extensions.includes(ext));
     if (!entry) {
       const known = [...new Set(Object.values(this.#servers).flatMap((s) => s.extensions))];
+      const install = INSTALL[ext];
       throw new ToolError(
         "UNAVAILABLE",
-        known.length
-          ? `No language server handles "${ext || path.basename(file)}" files (configured ` +
-              `for ${known.join(", ")}). Add one under "lsp.servers" in tackle.config.json.`
-          : `No language server is installed or configured. Install typescript-language-server or add one under "lsp.servers" in tackle.config.json.`,
+        `No language server handles "${ext || path.basename(file)}" files` +
+          (known.length ? ` (servers here handle ${known.join(", ")})` : " (none is installed or configured)") +
+          `. ${install ? `Install ${install}, or add` : "Add"} one under "lsp.servers" in tackle.config.json ` +
+          `({ "command": "...", "args": [...], "extensions": ["${ext || ".ext"}"] }). Until then, use grep and read_file.`,
         { recoverable: false },
       );
     }
