@@ -6,6 +6,8 @@ import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
+import { parseRule } from "./runtime/rules.js";
+import { unknownRuleTool } from "./tools/rule-tool-names.js";
 import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./tools/web/search-provider.js";
@@ -115,6 +117,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
     ...(options.only ? { only: options.only } : {}),
   });
+  warnRulesNamingNoTool(loaded, logger);
   // MCP servers from configuration are connected here (src/mcp), never holding the session back
   // for longer than the wait: a silent server's tools join later, or not at all.
   let mcp: McpManager | undefined;
@@ -235,4 +238,28 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     },
   };
   return session;
+}
+
+const warnedRules = new Set<string>();
+
+/** A rule whose tool is misspelt (`shel(ls)`) would never match, without a word: each is a warning, once per process. */
+function warnRulesNamingNoTool(loaded: LoadedConfig, logger: Logger): void {
+  const permissions = loaded.config.permissions as Record<string, unknown> | undefined;
+  for (const list of ["allow", "ask", "deny"] as const) {
+    const rules = permissions?.[list];
+    if (!Array.isArray(rules)) continue;
+    for (const rule of rules) {
+      if (typeof rule !== "string" || warnedRules.has(`${loaded.file ?? ""}\0${rule}`)) continue;
+      let tool: string;
+      try {
+        tool = parseRule(rule).tool;
+      } catch {
+        continue;
+      }
+      const why = unknownRuleTool(tool, loaded.config);
+      if (!why) continue;
+      warnedRules.add(`${loaded.file ?? ""}\0${rule}`);
+      logger.warn(`${loaded.file ?? "configuration"}: the rule "${rule}" in permissions.${list} will never match: ${why}`);
+    }
+  }
 }

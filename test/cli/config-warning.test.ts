@@ -43,3 +43,21 @@ describe("unknown configuration keys", () => {
     expect(seen).toEqual([]);
   }, 120_000);
 });
+
+describe("rules that can never match", () => {
+  it("a rule naming no tool warns once when the configuration is loaded, naming the nearest tool; known ones say nothing", async () => {
+    writeFileSync(
+      path.join(ws.dir, "tackle.config.json"),
+      JSON.stringify({
+        permissions: { allow: ["shel(ls)", "read_file(src/**)", "files__read", "mcp_*"], deny: ["wrte_file(.env)"] },
+        mcpServers: { files: { command: "true" } },
+      }),
+    );
+    const r = await runCli(["call", "read_file", "path=tackle.config.json", "--workspace", ws.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split("\n").filter((l) => l.includes("will never match"));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/"shel\(ls\)" in permissions\.allow will never match: no tool is named "shel"; did you mean "shell"\?/);
+    expect(warnings[1]).toMatch(/"wrte_file\(\.env\)" in permissions\.deny .*did you mean "write_file"\?/);
+  }, 120_000);
+});
