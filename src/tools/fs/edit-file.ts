@@ -63,7 +63,7 @@ function positionsOf(text: string, needle: string): number[] {
 }
 
 /** 1-based line numbers of ascending positions in `text`, in one pass. */
-function linesAt(text: string, positions: readonly number[]): number[] {
+export function linesAt(text: string, positions: readonly number[]): number[] {
   const out: number[] = [];
   let line = 1;
   let nl = text.indexOf("\n");
@@ -187,8 +187,17 @@ export function nearestCandidates(text: string, old: string): string {
   );
 }
 
-async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
-  const resolved = resolveArg(ctx, args.path, true);
+/** A file edit_file and multi_edit may change: checked, read, its byte-order mark set aside. */
+export interface EditSource {
+  resolved: ResolvedPath;
+  rel: string;
+  text: string;
+  bom: boolean;
+}
+
+/** Reads the file at `path` for an edit: it must exist, be writable, UTF-8 text, and at most MAX_EDIT_BYTES. */
+export async function readEditable(path: string, ctx: ToolContext, tool = "edit_file"): Promise<EditSource> {
+  const resolved = resolveArg(ctx, path, true);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
   if (!st) throw await notFound(ctx, resolved);
@@ -196,25 +205,50 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   if (st.size > MAX_EDIT_BYTES) {
     throw new ToolError(
       "INVALID_ARGS",
-      `"${rel}" is ${formatBytes(st.size)}; edit_file works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`,
+      `"${rel}" is ${formatBytes(st.size)}; ${tool} works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`,
     );
   }
-  if (args.old === "")
-    throw new ToolError("INVALID_ARGS", `old is empty; give the exact text to replace. To replace the whole file use write_file.`);
-  if (args.old === args.new) throw new ToolError("INVALID_ARGS", `old and new are identical, so the edit would change nothing.`);
   const bytes = await readFile(resolved.absolute, { flag: READ_NOFOLLOW });
   if (bytes.includes(0) || !isValidUtf8(bytes)) {
     throw new ToolError(
       "INVALID_ARGS",
-      `"${rel}" is not UTF-8 text (binary, or another encoding); edit_file only edits UTF-8 text. Replace it whole with write_file instead.`,
+      `"${rel}" is not UTF-8 text (binary, or another encoding); ${tool} only edits UTF-8 text. Replace it whole with write_file instead.`,
     );
   }
   let text = bytes.toString("utf8");
   const bom = text.startsWith("\uFEFF");
   if (bom) text = text.slice(1);
+  return { resolved, rel, text, bom };
+}
 
-  let oldText = args.old;
-  let newText = args.new;
+/** One replacement as edit_file and each of multi_edit's edits describe it. */
+export interface EditSpec {
+  old: string;
+  new: string;
+  replace_all: boolean;
+  expected_replacements?: number | undefined;
+}
+
+/** `text` with one edit applied, where it applied, and where each replacement starts in the result. */
+export interface Replaced {
+  after: string;
+  found: number[];
+  oldText: string;
+  newText: string;
+  newStarts: number[];
+}
+
+/**
+ * Applies `edit` to `text`: exact matches only (line endings adapted to the file's), as many as
+ * replace_all or expected_replacements allow. Throws INVALID_ARGS saying where `old` matched, or
+ * the nearest candidates when it matched nowhere; nothing is applied from a fuzzy match.
+ */
+export function replaceIn(text: string, edit: EditSpec): Replaced {
+  if (edit.old === "")
+    throw new ToolError("INVALID_ARGS", `old is empty; give the exact text to replace. To replace the whole file use write_file.`);
+  if (edit.old === edit.new) throw new ToolError("INVALID_ARGS", `old and new are identical, so the edit would change nothing.`);
+  let oldText = edit.old;
+  let newText = edit.new;
   let found = positionsOf(text, oldText);
   if (found.length === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldText)) {
     // The model wrote "\n" for a CRLF file: match with the file's line endings, and write them too.
@@ -232,18 +266,18 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     newText = newText.replace(/\r?\n/g, "\r\n");
   }
   const count = found.length;
-  if (count === 0) throw new ToolError("INVALID_ARGS", nearestCandidates(text, args.old));
+  if (count === 0) throw new ToolError("INVALID_ARGS", nearestCandidates(text, edit.old));
   const lineList = linesAt(text, found);
   const where = `line${lineList.length > 1 ? "s" : ""} ${lineList.slice(0, 10).join(", ")}${lineList.length > 10 ? ", …" : ""}`;
-  if (args.expected_replacements !== undefined) {
-    if (count !== args.expected_replacements) {
+  if (edit.expected_replacements !== undefined) {
+    if (count !== edit.expected_replacements) {
       throw new ToolError(
         "INVALID_ARGS",
         `old matches ${count} place${count === 1 ? "" : "s"} (${where}), but expected_replacements ` +
-          `is ${args.expected_replacements}. Nothing was changed; adjust old or expected_replacements.`,
+          `is ${edit.expected_replacements}. Nothing was changed; adjust old or expected_replacements.`,
       );
     }
-  } else if (!args.replace_all && count > 1) {
+  } else if (!edit.replace_all && count > 1) {
     throw new ToolError(
       "INVALID_ARGS",
       `old matches ${count} places (${where}); add surrounding context so it matches ` +
@@ -263,21 +297,26 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
     last = at + oldText.length;
   }
   parts.push(text.slice(last));
-  const after = parts.join("");
-  const newLines = linesAt(after, newStarts);
-  const out = Buffer.from(bom ? `\uFEFF${after}` : after, "utf8");
+  return { after: parts.join(""), found, oldText, newText, newStarts };
+}
+
+async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
+  const source = await readEditable(args.path, ctx);
+  const text = source.text;
+  const r = replaceIn(text, args);
+  const after = r.after;
   return {
-    resolved,
-    rel,
+    resolved: source.resolved,
+    rel: source.rel,
     before: text,
     after,
-    bytes: out,
-    replacements: count,
-    lines: newLines,
-    newLength: newText.split("\n").length,
-    start: found[0]!,
-    endBefore: found.at(-1)! + oldText.length,
-    endAfter: newStarts.at(-1)! + newText.length,
+    bytes: Buffer.from(source.bom ? `\uFEFF${after}` : after, "utf8"),
+    replacements: r.found.length,
+    lines: linesAt(after, r.newStarts),
+    newLength: r.newText.split("\n").length,
+    start: r.found[0]!,
+    endBefore: r.found.at(-1)! + r.oldText.length,
+    endAfter: r.newStarts.at(-1)! + r.newText.length,
   };
 }
 

@@ -6,6 +6,7 @@ import { deleteFileTool } from "./delete-file.js";
 import { editFileTool } from "./edit-file.js";
 import { listDirectoryTool } from "./list-directory.js";
 import { moveFileTool } from "./move-file.js";
+import { multiEditTool } from "./multi-edit.js";
 import { readFileTool } from "./read-file.js";
 import { writeFileTool } from "./write-file.js";
 
@@ -17,6 +18,7 @@ export {
   editFileTool,
   listDirectoryTool,
   moveFileTool,
+  multiEditTool,
   readFileTool,
   writeFileTool,
 };
@@ -27,6 +29,7 @@ export const FILE_TOOLS = [
   writeFileTool,
   appendFileTool,
   editFileTool,
+  multiEditTool,
   deleteFileTool,
   moveFileTool,
   copyFileTool,

@@ -7,6 +7,7 @@ export const FS = {
     writeFile: "write_file",
     appendFile: "append_file",
     editFile: "edit_file",
+    multiEdit: "multi_edit",
     deleteFile: "delete_file",
     moveFile: "move_file",
     copyFile: "copy_file",

@@ -200,6 +200,7 @@ describe("registration", () => {
       write_file: "write",
       append_file: "write",
       edit_file: "write",
+      multi_edit: "write",
       delete_file: "destructive",
       move_file: "write",
       copy_file: "write",

@@ -28,6 +28,7 @@ describe("every parameter through the runner", () => {
       write_file: ["content", "createDirs", "encoding", "path"],
       append_file: ["content", "path"],
       edit_file: ["expected_replacements", "new", "old", "path", "replace_all"],
+      multi_edit: ["edits", "path"],
       delete_file: ["path", "recursive"],
       move_file: ["from", "overwrite", "to"],
       copy_file: ["dest", "overwrite", "recursive", "source"],
