@@ -84,6 +84,7 @@ describe("policy: hooks that answer at once and hooks that answer with a promise
     write_file: { path: "new.txt", content: "x" },
     append_file: { path: "notes.txt", content: "x" },
     edit_file: { path: "notes.txt", old_string: "hello", new_string: "bye" },
+    multi_edit: { path: "notes.txt", edits: [{ old: "hello", new: "bye" }] },
     list_directory: { path: "." },
     create_directory: { path: "sub" },
     delete_file: { path: "notes.txt" },
