@@ -10,7 +10,7 @@ import { parseRule } from "./runtime/rules.js";
 import { unknownRuleTool } from "./tools/rule-tool-names.js";
 import type { ApprovalMode } from "./runtime/policy.js";
 import type { McpManager } from "./mcp/client/manager.js";
-import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./tools/web/search-provider.js";
+import type { SearchProvider, SpecSearchProvider } from "./tools/web/search-provider.js";
 import type { Approver } from "./runtime/approver.js";
 import { Desk, type DeskEvent } from "./store/desk.js";
 import { EventRelay } from "./store/event-relay.js";
@@ -41,8 +41,7 @@ export interface SessionOptions {
    */
   mcpWaitMs?: number;
   runner?: Omit<ToolRunnerOptions, "registry" | "workspace" | "approval" | "rules">;
-  /** web_search's backend instead of Brave (spec 000's ISearchProvider). */
-  /** web_search's backend: `{ name, search }`, or spec 000's `{ providerName, searchAsync }` (checked here). */
+  /** web_search's backend: `{ name, search }`, or spec 000's `{ providerName, searchAsync }` (its shape checked as the session opens). */
   searchProvider?: SearchProvider | SpecSearchProvider;
   /** Only these tools will be called: built-in groups that provide none of them are not loaded. */
   only?: readonly string[];
@@ -114,7 +113,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     logger,
     onClose: (c) => closers.push(c),
     ...(options.toolset ? { toolset: options.toolset } : {}),
-    ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
+    ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
     ...(options.only ? { only: options.only } : {}),
   });
   warnRulesNamingNoTool(loaded, logger);

@@ -504,8 +504,6 @@ export class ToolRunner {
         "REJECTED",
         `The call to ${p.name} was not approved (${decision.reason}).${said} Do not repeat the same call; change your approach or ask the user.`,
       );
-      // What the person wrote, apart from tackle's words around it (spec 002's user_message).
-      if (response.message && !response.automatic) outcome.metadata = { userMessage: response.message };
       if (response.message && !response.automatic) outcome.userMessage = response.message;
       return { outcome: withWait(outcome, p), args: p.args };
     }

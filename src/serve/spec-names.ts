@@ -34,6 +34,6 @@ function outcomeNames(o: Record<string, unknown>): Record<string, unknown> {
   if (o.status !== "rejected") return {};
   return {
     reason: o.approvedBy === "user" ? "User rejected the operation" : String(o.content),
-    ...(typeof metadata.userMessage === "string" ? { user_message: metadata.userMessage } : {}),
+    ...(typeof o.userMessage === "string" ? { user_message: o.userMessage } : {}),
   };
 }

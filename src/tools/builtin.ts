@@ -21,8 +21,10 @@ export interface CreateRegistryOptions {
   only?: readonly string[];
   /** Receives what must run when the session closes (servers a group started). */
   onClose?: (close: () => Promise<void>) => void;
-  /** web_search's backend instead of Brave (spec 000's ISearchProvider); web_search is then always offered. */
-  /** web_search's backend: `{ name, search }`, or spec 000's `{ providerName, searchAsync }` (checked here). */
+  /**
+   * web_search's backend instead of Brave, web_search then always offered: `{ name, search }`, or
+   * spec 000's `{ providerName, searchAsync }` (its shape checked here).
+   */
   searchProvider?: SearchProvider | SpecSearchProvider;
 }
 
