@@ -3,7 +3,7 @@ import { createLogger, type Logger } from "../core/logger.js";
 import { loadConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
-import { ALIASES } from "./names.js";
+import { aliasesOf } from "./names.js";
 import { fileTools } from "./fs/index.js";
 import { searchTools } from "./search/index.js";
 import { shellTools } from "./shell/index.js";
@@ -55,7 +55,7 @@ export function createBuiltinTools(
   }
   // Registered by hand (spec 001: registry.registerAll(createBuiltinTools())), each still answers to the specs' names for it.
   for (const tool of tools) {
-    const aliases = Object.keys(ALIASES).filter((alias) => ALIASES[alias] === tool.name);
+    const aliases = aliasesOf(tool.name);
     if (aliases.length > 0) Object.defineProperty(tool, "aliases", { value: aliases, configurable: true });
   }
   return tools;

@@ -3,7 +3,7 @@ import type { AnyTool } from "../core/tool.js";
 import { createLogger, type Logger } from "../core/logger.js";
 import { loadConfig, type LoadedConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
-import { ALIASES, VARIANTS } from "./names.js";
+import { ALIASES, aliasesOf, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
 import { LAZY_GROUPS, loadGroups } from "./lazy-groups.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
@@ -63,9 +63,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
   const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);
   const isListed = (name: string) => (listedNames ? listedNames.has(name) : !VARIANTS.has(name) && !(name in ALIASES));
   for (const [name, tool] of tools) {
-    const aliases = Object.entries(ALIASES)
-      .filter(([, target]) => target === name)
-      .map(([alias]) => alias);
+    const aliases = aliasesOf(name);
     // Tools declared in configuration belong to every toolset: the person asked for them by name.
     const declared = !BUILTIN_NAMES.has(name);
     const wanted = declared || [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
