@@ -14,15 +14,7 @@ export const MAX_SENSITIVE_ENTRIES = 1000;
 export async function sensitiveEntries(root: string, options: { packages?: boolean } = {}): Promise<string[]> {
   const found = await scanTree(root);
   if (options.packages) {
-    const common = {
-      cwd: root,
-      dot: true,
-      onlyFiles: false,
-      followSymbolicLinks: false,
-      expandDirectories: false,
-      caseSensitiveMatch: false,
-    };
-    for (const rel of await packageSecrets(root, common)) {
+    for (const rel of await packageSecrets(root)) {
       const clean = rel.replace(/\/$/, "");
       if (isSensitivePath(clean) && !found.some((e) => clean === e || clean.startsWith(`${e}/`)) && !isLink(path.join(root, clean)))
         found.push(clean);
@@ -41,7 +33,7 @@ function isLink(absolute: string): boolean {
 
 /** What one folder held when it was last read: its secrets, and the folders below it to search. */
 interface FolderState {
-  mtimeMs: number;
+  ctimeMs: number;
   ino: number;
   sensitive: string[];
   folders: string[];
@@ -59,9 +51,11 @@ const RACY_MS = 2_000;
 
 /**
  * Every confined command hides the workspace's secrets, so they are found before each one. A
- * folder's time changes whenever an entry in it is added, removed or renamed, and whether an entry
- * is a secret depends only on its path: so only folders whose time changed are read again, and a
- * search of 30,000 files costs one stat per folder instead of a walk of every file.
+ * folder's change time moves whenever an entry in it is added, removed or renamed, and whether an
+ * entry is a secret depends only on its path: so only folders whose change time moved are read
+ * again, and a search of 30,000 files costs one stat per folder instead of a walk of every file.
+ * The change time, not the modification time: a command can set a folder's modification time back
+ * (utimes) after moving a secret into a new folder, but setting it moves the change time.
  */
 async function scanTree(root: string): Promise<string[]> {
   const known = trees.get(root) ?? new Map<string, FolderState>();
@@ -80,14 +74,14 @@ async function scanTree(root: string): Promise<string[]> {
     }
     if (!st.isDirectory()) continue;
     let state = known.get(rel);
-    if (!state || state.mtimeMs !== st.mtimeMs || state.ino !== st.ino) {
-      state = readFolder(absolute, rel, st.mtimeMs, st.ino);
+    if (!state || state.ctimeMs !== st.ctimeMs || state.ino !== st.ino) {
+      state = readFolder(absolute, rel, st.ctimeMs, st.ino);
       if (++sinceTurn >= FOLDERS_PER_TURN) {
         sinceTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    if (Date.now() - st.mtimeMs > RACY_MS) seen.set(rel, state);
+    if (Date.now() - st.ctimeMs > RACY_MS) seen.set(rel, state);
     found.push(...state.sensitive);
     pending.push(...state.folders);
   }
@@ -95,8 +89,8 @@ async function scanTree(root: string): Promise<string[]> {
   return found;
 }
 
-function readFolder(absolute: string, rel: string, mtimeMs: number, ino: number): FolderState {
-  const state: FolderState = { mtimeMs, ino, sensitive: [], folders: [] };
+function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number): FolderState {
+  const state: FolderState = { ctimeMs, ino, sensitive: [], folders: [] };
   let entries;
   try {
     entries = readdirSync(absolute, { withFileTypes: true });
@@ -121,9 +115,11 @@ const INSTALL_STAMPS = ["", ".package-lock.json", ".modules.yaml", ".yarn-integr
 /**
  * The secrets anywhere in `root`'s node_modules (node_modules/app/config/.env too). A dependency
  * tree is large (a search costs about 13 µs a file), and it changes when a package manager
- * installs, which stamps its own files: so the search is made again only when those stamps change.
+ * installs, which stamps its own files: so the search is made again only when those stamps change,
+ * or when a secret found before is no longer where it was (a folder above it was renamed, and the
+ * secret would be unhidden at its new path).
  */
-async function packageSecrets(root: string, common: Record<string, unknown>): Promise<string[]> {
+async function packageSecrets(root: string): Promise<string[]> {
   const modules = path.join(root, "node_modules");
   const key = INSTALL_STAMPS.map((name) => {
     try {
@@ -134,11 +130,20 @@ async function packageSecrets(root: string, common: Record<string, unknown>): Pr
   }).join(":");
   if (key.startsWith("-")) return [];
   const known = packageScans.get(root);
-  if (known?.key === key) return known.found;
+  if (known?.key === key && known.found.every((rel) => lstatSync(path.join(root, rel), { throwIfNoEntry: false }))) return known.found;
   const { glob } = await import("tinyglobby");
   const found = await glob(
     SENSITIVE_PATTERNS.map((p) => `node_modules/${p}`),
-    { ...common, ignore: ["**/.git/**"] },
+    {
+      cwd: root,
+      dot: true,
+      onlyFiles: false,
+      followSymbolicLinks: false,
+      expandDirectories: false,
+      // As isSensitivePath judges names: .ENV and ID_RSA are as secret as .env and id_rsa.
+      caseSensitiveMatch: false,
+      ignore: ["**/.git/**"],
+    },
   );
   packageScans.set(root, { key, found });
   return found;

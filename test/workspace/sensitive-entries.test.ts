@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sensitiveEntries } from "../../src/workspace/sensitive-entries.js";
@@ -47,13 +47,27 @@ describe("the secrets a sandbox hides", () => {
     expect(await found()).toEqual([]);
   });
 
+  it("are not lost when a command sets a folder's time back after moving a secret (utimes cannot forge the change time)", async () => {
+    for (let i = 0; i < 5; i++) write(`pkg${i}/src/file.ts`);
+    write("pkg2/.env");
+    const old = new Date(Date.now() - 60_000);
+    for (const dir of [ws.dir, ...Array.from({ length: 5 }, (_, i) => path.join(ws.dir, `pkg${i}`))]) utimesSync(dir, old, old);
+    expect(await found()).toEqual(["pkg2/.env"]);
+    const before = statSync(ws.dir);
+    renameSync(path.join(ws.dir, "pkg2"), path.join(ws.dir, "elsewhere"));
+    utimesSync(ws.dir, before.atime, before.mtime);
+    expect(statSync(ws.dir).mtimeMs).toBe(before.mtimeMs);
+    expect(await found()).toEqual(["elsewhere/.env"]);
+  });
+
   it("include dependency folders' secrets when asked", async () => {
     write("node_modules/.package-lock.json", "{}");
     write("node_modules/pkg/config/.env");
     write(".env");
-    expect((await sensitiveEntries(ws.dir, { packages: true })).map((p) => path.relative(ws.dir, p))).toEqual([
-      ".env",
-      "node_modules/pkg/config/.env",
-    ]);
+    const withPackages = async () => (await sensitiveEntries(ws.dir, { packages: true })).map((p) => path.relative(ws.dir, p));
+    expect(await withPackages()).toEqual([".env", "node_modules/pkg/config/.env"]);
+    // A folder inside a package renamed with no install (no stamp moves): its secret is found at its new path.
+    renameSync(path.join(ws.dir, "node_modules/pkg/config"), path.join(ws.dir, "node_modules/pkg/settings"));
+    expect(await withPackages()).toEqual([".env", "node_modules/pkg/settings/.env"]);
   });
 });
