@@ -12,7 +12,7 @@ import { TOOL } from "../names.js";
 import { accessPaths, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { editDiff } from "./preview.js";
-import { lineSpan } from "./line-span.js";
+import { lineSpan, type LineSpan } from "./line-span.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 
@@ -322,8 +322,12 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
 
 /** The new text around the first change, numbered: two lines above, the change, one below (30 at most). */
 function snippet(p: Plan): string {
-  const span = lineSpan(p.after, p.start, p.start, 2, Math.min(p.newLength + 1, 30));
-  const lines = p.after.slice(span.from, span.to).replace(/\n$/, "").split("\n").slice(0, 31);
+  return numberedSpan(p.after, lineSpan(p.after, p.start, p.start, 2, Math.min(p.newLength + 1, 30)), 31);
+}
+
+/** The lines of `text` in `span`, at most `max`, numbered as read_file numbers them. */
+export function numberedSpan(text: string, span: LineSpan, max: number): string {
+  const lines = text.slice(span.from, span.to).replace(/\n$/, "").split("\n").slice(0, max);
   return lines.map((l, i) => `${String(span.firstLine + i).padStart(6)}\t${l.replace(/\r$/, "").slice(0, 500)}`).join("\n");
 }
 

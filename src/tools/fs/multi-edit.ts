@@ -7,7 +7,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
 import { accessPaths, pathSubjects } from "./common.js";
-import { linesAt, readEditable, replaceIn, type EditSource } from "./edit-file.js";
+import { linesAt, numberedSpan, readEditable, replaceIn, type EditSource } from "./edit-file.js";
 import { lineSpan } from "./line-span.js";
 import { editDiff } from "./preview.js";
 
@@ -82,14 +82,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const p = await plan(args, ctx);
   await atomicWriteFile(p.source.resolved.absolute, p.bytes);
   const [first, last] = linesAt(p.after, [p.start, Math.max(p.start, p.endAfter - 1)]) as [number, number];
-  const span = lineSpan(p.after, p.start, Math.max(p.start, p.endAfter - 1), 1, 1);
-  const shown = p.after
-    .slice(span.from, span.to)
-    .replace(/\n$/, "")
-    .split("\n")
-    .slice(0, 40)
-    .map((l, i) => `${String(span.firstLine + i).padStart(6)}\t${l.replace(/\r$/, "").slice(0, 500)}`)
-    .join("\n");
+  const shown = numberedSpan(p.after, lineSpan(p.after, p.start, Math.max(p.start, p.endAfter - 1), 1, 1), 40);
   const n = args.edits.length;
   return {
     content:
