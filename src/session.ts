@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { ToolRegistry } from "./registry/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
+import { waitAtMost } from "./core/wait-at-most.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
 import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
@@ -92,14 +93,6 @@ export interface Session {
 }
 
 const DEFAULT_MCP_WAIT_MS = 5_000;
-
-/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
-async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  if (ms <= 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /** Opens a session from configuration, the way the `tackle` command does. */
 export async function openSession(options: SessionOptions = {}): Promise<Session> {

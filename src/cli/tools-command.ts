@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { waitAtMost } from "../core/wait-at-most.js";
 import type { Session } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { EXIT } from "./exit-codes.js";
@@ -33,7 +34,7 @@ Examples:
       });
       try {
         if (one !== undefined) await session.runner.waitForTools([one]);
-        else await listingWait(session);
+        else await waitAtMost(session.mcpReady, session.loaded.config.mcpWaitMs ?? LIST_WAIT_MS);
         if (one !== undefined) {
           const tool = session.registry.get(one);
           if (!tool) {
@@ -78,13 +79,6 @@ Examples:
 
 /** How long the list waits for MCP servers (configuration's `mcpWaitMs` when set): long enough for most, never for one that hangs. */
 const LIST_WAIT_MS = 2_000;
-
-async function listingWait(session: Session): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const ms = session.loaded.config.mcpWaitMs ?? LIST_WAIT_MS;
-  await Promise.race([session.mcpReady, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /** Names the servers whose tools are missing from the list because they had not answered yet. */
 function stillStarting(session: Session): void {
