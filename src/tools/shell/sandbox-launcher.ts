@@ -62,7 +62,12 @@ export function launchSettings(shell: ShellSettings, config: Record<string, unkn
  */
 export function warmLaunch(s: LaunchSettings): void {
   if (s.shell.sandbox.mode === "off" && !s.shell.confineReadOnly) return;
-  sandboxAvailable(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {}).catch(() => undefined);
+  sandboxFor(s).catch(() => undefined);
+}
+
+/** Whether bubblewrap (the configured one) can run here; probed once per process. */
+function sandboxFor(s: LaunchSettings): ReturnType<typeof sandboxAvailable> {
+  return sandboxAvailable(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {});
 }
 
 /**
@@ -81,7 +86,7 @@ export async function launchFor(
 ): Promise<Launch> {
   const mode = s.shell.sandbox.mode;
   if (options.unconfined || (mode === "off" && !s.shell.confineReadOnly)) return { confinement: "none" };
-  const status = await sandboxAvailable(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {});
+  const status = await sandboxFor(s);
   if (mode === "strict") {
     if (!status.available) throw sandboxUnavailableError(status, "The sandboxed shell");
     const args = buildSandboxArgs(

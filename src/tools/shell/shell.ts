@@ -190,13 +190,8 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     effect: "execute",
     idempotent: false,
     cacheable: false,
-    scope: {
-      kind: "command",
-      subjects: (args: Args, ctx) => {
-        warmLaunch(options.launch);
-        return commandSubjects(args.command, args.cwd, ctx);
-      },
-    },
+    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
+    // The policy assesses first, before anything else of the call: the sandbox probe starts there.
     assess: (args: Args, ctx) => {
       warmLaunch(options.launch);
       return commandAssessment(args.command, args.cwd, ctx, unconfinedAsked(args, settings));
