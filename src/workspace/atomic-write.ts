@@ -24,60 +24,93 @@ export interface AtomicWriteOptions {
  * `target` must already be a resolved real path (no symlink at the end).
  */
 export async function atomicWriteFile(target: string, data: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<number> {
-  const dir = path.dirname(target);
-  // Everything below goes through the held directory: a folder swapped for a symlink mid-write
-  // cannot send the file elsewhere.
-  const parent = await openDirectoryBeneath(dir);
+  const staged = await stageFile(target, data, options);
   try {
-    return await writeThrough(parent, path.basename(target), data, options);
+    await staged.commit();
   } finally {
-    await parent.close();
+    await staged.discard();
   }
+  if (options.fsync !== false) await syncDirectory(path.dirname(target));
+  return staged.size;
 }
 
-async function writeThrough(
-  parent: DirectoryHandle,
-  name: string,
+/** A file's new content written beside it, not yet in place: see {@link stageFile}. */
+export interface StagedFile {
+  /** Bytes staged. */
+  readonly size: number;
+  /** Renames the staged file over the target (atomic). */
+  commit(): Promise<void>;
+  /** Removes the staged file if it was not committed, and lets go of the folder. Always call it. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The first half of {@link atomicWriteFile}: the bytes go to a flushed temporary file in the
+ * target's folder (held open, so the folder cannot be swapped for a link meanwhile), and only
+ * `commit` puts them in place. Staging many files before committing any lets a change to several
+ * files fail before anything is visible, and their flushes overlap. The folder's own flush is the
+ * caller's (once per folder). `held`, when given, is an open handle on the target's folder.
+ */
+export async function stageFile(
+  target: string,
   data: Uint8Array | string,
-  options: AtomicWriteOptions,
-): Promise<number> {
-  const target = parent.at(name);
+  options: AtomicWriteOptions = {},
+  held?: DirectoryHandle,
+): Promise<StagedFile> {
+  // Everything below goes through the held directory: a folder swapped for a symlink mid-write
+  // cannot send the file elsewhere. A handle the caller holds (on the target's folder) stays open.
+  const parent = held ?? (await openDirectoryBeneath(path.dirname(target)));
+  const name = path.basename(target);
+  const final = parent.at(name);
   const temp = parent.at(`${ATOMIC_TEMP_PREFIX}${name.slice(0, 40)}-${randomBytes(6).toString("hex")}`);
-  let mode = options.mode ?? 0o666;
-  let keepMode = false;
+  let state: "staging" | "staged" | "committed" | "done" = "staging";
+  const discard = async () => {
+    if (state === "done") return;
+    if (state !== "committed") await unlink(temp).catch(() => {});
+    state = "done";
+    if (!held) await parent.close();
+  };
   try {
-    const st = await lstat(target);
-    if (st.isFile()) {
-      mode = st.mode & 0o7777;
-      keepMode = true;
+    let mode = options.mode ?? 0o666;
+    let keepMode = false;
+    try {
+      const st = await lstat(final);
+      if (st.isFile()) {
+        mode = st.mode & 0o7777;
+        keepMode = true;
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    // O_EXCL | O_NOFOLLOW: never follow or reuse something an attacker placed at the temporary name.
+    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    try {
+      let offset = 0;
+      while (offset < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, offset, Math.min(bytes.length - offset, 1 << 24));
+        offset += bytesWritten;
+      }
+      // The umask narrowed the mode at creation; an existing file's mode is restored exactly.
+      if (keepMode) await handle.chmod(mode);
+      if (options.fsync !== false) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    state = "staged";
+    return {
+      size: bytes.length,
+      commit: async () => {
+        if (state !== "staged") throw new Error(`${target} is not staged`);
+        await rename(temp, final);
+        state = "committed";
+      },
+      discard,
+    };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    await discard();
+    throw err;
   }
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  // O_EXCL | O_NOFOLLOW: never follow or reuse something an attacker placed at the temporary name.
-  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-  let renamed = false;
-  try {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const { bytesWritten } = await handle.write(bytes, offset, Math.min(bytes.length - offset, 1 << 24));
-      offset += bytesWritten;
-    }
-    // The umask narrowed the mode at creation; an existing file's mode is restored exactly.
-    if (keepMode) await handle.chmod(mode);
-    if (options.fsync !== false) await handle.sync();
-    await handle.close();
-    await rename(temp, target);
-    renamed = true;
-  } finally {
-    if (!renamed) {
-      await handle.close().catch(() => {});
-      await unlink(temp).catch(() => {});
-    }
-  }
-  if (options.fsync !== false) await syncDirectory(parent.at("."));
-  return bytes.length;
 }
 
 /** Flushes a directory so a rename in it survives a power cut; best effort where unsupported. */

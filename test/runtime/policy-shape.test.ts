@@ -85,6 +85,7 @@ describe("policy: hooks that answer at once and hooks that answer with a promise
     append_file: { path: "notes.txt", content: "x" },
     edit_file: { path: "notes.txt", old_string: "hello", new_string: "bye" },
     multi_edit: { path: "notes.txt", edits: [{ old: "hello", new: "bye" }] },
+    apply_patch: { patch: "*** Begin Patch\n*** Update File: notes.txt\n-hello\n+bye\n*** End Patch" },
     list_directory: { path: "." },
     create_directory: { path: "sub" },
     delete_file: { path: "notes.txt" },

@@ -115,7 +115,7 @@ function showLines(lines: readonly string[], from: number, to: number): string {
  * Why `old` matched nowhere, with the nearest candidates: first a match that differs only in
  * whitespace, else the most similar lines. Nothing is ever applied from here.
  */
-export function nearestCandidates(text: string, old: string): string {
+export function nearestCandidates(text: string, old: string, what = "The text given as old", use = "send its exact text as old"): string {
   const lines = text.split(/\r?\n/);
   const oldLines = old.split(/\r?\n/);
   while (oldLines.length > 1 && oldLines.at(-1)!.trim() === "") oldLines.pop();
@@ -140,7 +140,7 @@ export function nearestCandidates(text: string, old: string): string {
   if (loose.length) {
     const shownMatches = loose.map((i) => `${span(i, i + k - 1)}:\n${showLines(lines, i, i + k - 1)}`).join("\n");
     return (
-      `The text given as old was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace ` +
+      `${what} was not found exactly, but it matches ${loose.length === 1 ? "this place" : "these places"} if whitespace ` +
       `(indentation, spaces, line breaks) is ignored:\n${shownMatches}\nCopy the exact ` +
       `text from the file (read_file shows it) and try again. Nothing was changed.`
     );
@@ -171,7 +171,7 @@ export function nearestCandidates(text: string, old: string): string {
   const best = distinct.filter((s, i) => i === 0 || s.score >= Math.max(0.7, distinct[0]!.score - 0.15)).slice(0, 2);
   if (!best.length) {
     return (
-      `The text given as old was not found in the file, and nothing similar was found either. ` +
+      `${what} was not found in the file, and nothing similar was found either. ` +
       `Read the file with read_file and copy the exact text to replace. Nothing was changed.`
     );
   }
@@ -182,8 +182,8 @@ export function nearestCandidates(text: string, old: string): string {
     )
     .join("\n");
   return (
-    `The text given as old was not found in the file. The most similar text is:\n${shownBest}\nIf ` +
-    `this is what you meant, send its exact text as old. Nothing was changed.`
+    `${what} was not found in the file. The most similar text is:\n${shownBest}\nIf ` +
+    `this is what you meant, ${use}. Nothing was changed.`
   );
 }
 

@@ -1,5 +1,6 @@
 import type { ToolGroup } from "../group.js";
 import { appendFileTool } from "./append-file.js";
+import { applyPatchTool } from "./apply-patch.js";
 import { copyFileTool } from "./copy-file.js";
 import { createDirectoryTool } from "./create-directory.js";
 import { deleteFileTool } from "./delete-file.js";
@@ -12,6 +13,7 @@ import { writeFileTool } from "./write-file.js";
 
 export {
   appendFileTool,
+  applyPatchTool,
   copyFileTool,
   createDirectoryTool,
   deleteFileTool,
@@ -30,6 +32,7 @@ export const FILE_TOOLS = [
   appendFileTool,
   editFileTool,
   multiEditTool,
+  applyPatchTool,
   deleteFileTool,
   moveFileTool,
   copyFileTool,

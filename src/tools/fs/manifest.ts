@@ -8,6 +8,7 @@ export const FS = {
     appendFile: "append_file",
     editFile: "edit_file",
     multiEdit: "multi_edit",
+    applyPatch: "apply_patch",
     deleteFile: "delete_file",
     moveFile: "move_file",
     copyFile: "copy_file",

@@ -6,7 +6,7 @@ import { htmlToText } from "../../net/html-to-text.js";
 import type { GmailApi } from "./gmail-api.js";
 import { GmailParser, type MessagePart } from "./gmail-parser.js";
 import { unexpectedResponse } from "./google-error.js";
-import { mapLimit } from "./map-limit.js";
+import { mapLimit } from "../../core/map-limit.js";
 
 const ListSchema = z.looseObject({
   messages: z.array(z.looseObject({ id: z.string(), threadId: z.string().optional() })).optional(),

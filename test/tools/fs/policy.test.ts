@@ -201,6 +201,7 @@ describe("registration", () => {
       append_file: "write",
       edit_file: "write",
       multi_edit: "write",
+      apply_patch: "write",
       delete_file: "destructive",
       move_file: "write",
       copy_file: "write",

@@ -29,6 +29,7 @@ describe("every parameter through the runner", () => {
       append_file: ["content", "path"],
       edit_file: ["expected_replacements", "new", "old", "path", "replace_all"],
       multi_edit: ["edits", "path"],
+      apply_patch: ["patch"],
       delete_file: ["path", "recursive"],
       move_file: ["from", "overwrite", "to"],
       copy_file: ["dest", "overwrite", "recursive", "source"],
