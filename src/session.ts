@@ -6,6 +6,7 @@ import { loadConfig, type LoadedConfig } from "./config/config.js";
 import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
+import { ReadLedger } from "./runtime/read-ledger.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import { parseRule } from "./runtime/rules.js";
 import { unknownRuleTool } from "./tools/rule-tool-names.js";
@@ -51,6 +52,11 @@ export interface SessionOptions {
    * yet: `tackle mcp` answers its client's first tools/list before it spawns anything.
    */
   deferMcp?: boolean;
+  /**
+   * What the model read counts across processes in this workspace (the stale-edit guard's
+   * memory, kept in the user's state folder for 12 hours): each `tackle call` is a process.
+   */
+  readsAcrossProcesses?: boolean;
   /**
    * Opens the shared store and its approval desk (`tackle serve`, `tackle mcp`): calls waiting for
    * a person, their answers, "always" rules, events and the audit trail are shared with every
@@ -195,6 +201,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       return connecting ? mcpReady : undefined;
     },
     toolWaitMs: callWaitMs,
+    reads:
+      loaded.config.staleEditGuard === false ? false : new ReadLedger(options.readsAcrossProcesses ? { persistFor: loaded.workspace } : {}),
     ...(telemetry ? { tracer: telemetry.tracer } : {}),
     ...options.runner,
     ...(desk && shared

@@ -32,6 +32,9 @@
 (defun tackle-test--workspace ()
   (let ((dir (file-name-as-directory (make-temp-file "tackle-emacs-" t))))
     (with-temp-file (expand-file-name "a.txt" dir) (insert "alpha\n"))
+    ;; These tests replace files to be asked about; the agent never read them first.
+    (with-temp-file (expand-file-name "tackle.config.json" dir)
+      (insert "{\"staleEditGuard\": false}\n"))
     dir))
 
 (defmacro tackle-test--with-server (args &rest body)

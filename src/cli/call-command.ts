@@ -110,6 +110,7 @@ Examples:
         // are started only when the tool is not a built-in one (then the call waits for them).
         only: [name],
         deferMcp: true,
+        readsAcrossProcesses: true,
         runner: { approver },
       });
       modeNow = () => session.runner.approval;

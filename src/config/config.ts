@@ -32,6 +32,8 @@ export const ConfigSchema = z.looseObject({
   store: z.union([z.string().min(1), z.object({ url: z.string().min(1), namespace: z.string().min(1).optional() })]).optional(),
   timeoutMs: z.number().int().positive().optional(),
   maxOutputChars: z.number().int().positive().optional(),
+  /** Refuse edits of files changed on disk since the model last read them, or never read (default true). */
+  staleEditGuard: z.boolean().optional(),
 });
 
 export type TackleConfig = z.infer<typeof ConfigSchema>;

@@ -1,5 +1,5 @@
 import type { ApprovedBy } from "./result.js";
-import type { ChangeAnswer, ChangeRequest, Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
+import type { ChangeAnswer, ChangeRequest, FileReads, Progress, ToolContext, ToolExecutionOptions } from "./tool.js";
 import { openDefaultWorkspace, type ToolWorkspace } from "./tool-workspace.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { CallMemo } from "./call-memo.js";
@@ -30,6 +30,7 @@ export class CallContext implements ToolContext {
     readonly onProgress: (progress: Progress) => void,
     readonly confirmChanges?: (request: ChangeRequest) => Promise<ChangeAnswer>,
     readonly approvedBy?: ApprovedBy,
+    readonly reads?: FileReads,
   ) {
     this[SOURCE] = source;
   }

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   "NETWORK_ERROR",
   "RATE_LIMITED",
   "UNAVAILABLE",
+  "STALE_FILE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import type { Effect, ToolAnnotations } from "./effect.js";
 import type { ApprovedBy, ToolExecutionResult } from "./result.js";
 import type { ToolWorkspace } from "./tool-workspace.js";
@@ -73,6 +74,20 @@ export interface ToolContext {
    * in the hooks that judge the call, and outside a runner.
    */
   approvedBy?: ApprovedBy;
+  /**
+   * What the model has seen of files in this session, for the stale-edit guard: read_file
+   * records what it read, edits refuse files changed since (or never read). Absent outside a
+   * runner and when the guard is off.
+   */
+  reads?: FileReads;
+}
+
+/** The files a session's model has seen, and in what state (see ToolContext.reads). */
+export interface FileReads {
+  /** The model saw `absolute` as it stands now (it read it, or wrote it itself); `stat` when the caller has it. */
+  saw(absolute: string, stat?: Stats): void;
+  /** Why changing `absolute` would overwrite what the model has not seen, or undefined when it is as last seen (or missing). */
+  staleness(absolute: string): string | undefined;
 }
 
 /** Changes a call made to a copy of the workspace, to apply once approved. */

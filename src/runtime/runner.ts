@@ -20,6 +20,7 @@ import type { AuditSink, SharedRules } from "./shared-rules.js";
 import type { CallTracer } from "./call-tracer.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
+import type { ReadLedger } from "./read-ledger.js";
 import { markUntrusted } from "../core/untrusted.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
@@ -93,6 +94,13 @@ export interface ToolRunnerOptions {
   audit?: AuditSink;
   /** One span per call (OpenTelemetry, when configured). */
   tracer?: CallTracer;
+  /**
+   * The stale-edit guard's memory: with one, an edit of a file changed on disk since the model
+   * last read it (or never read) runs only when a person approves it, shown the diff against what
+   * the file holds now; otherwise it fails with STALE_FILE. `openSession` gives every session one
+   * (configuration: `"staleEditGuard": false` turns it off); a runner built by hand has none unless given.
+   */
+  reads?: ReadLedger | false;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -136,6 +144,7 @@ export class ToolRunner {
   readonly #retry: RetryOptions | false;
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
+  readonly #reads: ReadLedger | undefined;
   #active = 0;
 
   constructor(options: ToolRunnerOptions) {
@@ -147,6 +156,7 @@ export class ToolRunner {
     this.#audit = options.audit;
     this.#tracer = options.tracer;
     this.#spill = new OutputSpill();
+    this.#reads = options.reads || undefined;
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
     this.workspace = ws.withExtraRoot({ path: this.#spill.path, writable: false });
@@ -322,6 +332,7 @@ export class ToolRunner {
       // Only execute may change what it found; the hooks before it judge the call as it was asked.
       partial ? (request) => this.#confirmChanges(p, options, request) : undefined,
       approvedBy,
+      this.#reads,
     );
   }
 

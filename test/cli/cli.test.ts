@@ -115,6 +115,7 @@ describe("tackle call", () => {
   });
 
   it("rejects (exit 3) what needs approval when no terminal is attached, and changes nothing", async () => {
+    await call("read_file", { path: "a.txt" });
     const r = await call("write_file", { path: "a.txt", content: "overwritten" }, "--json");
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "rejected" });
@@ -123,6 +124,7 @@ describe("tackle call", () => {
   });
 
   it("runs it with --approval all", async () => {
+    await call("read_file", { path: "a.txt" }); // as a model would before replacing it
     const r = await call("write_file", { path: "a.txt", content: "overwritten" }, "--approval", "all");
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(ws.dir, "a.txt"), "utf8")).toBe("overwritten");
@@ -143,6 +145,7 @@ describe("tackle call", () => {
 
   it("never suggests --approval all when it is already on", async () => {
     writeFileSync(path.join(ws.dir, "Makefile"), "all:\n");
+    await call("read_file", { path: "Makefile" });
     const r = await call("write_file", { path: "Makefile", content: "x" }, "--approval", "all");
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/To run it, call it from a terminal or allow it for good:\n {2}tackle rules add 'write_file\(Makefile\)'/);
@@ -192,6 +195,7 @@ describe("tackle call", () => {
 
 describe("approval in a terminal", () => {
   it("asks, and y runs the call", async () => {
+    await call("read_file", { path: "a.txt" });
     const r = await runCliInTerminal(["call", "write_file", "--args", '{"path":"a.txt","content":"yes"}', "--workspace", ws.dir], "y\n");
     expect(r.stdout.replace(/\u001b\[[0-9;]*m/g, "")).toMatch(/write_file wants to run/);
     expect(r.code).toBe(0);
@@ -199,6 +203,7 @@ describe("approval in a terminal", () => {
   });
 
   it("n rejects with the person's message (exit 3)", async () => {
+    await call("read_file", { path: "a.txt" });
     const r = await runCliInTerminal(
       ["call", "write_file", "--args", '{"path":"a.txt","content":"no"}', "--workspace", ws.dir],
       "n\nwrong file\n",

@@ -41,6 +41,7 @@ describe("tackle call in a terminal", () => {
 
   it("e opens the editor on the arguments as pretty JSON; a mistake is shown and e opens the text again", async () => {
     writeFileSync(path.join(ws.dir, "b.txt"), "old\n");
+    await runCli(["call", "read_file", "path=b.txt", "--workspace", ws.dir]); // as a model would before replacing it
     // An "editor" that first breaks the JSON, then (run again on the person's text) mends it and edits it.
     const editor = path.join(ws.dir, "editor.sh");
     writeFileSync(
@@ -96,6 +97,7 @@ describe("tackle call in a terminal", () => {
     const t = inTerminal(["call", "read_file", "path=nope.txt", "--workspace", ws.dir]);
     expect(await t.exited).toBe(1);
     expect(t.screen()).toContain(`${ESC}1m${ESC}31mFailed`);
+    await runCli(["call", "read_file", "path=a.txt", "--workspace", ws.dir]);
     const edit = inTerminal(["call", "edit_file", "path=a.txt", "old=beta", "new=gamma", "--approval", "ask", "--workspace", ws.dir]);
     await edit.waitFor(/Approve\?/);
     expect(edit.screen()).toContain(`${ESC}31m-beta`);

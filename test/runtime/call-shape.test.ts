@@ -46,6 +46,7 @@ describe("an argument the tool does not take is an error, with the nearest name"
 
   it("alternate spellings a tool accepts are still accepted", async () => {
     const runner = fileRunner({ approval: "all" });
+    await runner.run({ name: "read_file", args: { path: "README.md" } });
     const outcome = await runner.run({ name: "edit_file", args: { path: "README.md", old_string: "line 1\n", new_string: "first\n" } });
     await runner.close();
     expect(outcome.status, outcome.content).toBe("success");

@@ -52,7 +52,10 @@ beforeEach(() => {
     }),
   );
   writeFileSync(path.join(ws.dir, "audit.jsonl"), `${earlier.join("\n")}\n`);
-  writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ log: "audit.jsonl", permissions: { allow: ["read_file"] } }));
+  writeFileSync(
+    path.join(ws.dir, "tackle.config.json"),
+    JSON.stringify({ log: "audit.jsonl", permissions: { allow: ["read_file"] }, staleEditGuard: false }),
+  );
 });
 afterEach(async () => {
   await Promise.all(pages.splice(0).map((p) => p.close()));

@@ -43,6 +43,8 @@ describe.skipIf(suite.skip)(suite.title, () => {
     server = await startPostgres(suite.bin);
     ws = tempDir("tackle-instances-");
     for (const name of ["a.txt", "b.txt", "c.txt", "d.txt"]) writeFileSync(path.join(ws.dir, name), "old\n");
+    // The calls here replace files they never read, to be asked about it.
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ staleEditGuard: false }));
     a = await startServe({ workspace: ws.dir, port: 0, mcp: false, store: server.url });
     b = await startServe({ workspace: ws.dir, port: 0, mcp: false, store: server.url });
   }, 300_000);

@@ -32,6 +32,8 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     );
   }
   await assertWritableFile(resolved, rel);
+  // Appending overwrites nothing, so it needs no read first; the model knows the result only if it knew the file.
+  const known = ctx.reads !== undefined && ctx.reads.staleness(resolved.absolute) === undefined;
   const bytes = Buffer.from(args.content, "utf8");
   if (st.nlink > 1) {
     // A hard link may share its content with a file outside the workspace: copy, then replace the link.
@@ -46,6 +48,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
       await handle.close();
     }
   }
+  if (known) ctx.reads!.saw(resolved.absolute);
   const size = st.size + bytes.length;
   const newline = st.size > 0 && bytes.length > 0 ? await endsWithoutNewline(resolved.absolute, st.size) : false;
   const note =

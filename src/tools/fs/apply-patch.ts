@@ -188,7 +188,8 @@ function preview(steps: readonly Step[]): string {
 function whereHunks(places: readonly HunkPlace[]): string {
   if (!places.length) return "";
   const spans = places.slice(0, 8).map((p) => (p.lines <= 1 ? `${p.line}` : `${p.line}–${p.line + p.lines - 1}`));
-  return ` (${places.length} hunk${places.length === 1 ? "" : "s"}, now at line${places.length === 1 && places[0]!.lines <= 1 ? "" : "s"} ${spans.join(", ")}${places.length > 8 ? ", …" : ""})`;
+  const lines = places.length === 1 && places[0]!.lines <= 1 ? "line" : "lines";
+  return ` (${places.length} hunk${places.length === 1 ? "" : "s"}, now at ${lines} ${spans.join(", ")}${places.length > 8 ? ", …" : ""})`;
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
@@ -209,7 +210,11 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   });
   if (ctx.signal.aborted) throw ctx.signal.reason;
   await applyAllOrNone(changes);
-  for (const s of steps) if (s.op === "moved" || s.op === "deleted") recordVacated(ctx.workspace.root, s.absolute);
+  for (const s of steps) {
+    if (s.op === "moved" || s.op === "deleted") recordVacated(ctx.workspace.root, s.absolute);
+    // The hunks' context matched what the file held, and the model wrote the rest: it knows the result.
+    if (s.op !== "deleted") ctx.reads?.saw(s.dest?.absolute ?? s.absolute);
+  }
   const lines = steps.map((s) => {
     switch (s.op) {
       case "added":

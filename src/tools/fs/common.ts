@@ -184,3 +184,26 @@ export async function carriesExecutionSensitive(ctx: ToolContext, from: string, 
     return undefined;
   }
 }
+
+/**
+ * Refuses to change a file the model has not seen as it now stands (see ToolContext.reads): it
+ * changed on disk since the model read it, or was never read. A person who approved the call saw
+ * the diff against what the file holds now (see {@link staleNote}), so their approval lets it run.
+ * No-op without a guard.
+ */
+export function assertSeen(ctx: ToolContext, absolute: string, rel: string, change: string): void {
+  if (ctx.approvedBy === "user") return;
+  const why = ctx.reads?.staleness(absolute);
+  if (why) {
+    throw new ToolError(
+      "STALE_FILE",
+      `"${rel}" ${why}. Read it with read_file, then ${change} again from what it holds now. Nothing was changed.`,
+    );
+  }
+}
+
+/** For a preview: a line warning the person that the model has not seen the file as it stands, or "". */
+export function staleNote(ctx: ToolContext, absolute: string, rel: string): string {
+  const why = ctx.reads?.staleness(absolute);
+  return why ? `Note: ${rel} ${why}; the model has not seen what it holds now, and the diff below is against that.\n` : "";
+}

@@ -9,7 +9,7 @@ import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { isValidUtf8 } from "./binary.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, assertSeen, staleNote, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { editDiff } from "./preview.js";
 import { lineSpan, type LineSpan } from "./line-span.js";
@@ -337,7 +337,9 @@ function diffOf(p: Plan): string {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const p = await plan(args, ctx);
+  assertSeen(ctx, p.resolved.absolute, p.rel, "make the edit");
   await atomicWriteFile(p.resolved.absolute, p.bytes);
+  ctx.reads?.saw(p.resolved.absolute);
   const n = p.replacements;
   const where = p.lines.length === 1 ? `line ${p.lines[0]}` : `lines ${p.lines.slice(0, 10).join(", ")}${p.lines.length > 10 ? ", …" : ""}`;
   const content =
@@ -363,7 +365,8 @@ export const editFileTool = defineTool({
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {
-    return diffOf(await plan(args, ctx));
+    const p = await plan(args, ctx);
+    return staleNote(ctx, p.resolved.absolute, p.rel) + diffOf(p);
   },
   execute,
 });

@@ -64,6 +64,8 @@ async function plan(args: Args, ctx: ToolContext) {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const { src, srcStat, dest, destRel, destStat } = await plan(args, ctx);
+  // What the model knew of the file goes with it.
+  const known = srcStat.isFile() && ctx.reads !== undefined && ctx.reads.staleness(src.absolute) === undefined;
   await ensureParent(dest, destRel, true);
   try {
     // Through both parents' handles: neither folder can be swapped for a link on the way.
@@ -75,6 +77,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     await rm(src.absolute, { recursive: true });
   }
   recordVacated(ctx.workspace.root, src.absolute);
+  if (known) ctx.reads!.saw(dest.absolute);
   const kind = srcStat.isDirectory() ? "folder" : srcStat.isSymbolicLink() ? "symbolic link" : "file";
   const replaced = destStat ? ` It replaced the previous "${destRel}" (${formatBytes(destStat.size)}).` : "";
   return {

@@ -6,7 +6,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
-import { accessPaths, pathSubjects } from "./common.js";
+import { accessPaths, assertSeen, pathSubjects, staleNote } from "./common.js";
 import { linesAt, numberedSpan, readEditable, replaceIn, type EditSource } from "./edit-file.js";
 import { lineSpan } from "./line-span.js";
 import { editDiff } from "./preview.js";
@@ -80,7 +80,9 @@ function diffOf(p: Plan): string {
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
   const p = await plan(args, ctx);
+  assertSeen(ctx, p.source.resolved.absolute, p.source.rel, "make the edits");
   await atomicWriteFile(p.source.resolved.absolute, p.bytes);
+  ctx.reads?.saw(p.source.resolved.absolute);
   const [first, last] = linesAt(p.after, [p.start, Math.max(p.start, p.endAfter - 1)]) as [number, number];
   const shown = numberedSpan(p.after, lineSpan(p.after, p.start, Math.max(p.start, p.endAfter - 1), 1, 1), 40);
   const n = args.edits.length;
@@ -104,6 +106,9 @@ export const multiEditTool = defineTool({
   effect: "write",
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
-  preview: async (args, ctx) => diffOf(await plan(args, ctx)),
+  preview: async (args, ctx) => {
+    const p = await plan(args, ctx);
+    return staleNote(ctx, p.source.resolved.absolute, p.source.rel) + diffOf(p);
+  },
   execute,
 });

@@ -193,7 +193,16 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   if (!st.isFile()) {
     throw new ToolError("INVALID_PATH", `"${rel}" is not a regular file (a device, socket or pipe); read_file only reads files.`);
   }
-  const meta: Meta = { rel, st };
+  const result = await readKind(args, ctx, resolved.absolute, { rel, st });
+  // What the model now knows of the file, for the stale-edit guard: the state it was read in.
+  ctx.reads?.saw(resolved.absolute, st);
+  return result;
+}
+
+/** The file at `absolute` (a regular file, stat in `meta`) as text, an image, or a description. */
+async function readKind(args: Args, ctx: ToolContext, absolute: string, meta: Meta): Promise<ToolExecutionResult> {
+  const { rel, st } = meta;
+  const resolved = { absolute };
   if (args.encoding === "base64") return readBase64(resolved.absolute, meta);
 
   const offset = args.offset === undefined || args.offset === 0 ? 1 : args.offset;

@@ -10,7 +10,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, namesFolder, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, assertSeen, formatBytes, namesFolder, pathSubjects, staleNote, statOrUndefined } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { wasVacated } from "../../workspace/vacated.js";
 import { replacementPreview } from "./preview.js";
@@ -91,8 +91,10 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const bytes = contentBytes(args.content, args.encoding);
   const before = statOrUndefined(resolved.absolute);
   await assertWritableFile(resolved, rel);
+  if (before) assertSeen(ctx, resolved.absolute, rel, "write it");
   await ensureParent(resolved, rel, args.createDirs ?? true);
   const size = await atomicWriteFile(resolved.absolute, bytes);
+  ctx.reads?.saw(resolved.absolute);
   const what = before
     ? `replaced its previous ${formatBytes(before.size)}${before.nlink > 1 ? "; it was a hard link, and the other names keep the old content" : ""}`
     : "new file";
@@ -124,11 +126,13 @@ export const writeFileTool = defineTool({
   preview: async (args, ctx) => {
     const resolved = resolveArg(ctx, args.path, true);
     const st = statOrUndefined(resolved.absolute);
+    const stale = st?.isFile() ? staleNote(ctx, resolved.absolute, ctx.workspace.display(resolved)) : "";
     const refilled =
       !st && wasVacated(ctx.workspace.root, resolved.absolute)
         ? `${ctx.workspace.display(resolved)} held a file until a move took it away; this write puts new content there.\n`
         : "";
     return (
+      stale +
       refilled +
       (await replacementPreview(
         ctx.workspace.display(resolved),

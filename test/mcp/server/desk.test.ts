@@ -54,6 +54,8 @@ function workspace(): string {
   const ws = tempDir("tackle-desk-");
   open.push(() => ws.cleanup());
   for (const name of ["from-mcp.txt", "notes.txt", "x.txt", "y.txt"]) writeFileSync(path.join(ws.dir, name), "old\n");
+  // The clients here replace files they never read, to be asked about it.
+  writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ staleEditGuard: false }));
   return ws.dir;
 }
 

@@ -100,7 +100,8 @@ describe("apply_patch: unified diffs", () => {
   it("accepts diff -u headers without a/ b/ prefixes and with timestamps, and \\ No newline markers", async () => {
     writeFileSync(at("n.txt"), "a\nb");
     await apply(
-      "--- n.txt\t2026-01-01 00:00:00\n+++ n.txt\t2026-01-02 00:00:00\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+      "--- n.txt\t2026-01-01 00:00:00\n+++ n.txt\t2026-01-02 00:00:00\n@@ -1,2 +1,2 @@\n a\n-b\n" +
+        "\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
     );
     expect(read("n.txt")).toBe("a\nc");
   });
