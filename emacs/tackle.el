@@ -943,6 +943,43 @@ Interactively, completes the tool's name and asks for each argument."
     (display-buffer (current-buffer)))
   (message "tackle: %s %s" tool (alist-get 'status outcome)))
 
+;;;###autoload
+(defun tackle-undo (&optional count checkpoint)
+  "Undo what the last COUNT tool calls changed in the workspace's files.
+With CHECKPOINT (a name), undo every call after that checkpoint instead.
+Interactively, a prefix argument asks for COUNT.  Nothing changes when a
+file was changed since by something else; the message says which.
+Unmodified buffers visiting restored files are reverted."
+  (interactive (list (if current-prefix-arg (read-number "Undo how many calls: " 1) 1)))
+  (let* ((result (tackle--request-sync "POST" "/api/undo"
+                                       (if checkpoint `((to . ,checkpoint)) `((count . ,(or count 1))))))
+         (files (alist-get 'files result))
+         (calls (alist-get 'undone result)))
+    (dolist (file files)
+      (when (equal (alist-get 'restored file) "content")
+        (tackle--file-changed (alist-get 'path file))))
+    (message "tackle: undid %s (%d file%s restored)"
+             (mapconcat (lambda (call) (alist-get 'tool call)) calls ", ")
+             (length files) (if (= (length files) 1) "" "s"))
+    result))
+
+;;;###autoload
+(defun tackle-undo-to-checkpoint (name)
+  "Undo every tool call made after the checkpoint NAME."
+  (interactive
+   (list (completing-read "Undo to checkpoint: "
+                          (delete-dups
+                           (delq nil (mapcar (lambda (item) (alist-get 'name item))
+                                             (tackle--request-sync "GET" "/api/checkpoints")))))))
+  (tackle-undo nil name))
+
+;;;###autoload
+(defun tackle-checkpoint (name)
+  "Name the workspace's present state NAME, to undo back to later."
+  (interactive "sCheckpoint name: ")
+  (tackle--request-sync "POST" "/api/checkpoints" `((name . ,name)))
+  (message "tackle: checkpoint %s made; M-x tackle-undo-to-checkpoint comes back to it" name))
+
 ;;;; Lisp API
 
 (defun tackle-call-sync (tool args &optional context)

@@ -7,6 +7,8 @@ import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ReadLedger } from "./runtime/read-ledger.js";
+import { ChangeJournal } from "./workspace/change-journal.js";
+import { Workspace } from "./workspace/workspace.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
 import { parseRule } from "./runtime/rules.js";
 import { unknownRuleTool } from "./tools/rule-tool-names.js";
@@ -201,6 +203,14 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
       return connecting ? mcpReady : undefined;
     },
     toolWaitMs: callWaitMs,
+    ...(loaded.config.checkpoints === false
+      ? {}
+      : {
+          journal: new ChangeJournal(
+            Workspace.open(loaded.workspace),
+            loaded.config.checkpoints === true ? {} : (loaded.config.checkpoints ?? {}),
+          ),
+        }),
     reads:
       loaded.config.staleEditGuard === false ? false : new ReadLedger(options.readsAcrossProcesses ? { persistFor: loaded.workspace } : {}),
     ...(telemetry ? { tracer: telemetry.tracer } : {}),

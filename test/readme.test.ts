@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,7 +59,9 @@ describe("README", () => {
       const r = await runCli(args, { cwd: ws.dir });
       expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(0);
     }
-    expect(readFileSync(path.join(ws.dir, "notes.txt"), "utf8")).toBe("hi");
+    // write_file made notes.txt; the README's later `tackle undo` took that call back.
+    expect(existsSync(path.join(ws.dir, "notes.txt"))).toBe(false);
+    expect(readFileSync(path.join(ws.dir, "README.md"), "utf8")).toBe(readme);
   });
 
   it("has a configuration example every tool group accepts", async () => {

@@ -352,3 +352,19 @@
 
 (provide 'tackle-test)
 ;;; tackle-test.el ends here
+
+(ert-deftest tackle-undo-restores-what-the-agent-changed ()
+  (tackle-test--with-server nil
+    (let ((b (expand-file-name "b.txt" dir))
+          (c (expand-file-name "c.txt" dir)))
+      (tackle-checkpoint "start")
+      (dolist (name '("b.txt" "c.txt"))
+        (should (equal (alist-get 'status (tackle-call-sync "write_file" `((path . ,name) (content . "new\n"))))
+                       "success")))
+      (let ((result (tackle-undo)))
+        (should (equal (alist-get 'path (car (alist-get 'files result))) "c.txt")))
+      (should-not (file-exists-p c))
+      (should (file-exists-p b))
+      (tackle-undo-to-checkpoint "start")
+      (should-not (file-exists-p b))
+      (should-error (tackle-undo) :type 'tackle-error))))

@@ -34,6 +34,17 @@ export const ConfigSchema = z.looseObject({
   maxOutputChars: z.number().int().positive().optional(),
   /** Refuse edits of files changed on disk since the model last read them, or never read (default true). */
   staleEditGuard: z.boolean().optional(),
+  /** Keep every change tools make so `tackle undo` can rewind it (default true), with its bounds. */
+  checkpoints: z
+    .union([
+      z.boolean(),
+      z.object({
+        maxEntries: z.number().int().positive().optional(),
+        maxBytes: z.number().int().positive().optional(),
+        maxFileBytes: z.number().int().positive().optional(),
+      }),
+    ])
+    .optional(),
 });
 
 export type TackleConfig = z.infer<typeof ConfigSchema>;

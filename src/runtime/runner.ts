@@ -1,3 +1,4 @@
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
@@ -21,6 +22,7 @@ import type { CallTracer } from "./call-tracer.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
 import type { ReadLedger } from "./read-ledger.js";
+import type { ChangeJournal, Snapshot } from "../workspace/change-journal.js";
 import { markUntrusted } from "../core/untrusted.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
 import { outputMismatch } from "./output-check.js";
@@ -101,6 +103,11 @@ export interface ToolRunnerOptions {
    * (configuration: `"staleEditGuard": false` turns it off); a runner built by hand has none unless given.
    */
   reads?: ReadLedger | false;
+  /**
+   * Keeps every change a call makes to the workspace's files, so a person can undo it (`tackle
+   * undo`). `openSession` gives every session one (configuration: `"checkpoints": false` turns it off).
+   */
+  journal?: ChangeJournal;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -145,6 +152,10 @@ export class ToolRunner {
   readonly #cache?: ResultCache;
   readonly #spill: OutputSpill;
   readonly #reads: ReadLedger | undefined;
+  /** Every change calls make to the workspace's files, for `undo` (see ToolRunnerOptions.journal). */
+  readonly journal: ChangeJournal | undefined;
+  /** Each running call's snapshot, which changes it asks to apply later (run_code) join. */
+  readonly #snapshots = new Map<string, Snapshot>();
   #active = 0;
 
   constructor(options: ToolRunnerOptions) {
@@ -157,6 +168,7 @@ export class ToolRunner {
     this.#tracer = options.tracer;
     this.#spill = new OutputSpill();
     this.#reads = options.reads || undefined;
+    this.journal = options.journal;
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
     this.workspace = ws.withExtraRoot({ path: this.#spill.path, writable: false });
@@ -285,6 +297,28 @@ export class ToolRunner {
     await this.#toolsArriving(names);
   }
 
+  /** The files a call will write as they are before it runs, for the journal (never fails the call). */
+  #snapshot(journal: ChangeJournal, writes: readonly string[], id: string, into?: Snapshot): Snapshot | undefined {
+    try {
+      const absolutes = writes.filter((w) => w !== EVERYTHING).map((w) => path.resolve(this.workspace.root, w));
+      const snap = journal.snapshot(absolutes, into);
+      this.#snapshots.set(id, snap);
+      return snap;
+    } catch (err) {
+      this.#logger.warn(`the change journal could not read what a call will change: ${toToolError(err).message}`);
+      return undefined;
+    }
+  }
+
+  #keepChanges(journal: ChangeJournal, snap: Snapshot, p: Prepared): void {
+    this.#snapshots.delete(p.id);
+    try {
+      journal.record(snap, p.name, p.id);
+    } catch (err) {
+      this.#logger.warn(`the change journal could not keep what ${p.name} changed: ${toToolError(err).message}`);
+    }
+  }
+
   async #accessOf(p: Prepared): Promise<ToolAccess> {
     try {
       if (p.tool.access) return await p.tool.access(p.args, this.#context(p, new AbortController(), {}));
@@ -342,6 +376,9 @@ export class ToolRunner {
    * running it, not what it then wrote.
    */
   async #confirmChanges(p: Prepared, options: RunOptions, request: ChangeRequest): Promise<ChangeAnswer> {
+    // The files as they are before these changes land, for the journal.
+    const snap = this.#snapshots.get(p.id);
+    if (snap && this.journal) this.#snapshot(this.journal, request.paths, p.id, snap);
     const names = [
       ...this.registry.namesOf(p.name),
       ...(this.registry.namesOf("write_file").length ? this.registry.namesOf("write_file") : ["write_file"]),
@@ -604,9 +641,12 @@ export class ToolRunner {
     if (this.#active++ === 0 && heard(this.events, options))
       this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
     try {
-      // What the call reads and writes matters only to the cache: a read that is not cached skips it.
-      const access = p.access ?? (this.#cache && (key || tool.effect !== "read") ? await this.#accessOf(p) : {});
+      const journal = tool.effect !== "read" ? this.journal : undefined;
+      // What the call reads and writes matters to the cache and the journal: a read that is not cached skips it.
+      const access = p.access ?? ((this.#cache && (key || tool.effect !== "read")) || journal ? await this.#accessOf(p) : {});
+      const snap = journal ? this.#snapshot(journal, access.writes ?? [], p.id) : undefined;
       const outcome = await this.#attempts(p, options, approvedBy);
+      if (journal && snap) this.#keepChanges(journal, snap, p);
       if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
       if (this.#cache && tool.effect !== "read") {
         const written = [...(access.writes ?? []), ...changedPaths(outcome)];

@@ -14,6 +14,7 @@ import { historyRoutes } from "./history-routes.js";
 import type { Handler, Route } from "./route.js";
 import type { Metrics } from "../runtime/metrics.js";
 import { parseRule, parseRules, ruleNamesTool, type Rule } from "../runtime/rules.js";
+import { ToolError } from "../core/errors.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -67,7 +68,7 @@ export function apiHandler(context: ApiContext): (req: IncomingMessage, res: Ser
       }
       throw new HttpError(
         404,
-        `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics, history, state).`,
+        `Not found: ${url.pathname}. The API is under /api (tools, calls, approvals, events, metrics, history, state, checkpoints, undo).`,
       );
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
@@ -190,6 +191,7 @@ function apiRoutes(context: ApiContext): Route[] {
         ),
     },
     { path: "/api/calls", methods: ["POST"], handle: callRoute(session, maxBody) },
+    ...checkpointRoutes(session, maxBody),
     ...historyRoutes(history),
     {
       // Checks edited arguments against the tool's schema before they are sent as the answer.
@@ -227,6 +229,65 @@ function apiRoutes(context: ApiContext): Route[] {
         const answered = await desk.answer(id, response, by ?? defaultPerson());
         if (!answered.ok) throw new HttpError(answered.status, answered.error);
         json(res, 200, answered);
+      },
+    },
+  ];
+}
+
+const UndoBody = z.object({
+  count: z.number().int().positive().max(10_000).optional(),
+  to: z.string().min(1).max(200).optional(),
+  dryRun: z.boolean().optional(),
+});
+const CheckpointBody = z.object({ name: z.string().min(1).max(200) });
+
+/** The journal's routes: what tools changed, named checkpoints, and undo (files.changed sent for what it restores). */
+function checkpointRoutes(session: Session, maxBody: number): Route[] {
+  const journal = () => {
+    const j = session.runner.journal;
+    if (!j) throw new HttpError(404, 'Checkpoints are off in this workspace\'s configuration ("checkpoints": false).');
+    return j;
+  };
+  const answerError = (err: unknown): never => {
+    if (err instanceof ToolError) throw new HttpError(err.code === "STALE_FILE" ? 409 : 400, err.message);
+    throw err;
+  };
+  return [
+    {
+      path: "/api/checkpoints",
+      methods: ["GET", "POST"],
+      handle: async (req, res) => {
+        if (req.method === "GET") return json(res, 200, journal().list());
+        const body = parse(CheckpointBody, await readJson(req, maxBody));
+        journal().checkpoint(body.name);
+        json(res, 200, { ok: true, name: body.name });
+      },
+    },
+    {
+      path: "/api/undo",
+      methods: ["POST"],
+      handle: async (req, res) => {
+        const body = parse(UndoBody, (await readJson(req, maxBody, true)) ?? {});
+        const result = await journal()
+          .undo({
+            ...(body.count !== undefined ? { count: body.count } : {}),
+            ...(body.to !== undefined ? { to: body.to } : {}),
+            dryRun: Boolean(body.dryRun),
+          })
+          .catch(answerError);
+        if (!body.dryRun) {
+          const id = `undo-${result.undone.at(-1)?.id ?? ""}`;
+          for (const f of result.files) {
+            session.runner.events.emit({
+              type: "file.changed",
+              toolCallId: id,
+              tool: "undo",
+              path: f.path,
+              operation: f.restored === "removed" ? "deleted" : "modified",
+            });
+          }
+        }
+        json(res, 200, result);
       },
     },
   ];

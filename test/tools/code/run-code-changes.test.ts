@@ -10,6 +10,8 @@ import { overlaySupport } from "../../../src/sandbox/overlay.js";
 import { createRunCodeTool } from "../../../src/tools/code/index.js";
 import { useTempWorkspace } from "../../support/tools.js";
 import { runCli } from "../../cli/run-cli.js";
+import { ChangeJournal } from "../../../src/workspace/change-journal.js";
+import { Workspace } from "../../../src/workspace/workspace.js";
 
 const status = await sandboxAvailable();
 const cow = status.available ? await overlaySupport() : "no sandbox";
@@ -250,5 +252,33 @@ describe.skipIf(cow !== true)("run_code works on a copy of the workspace: what i
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(cow !== true)("run_code's applied changes are kept for undo", () => {
+  it("a call's applied changes are one journal entry, and undo restores the files it changed, created and deleted", async () => {
+    seed();
+    const before = snapshot();
+    const registry = new ToolRegistry();
+    registry.register(createRunCodeTool());
+    const journal = new ChangeJournal(Workspace.open(ws.dir));
+    const runner = ws.runner({ registry, approval: "all", journal });
+    const outcome = await runner.run({
+      name: "run_code",
+      args: { language: "bash", code: "echo x > notes.txt; rm -r src; echo more >> README.md" },
+    });
+    expect(outcome.status, outcome.content).toBe("success");
+    expect(existsSync(at("src"))).toBe(false);
+    const [entry] = journal.list();
+    expect(entry).toMatchObject({ kind: "change", tool: "run_code", undoable: true });
+    expect(entry?.kind === "change" && [...entry.files].sort()).toEqual(["README.md", "notes.txt", "src/a.py", "src/b.py"]);
+    const undone = await journal.undo();
+    expect(undone.files.map((f) => `${f.restored} ${f.path}`).sort()).toEqual([
+      "content README.md",
+      "content src/a.py",
+      "content src/b.py",
+      "removed notes.txt",
+    ]);
+    expect(snapshot()).toEqual(before);
   });
 });
