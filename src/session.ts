@@ -7,6 +7,7 @@ import { configuredCodeFiles } from "./config/code-files.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ReadLedger } from "./runtime/read-ledger.js";
+import { Hooks } from "./runtime/hooks.js";
 import { ChangeJournal } from "./workspace/change-journal.js";
 import { Workspace } from "./workspace/workspace.js";
 import { ToolRunner, type ToolRunnerOptions } from "./runtime/runner.js";
@@ -211,6 +212,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
             loaded.config.checkpoints === true ? {} : (loaded.config.checkpoints ?? {}),
           ),
         }),
+    ...(loaded.config.hooks ? { hooks: new Hooks(loaded.config.hooks, loaded.workspace) } : {}),
     reads:
       loaded.config.staleEditGuard === false ? false : new ReadLedger(options.readsAcrossProcesses ? { persistFor: loaded.workspace } : {}),
     ...(telemetry ? { tracer: telemetry.tracer } : {}),

@@ -38,5 +38,10 @@ export function configuredCodeFiles(config: TackleConfig, workspace: string): st
   for (const tool of Object.values(tools && typeof tools === "object" ? tools : {})) {
     if (Array.isArray(tool?.command)) tool.command.forEach((word, i) => add(word, workspace, i === 0));
   }
+  // Hooks run on every call they match: a script they name is as much code as a Makefile.
+  for (const hook of [...(config.hooks?.beforeCall ?? []), ...(config.hooks?.afterCall ?? [])]) {
+    const words = typeof hook.command === "string" ? hook.command.split(/\s+/) : hook.command;
+    words.forEach((word, i) => add(word, workspace, i === 0));
+  }
   return [...found];
 }

@@ -7,6 +7,7 @@ import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc
 import { APPROVAL_MODES } from "../core/approval-mode.js";
 import { formatIssues, describeIssues } from "../core/schema.js";
 import { nearestNames } from "../core/names.js";
+import { HooksSchema } from "./hooks-config.js";
 import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";
 import { foldKeySpellings } from "../compat/key-spellings.js";
 
@@ -34,6 +35,8 @@ export const ConfigSchema = z.looseObject({
   maxOutputChars: z.number().int().positive().optional(),
   /** Refuse edits of files changed on disk since the model last read them, or never read (default true). */
   staleEditGuard: z.boolean().optional(),
+  /** Commands run before and after tool calls (see runtime/hooks.ts). */
+  hooks: HooksSchema.optional(),
   /** Keep every change tools make so `tackle undo` can rewind it (default true), with its bounds. */
   checkpoints: z
     .union([

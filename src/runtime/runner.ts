@@ -22,6 +22,8 @@ import type { CallTracer } from "./call-tracer.js";
 import { Metrics } from "./metrics.js";
 import { capOutput, DEFAULT_MAX_OUTPUT_CHARS, jsonSizeBound, OutputSpill } from "./output-cap.js";
 import type { ReadLedger } from "./read-ledger.js";
+import type { HookCall, Hooks } from "./hooks.js";
+import { formatMs } from "../core/format-ms.js";
 import type { ChangeJournal, Snapshot } from "../workspace/change-journal.js";
 import { markUntrusted } from "../core/untrusted.js";
 import { anyOverlap, EVERYTHING } from "./paths-overlap.js";
@@ -108,6 +110,8 @@ export interface ToolRunnerOptions {
    * undo`). `openSession` gives every session one (configuration: `"checkpoints": false` turns it off).
    */
   journal?: ChangeJournal;
+  /** Commands run before and after calls (configuration's `hooks`; see Hooks). */
+  hooks?: Hooks;
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -156,6 +160,7 @@ export class ToolRunner {
   readonly journal: ChangeJournal | undefined;
   /** Each running call's snapshot, which changes it asks to apply later (run_code) join. */
   readonly #snapshots = new Map<string, Snapshot>();
+  readonly #hooks: Hooks | undefined;
   #active = 0;
 
   constructor(options: ToolRunnerOptions) {
@@ -169,6 +174,7 @@ export class ToolRunner {
     this.#spill = new OutputSpill();
     this.#reads = options.reads || undefined;
     this.journal = options.journal;
+    this.#hooks = options.hooks;
     const ws = options.workspace instanceof Workspace ? options.workspace : Workspace.open(options.workspace ?? process.cwd());
     // Read tools may page through outputs that were cut; nothing else is added to the boundary.
     this.workspace = ws.withExtraRoot({ path: this.#spill.path, writable: false });
@@ -433,6 +439,11 @@ export class ToolRunner {
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {
     const { tool } = p;
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
+    if (this.#hooks?.hasBefore) {
+      const hooked = await this.#beforeHooks(p, options);
+      if ("status" in hooked) return this.#finish(hooked, p.args, options);
+      p = hooked;
+    }
     const ctx = this.#context(p, options.signal ?? new AbortController(), options);
 
     let decision: Decision;
@@ -486,6 +497,48 @@ export class ToolRunner {
     }
     const answer = await this.#askPerson(p, ctx, decision, options);
     return "outcome" in answer ? this.#finish(answer.outcome, answer.args, options) : this.#execute(answer.approved, options, "user");
+  }
+
+  /** The call as it goes on after the before-hooks (their arguments, checked again), or the outcome of their refusal. */
+  async #beforeHooks(p: Prepared, options: RunOptions): Promise<Prepared | ToolOutcome> {
+    const verdict = await this.#hooks!.before(await this.#hookCall(p), options.signal);
+    if ("deny" in verdict) {
+      return rejected(
+        p,
+        "policy",
+        "PERMISSION_DENIED",
+        `Not allowed: ${verdict.deny}. This is the project's policy, not a failure; do not retry the same call.`,
+      );
+    }
+    if (!verdict.args) return p;
+    const checked = p.tool.validate(verdict.args);
+    if (!checked.valid) {
+      return errorOutcome(
+        p.id,
+        p.name,
+        p.started,
+        new ToolError("INVALID_ARGS", `A hook replaced the arguments with invalid ones: ${checked.error}`),
+      );
+    }
+    return { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+  }
+
+  /** The outcome with what the after-hooks said added for the model, and kept in its metadata. */
+  async #afterHooks(p: Prepared, outcome: ToolOutcome, options: RunOptions): Promise<ToolOutcome> {
+    const notes = await this.#hooks!.after(await this.#hookCall(p), outcome, options.signal);
+    if (!notes.length) return outcome;
+    return { ...outcome, content: `${outcome.content}\n\n${notes.join("\n")}`, metadata: { ...outcome.metadata, hooks: notes } };
+  }
+
+  /** What a hook hears of a call: its names, arguments and the subjects rules match. */
+  async #hookCall(p: Prepared): Promise<HookCall> {
+    let subjects: readonly string[] = [];
+    try {
+      subjects = p.tool.scope ? await p.tool.scope.subjects(p.args, this.#context(p, new AbortController(), {})) : [];
+    } catch {
+      // no subjects: only rules naming the tool alone match
+    }
+    return { tool: p.name, names: this.registry.namesOf(p.name), toolCallId: p.id, args: p.args, kind: p.tool.scope?.kind, subjects };
   }
 
   /**
@@ -653,7 +706,8 @@ export class ToolRunner {
         if (written.length) this.#cache.invalidate(written);
         else if (tool.effect !== "network") this.#cache.clear();
       }
-      return this.#finish(withWait(outcome, p), p.args, options);
+      const told = this.#hooks?.hasAfter ? await this.#afterHooks(p, outcome, options) : outcome;
+      return this.#finish(withWait(told, p), p.args, options);
     } finally {
       if (--this.#active === 0 && heard(this.events, options)) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
     }
@@ -817,8 +871,4 @@ function conflicts(a: ToolAccess, b: ToolAccess): boolean {
   const bw = b.writes ?? [];
   if (aw.length === 0 && bw.length === 0) return false;
   return anyOverlap(aw, [...bw, ...(b.reads ?? [])]) || anyOverlap(bw, a.reads ?? []);
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
