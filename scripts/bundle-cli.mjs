@@ -13,7 +13,16 @@ const src = resolve("src");
 const runtimeImport = resolve("src/process/import-at-runtime.ts");
 
 // Loaded by tackle on first use, or finding their own files at run time: left to Node, unbundled.
-const external = ["googleapis", "mammoth", "web-tree-sitter", "tree-sitter-bash", "playwright-core", "pg", "@opentelemetry/*"];
+const external = [
+  "googleapis",
+  "mammoth",
+  "pdfjs-dist",
+  "web-tree-sitter",
+  "tree-sitter-bash",
+  "playwright-core",
+  "pg",
+  "@opentelemetry/*",
+];
 
 /**
  * Rewrites `import.meta.url` in tackle's own modules to the URL of their tsc output in dist/, so

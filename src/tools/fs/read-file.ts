@@ -15,6 +15,7 @@ import { isFileUrl, Workspace, type ResolvedPath } from "../../workspace/workspa
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
 import { reportProgress } from "../progress.js";
+import { pdfText } from "./pdf-text.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
 import { formatCount } from "../../core/format-count.js";
 import { importAtRuntime } from "../../process/import-at-runtime.js";
@@ -56,7 +57,7 @@ const output = z.object({
   modified: z.string().describe("Last modification time, ISO 8601."),
   path: z.string().optional(),
   encoding: z.string().optional(),
-  kind: z.enum(["text", "image", "binary", "docx"]).optional(),
+  kind: z.enum(["text", "image", "binary", "docx", "pdf"]).optional(),
   startLine: z.number().optional(),
   endLine: z.number().optional(),
   totalLines: z.number().optional(),
@@ -246,6 +247,7 @@ async function readKind(args: Args, ctx: ToolContext, absolute: string, meta: Me
       metadata: { ...base(meta), mimeType: kind.mimeType },
     };
   }
+  if (kind.mimeType === "application/pdf") return readPdf(ctx, meta, read.whole ?? resolved.absolute, wanted);
   if (kind.kind !== "text") return describeBinary(meta, kind);
 
   if (kind.encoding === "utf-16le" || kind.encoding === "utf-16be") {
@@ -267,6 +269,40 @@ async function readKind(args: Args, ctx: ToolContext, absolute: string, meta: Me
   }
 
   return readStreamed(ctx, resolved.absolute, meta, kind, { offset, limit, encoding, note });
+}
+
+/** A PDF's text, page by page, as a numbered window like any text (pages marked). */
+async function readPdf(
+  ctx: ToolContext,
+  meta: Meta,
+  source: Uint8Array | string,
+  wanted: Parameters<typeof numberText>[1],
+): Promise<ToolExecutionResult> {
+  if (meta.st.size > MAX_CONVERTED_BYTES) {
+    return describeBinary(
+      meta,
+      { kind: "binary", label: "PDF document" },
+      `PDFs up to ${formatBytes(MAX_CONVERTED_BYTES)} are converted to text`,
+    );
+  }
+  const bytes = typeof source === "string" ? await readFile(source, { flag: READ_NOFOLLOW }) : source;
+  let pdf;
+  try {
+    // pdf.js takes its input over: a copy leaves the caller's buffer alone.
+    pdf = await pdfText(new Uint8Array(bytes), ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    const why =
+      (err as Error).name === "PasswordException" ? "it is encrypted with a password" : `it could not be read (${(err as Error).message})`;
+    return describeBinary(meta, { kind: "binary", label: "PDF document" }, why);
+  }
+  const text = pdf.pages.map((page, i) => `--- page ${i + 1} of ${pdf.total} ---\n${page}`).join("\n\n");
+  const empty = pdf.pages.every((p) => p.trim() === "");
+  const cut = pdf.total > pdf.pages.length ? `; only the first ${formatCount(pdf.pages.length)} pages` : "";
+  const note = empty
+    ? `converted from PDF, ${formatCount(pdf.total)} page${pdf.total === 1 ? "" : "s"}: it has no text layer (scanned pages are images)`
+    : `converted from PDF, ${formatCount(pdf.total)} page${pdf.total === 1 ? "" : "s"}${cut}`;
+  return textResult(meta, numberText(text, wanted), wanted.offset, "pdf", note);
 }
 
 /**
@@ -337,7 +373,7 @@ function textResult(
   meta: Meta,
   window: NumberedWindow,
   offset: number,
-  kind: "text" | "docx",
+  kind: "text" | "docx" | "pdf",
   note: string | undefined,
   fromEnd = false,
 ): ToolExecutionResult {
