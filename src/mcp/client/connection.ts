@@ -28,6 +28,50 @@ export const CLIENT_INFO = { name: "tackle", version: "0.1.0" } as const;
  * - `failed`: it could not be (re)connected; its tools answer UNAVAILABLE;
  * - `closed`: shut down on purpose.
  */
+/** A resource as a server lists it. */
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** A resource template (RFC 6570 URI template) as a server lists it. */
+export interface McpResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** One part of a resource's contents: text, or base64 bytes. */
+export interface McpResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+/** A prompt as a server lists it. */
+export interface McpPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+/** A prompt filled in: its messages. */
+export interface McpPromptResult {
+  description?: string;
+  messages: Array<{
+    role: "user" | "assistant";
+    content: { type: string; text?: string; resource?: McpResourceContents; mimeType?: string };
+  }>;
+}
+
 export type ConnectionState = "idle" | "connecting" | "ready" | "reconnecting" | "failed" | "closed";
 
 export interface BackoffOptions {
@@ -149,6 +193,63 @@ export class McpConnection implements McpToolTarget {
         });
       }
       throw this.#callError(err, tool);
+    }
+  }
+
+  /** What the server offers besides tools: which of resources and prompts it declared. */
+  get offers(): { resources: boolean; prompts: boolean } {
+    const caps = this.#live?.client.getServerCapabilities();
+    return { resources: Boolean(caps?.resources), prompts: Boolean(caps?.prompts) };
+  }
+
+  /** The server's resources and resource templates, every page (up to 100 pages). */
+  async resources(signal?: AbortSignal): Promise<{ resources: McpResource[]; templates: McpResourceTemplate[] }> {
+    const live = this.#usable();
+    if (!this.offers.resources) return { resources: [], templates: [] };
+    const options = { timeout: this.config.callTimeoutMs, cacheMode: "bypass" as const, ...(signal ? { signal } : {}) };
+    const resources = await allPages(
+      (cursor) => live.client.listResources(cursor ? { cursor } : undefined, options),
+      (r) => r.resources,
+    );
+    const templates = await allPages(
+      (cursor) => live.client.listResourceTemplates(cursor ? { cursor } : undefined, options),
+      (r) => r.resourceTemplates,
+    ).catch(() => []);
+    return { resources: resources as McpResource[], templates: templates as McpResourceTemplate[] };
+  }
+
+  /** One resource's contents, as the server sends them. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<McpResourceContents[]> {
+    const live = this.#usable();
+    try {
+      const result = await live.client.readResource({ uri }, { timeout: this.config.callTimeoutMs, ...(signal ? { signal } : {}) });
+      return result.contents as McpResourceContents[];
+    } catch (err) {
+      throw this.#callError(err, `resources/read ${uri}`);
+    }
+  }
+
+  /** The server's prompts, every page. */
+  async prompts(signal?: AbortSignal): Promise<McpPrompt[]> {
+    const live = this.#usable();
+    if (!this.offers.prompts) return [];
+    const options = { timeout: this.config.callTimeoutMs, cacheMode: "bypass" as const, ...(signal ? { signal } : {}) };
+    return (await allPages(
+      (cursor) => live.client.listPrompts(cursor ? { cursor } : undefined, options),
+      (r) => r.prompts,
+    )) as McpPrompt[];
+  }
+
+  /** One prompt, filled in with `args`. */
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<McpPromptResult> {
+    const live = this.#usable();
+    try {
+      return (await live.client.getPrompt(
+        { name, arguments: args },
+        { timeout: this.config.callTimeoutMs, ...(signal ? { signal } : {}) },
+      )) as McpPromptResult;
+    } catch (err) {
+      throw this.#callError(err, `prompts/get ${name}`);
     }
   }
 
@@ -415,6 +516,22 @@ export class McpConnection implements McpToolTarget {
     }, 50);
     this.#refreshTimer.unref();
   }
+}
+
+/** Every page of a paginated list, up to 100 pages. */
+async function allPages<R extends { nextCursor?: string | undefined }, T>(
+  fetchPage: (cursor: string | undefined) => Promise<R>,
+  items: (page: R) => T[],
+): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await fetchPage(cursor);
+    out.push(...items(result));
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return out;
 }
 
 async function listAllTools(client: Client, timeout: number, signal?: AbortSignal): Promise<McpTool[]> {

@@ -6,6 +6,7 @@ import { resolveServer, type ResolvedServer } from "./client-config.js";
 import { McpConnection, type BackoffOptions, type ConnectionState } from "./connection.js";
 import { proxyToolName } from "./naming.js";
 import { McpToolProxy } from "./proxy.js";
+import { createResourceTools } from "./resource-tools.js";
 
 export interface McpManagerOptions {
   logger?: Logger;
@@ -41,6 +42,7 @@ export class McpManager {
   /** Registry name → proxy, per server. */
   readonly #proxies = new Map<string, Map<string, AnyTool>>();
   readonly #plain = new Map<string, McpToolProxy>();
+  readonly #resourceTools: AnyTool[] = [];
   #closed = false;
   #started = false;
 
@@ -82,6 +84,7 @@ export class McpManager {
       this.#connections.set(config.name, connection);
       return connection;
     });
+    if (connections.length) this.#addResourceTools();
     // Each server's tools join the moment it answers: a slow server holds back only its own.
     const settled = await Promise.allSettled(connections.map((c) => c.connect().then(() => this.#sync(c))));
     settled.forEach((s, i) => {
@@ -99,13 +102,28 @@ export class McpManager {
     return this.#plain.get(name);
   }
 
-  /** Every proxy, all servers. */
+  /** Every proxy, all servers, and the tools over their resources and prompts. */
   tools(): AnyTool[] {
-    return [...this.#proxies.values()].flatMap((m) => [...m.values()]);
+    return [...[...this.#proxies.values()].flatMap((m) => [...m.values()]), ...this.#resourceTools];
   }
 
   connection(name: string): McpConnection | undefined {
     return this.#connections.get(name);
+  }
+
+  /** Every configured server's connection. */
+  connections(): McpConnection[] {
+    return [...this.#connections.values()];
+  }
+
+  /** mcp_resources, mcp_read_resource, mcp_prompts and mcp_get_prompt, registered once servers are configured. */
+  #addResourceTools(): void {
+    const registry = this.#options.registry;
+    for (const tool of createResourceTools(this)) {
+      if (registry?.has(tool.name)) continue; // a tool of that name is there already (a built-in, or a test's)
+      registry?.register(tool);
+      this.#resourceTools.push(tool);
+    }
   }
 
   status(): McpServerStatus[] {
@@ -138,6 +156,8 @@ export class McpManager {
     this.#closed = true;
     await Promise.allSettled([...this.#connections.values()].map((c) => c.close()));
     for (const [server] of this.#proxies) this.#unregister(server);
+    const registry = this.#options.registry;
+    for (const tool of this.#resourceTools.splice(0)) if (registry?.get(tool.name) === tool) registry.unregister(tool.name);
   }
 
   /** Replaces a server's proxies with ones for its current tool list. */

@@ -18,6 +18,7 @@ import type { RunOptions, ToolRunner } from "../../runtime/runner.js";
 import type { ToolEvent } from "../../runtime/events.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.js";
 import { toMcpCallToolResult, toMcpTools } from "../../adapters/mcp.js";
+import { WorkspaceResources } from "./workspace-resources.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,
@@ -85,6 +86,7 @@ export class ToolCallService {
   readonly #approvalTimeoutMs: number;
   readonly #onToolsListed: (() => void) | undefined;
   readonly #parked = new Map<string, PendingCall>();
+  readonly #resources: WorkspaceResources;
   /** Instances that outlive a request: where `notifications/tools/list_changed` is sent. */
   readonly #live = new Set<Server>();
   /** Each connection's approval scope: one client's "always" is not another's. */
@@ -97,6 +99,7 @@ export class ToolCallService {
     this.#logger = options.logger;
     this.#onToolsListed = options.onToolsListed;
     this.#approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.#resources = new WorkspaceResources(options.registry, options.runner);
   }
 
   /** A new low-level server answering tools/list and tools/call from the registry. */
@@ -104,7 +107,7 @@ export class ToolCallService {
     const server = new Server(
       { name: "tackle", title: "tackle", version: VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, resources: {} },
         inputRequired: { roundTimeoutMs: this.#approvalTimeoutMs },
       },
     );
@@ -116,6 +119,13 @@ export class ToolCallService {
       return { tools: tools as never };
     });
     server.setRequestHandler("tools/call", (request, ctx) => this.#call(server, request, ctx));
+    server.setRequestHandler("resources/list", (_request, ctx) =>
+      this.#resources.list({ scope: this.#scopeOf(server), signal: ctx.mcpReq.signal }),
+    );
+    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+    server.setRequestHandler("resources/read", (request, ctx) =>
+      this.#resources.read(request.params.uri, { scope: this.#scopeOf(server), signal: ctx.mcpReq.signal }),
+    );
     if (options.track) {
       this.#live.add(server);
       const previous = server.onclose;
