@@ -8,6 +8,7 @@ import { initCommand } from "./init-command.js";
 import { completionCommand } from "./completion-command.js";
 import { rulesCommand } from "./rules-command.js";
 import { undoCommands } from "./undo-command.js";
+import { loginCommands } from "./login-command.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -38,7 +39,7 @@ Examples:
   tackle call read_file path=README.md limit=5
   tackle mcp --toolset coding`,
     );
-  for (const command of undoCommands()) root.addCommand(command);
+  for (const command of [...undoCommands(), ...loginCommands()]) root.addCommand(command);
   // serve's own file belongs to the server; its examples are added here so every command has some.
   root.commands
     .find((c) => c.name() === "serve")

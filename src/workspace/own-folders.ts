@@ -19,6 +19,11 @@ export function tackleStateDir(): string {
   return path.join(process.env["XDG_STATE_HOME"] || path.join(os.homedir(), ".local", "state"), "tackle");
 }
 
+/** Where tackle keeps what the user set up and signed into (MCP servers' OAuth tokens): `$XDG_CONFIG_HOME/tackle`, or `~/.config/tackle`. */
+export function tackleConfigDir(): string {
+  return path.join(process.env["XDG_CONFIG_HOME"] || path.join(os.homedir(), ".config"), "tackle");
+}
+
 let known: { key: string; folders: string[] } | undefined;
 
 /**
@@ -27,10 +32,10 @@ let known: { key: string; folders: string[] } | undefined;
  * variables that place them, not on each call.
  */
 export function tackleFolders(): string[] {
-  const key = `${process.env["XDG_CACHE_HOME"] ?? ""}\0${process.env["XDG_STATE_HOME"] ?? ""}\0${os.homedir()}`;
+  const key = `${process.env["XDG_CACHE_HOME"] ?? ""}\0${process.env["XDG_STATE_HOME"] ?? ""}\0${process.env["XDG_CONFIG_HOME"] ?? ""}\0${os.homedir()}`;
   if (known?.key === key) return known.folders;
   // A folder not made yet counts by its path as written.
-  const folders = [tackleCacheDir(), tackleStateDir()].map((dir) => {
+  const folders = [tackleCacheDir(), tackleStateDir(), tackleConfigDir()].map((dir) => {
     try {
       return realpathSync(dir);
     } catch {

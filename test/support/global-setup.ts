@@ -5,8 +5,9 @@ import path from "node:path";
 /*
  * The suite's own folders, removed after it: a temporary folder (TMPDIR) for everything the tests
  * and the programs they start put there (tsx's cache, language servers' folders, whatever a killed
- * process leaves), and a state folder (XDG_STATE_HOME) for tackle's desks and server tokens, so the
- * tests neither read a person's state nor leave theirs behind.
+ * process leaves), a state folder (XDG_STATE_HOME) for tackle's desks and server tokens, and a
+ * config folder (XDG_CONFIG_HOME) for MCP servers' sign-ins, so the tests neither read a person's
+ * state nor leave theirs behind.
  */
 export default function setup(): () => void {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-test-tmp-"));
@@ -16,5 +17,6 @@ export default function setup(): () => void {
   const state = mkdtempSync(path.join(tmp, "state-"));
   process.env.TMPDIR = tmp;
   process.env.XDG_STATE_HOME = state;
+  process.env.XDG_CONFIG_HOME = mkdtempSync(path.join(tmp, "config-"));
   return () => rmSync(tmp, { recursive: true, force: true });
 }

@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from "../../core/logger.js";
 import type { ToolContext } from "../../core/tool.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ResolvedServer } from "./client-config.js";
+import { hasLogin, StoredOAuthProvider } from "./oauth.js";
 import { StdioProcessTransport } from "./stdio-process.js";
 import { toToolResult, type McpCallResult } from "./call-result.js";
 import { isShuttingDown } from "./process-cleanup.js";
@@ -377,12 +378,15 @@ export class McpConnection implements McpToolTarget {
       });
     }
     const requestInit: RequestInit = { headers: cfg.headers };
+    // A server someone signed into with `tackle login`: the SDK sends its tokens and refreshes them.
+    const authProvider = hasLogin(this.name, cfg.url) ? new StoredOAuthProvider(this.name, cfg.url) : undefined;
+    const httpOptions = { requestInit, ...(authProvider ? { authProvider } : {}) };
     if (cfg.transport === "sse") {
-      const transport = new SSEClientTransport(cfg.url, { requestInit });
+      const transport = new SSEClientTransport(cfg.url, httpOptions);
       onTransport(transport);
       return this.#handshake(transport, generation, signal);
     }
-    const streamable = new StreamableHTTPClientTransport(cfg.url, { requestInit });
+    const streamable = new StreamableHTTPClientTransport(cfg.url, httpOptions);
     onTransport(streamable);
     try {
       return await this.#handshake(streamable, generation, signal);
@@ -390,13 +394,17 @@ export class McpConnection implements McpToolTarget {
       if (signal.aborted) throw err;
       // Servers from before 2025-03-26 speak only the HTTP+SSE transport: try it before giving up.
       this.#logger.debug(`MCP server "${this.name}": Streamable HTTP failed (${describe(err)}); trying the SSE transport`);
-      const sse = new SSEClientTransport(cfg.url, { requestInit });
+      const sse = new SSEClientTransport(cfg.url, httpOptions);
       onTransport(sse);
       try {
         return await this.#handshake(sse, generation, signal);
       } catch (err2) {
+        const signIn =
+          /\b401\b|unauthori[sz]ed|invalid_token/i.test(describe(err)) && !authProvider
+            ? ` It asks for a sign-in: run tackle login ${this.name}.`
+            : "";
         throw new Error(
-          `MCP server "${this.name}" at ${cfg.url.href} is not reachable: Streamable HTTP: ${describe(err)}; SSE: ${describe(err2)}`,
+          `MCP server "${this.name}" at ${cfg.url.href} is not reachable: Streamable HTTP: ${describe(err)}; SSE: ${describe(err2)}.${signIn}`,
           { cause: err2 },
         );
       }

@@ -53,7 +53,7 @@ describe("tackle mcp with MCP servers of its own that are slow or silent", () =>
     await listChanged;
     // The first announcement may be of the resource tools (mcp_resources, ...), which join as the servers start.
     const later = await waitFor(async () => {
-      const names = (await client.listTools()).tools.map((t) => t.name);
+      const names = (await client!.listTools()).tools.map((t) => t.name);
       return names.includes("slow__echo") && names;
     }, 60_000);
     expect(later).toContain("mcp_read_resource");
