@@ -203,6 +203,28 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
     const session = !options.oneCall;
     const editor = options.editor ?? (process.env.VISUAL || process.env.EDITOR);
     let draft: string | undefined;
+    /** Arguments the person edited and saw the new preview of, waiting for their y. */
+    let edited: Record<string, unknown> | undefined;
+    /**
+     * Shows what edited arguments would do (the new diff) and keeps them for the next y; without a
+     * way to preview them, they are the answer at once. False when they do not validate.
+     */
+    const review = async (args: Record<string, unknown>): Promise<boolean | "run"> => {
+      if (!request.previewFor) return "run";
+      try {
+        const preview = await request.previewFor(args);
+        output.write(`New arguments:\n${summarise(args)}\n`);
+        if (preview) {
+          const shown = foldLines(preview, 40);
+          output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
+        }
+        edited = args;
+        return true;
+      } catch (err) {
+        output.write(`${colour.failure("Not used")}: ${(err as Error).message} e edits them again.\n`);
+        return false;
+      }
+    };
     const keys = ["y", "n", ...(session ? ["a", "w"] : []), ...(options.saveRules ? ["s"] : []), "e"].join(", ") + " or ?";
     // "Always" names what it keeps, the narrowest rules for this call; w widens it on purpose.
     const kept = request.alwaysRules?.length ? ` (${request.alwaysRules.map(oneLine).join(", ")})` : "";
@@ -223,9 +245,10 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       for (;;) {
         const answer = await choice(menu);
         if (answer === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
-        if (answer === "y" || answer === "yes") return { approved: true };
+        if (answer === "y" || answer === "yes") return { approved: true, ...(edited ? { modifiedArgs: edited } : {}) };
         if (answer === "esc") return { approved: false };
-        if (session && (answer === "a" || answer === "always")) return { approved: true, always: true };
+        if (session && (answer === "a" || answer === "always"))
+          return { approved: true, always: true, ...(edited ? { modifiedArgs: edited } : {}) };
         if (session && answer === "w") {
           const rule = await question(
             `Rule to allow for this session; it must cover this call (${request.tool}(src/**), ${request.tool}): `,
@@ -255,26 +278,31 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if ((answer === "e" || answer === "edit") && raw && editor) {
           // The arguments as they stand, pretty, in the person's editor; what they save is checked
           // here, and a mistake is shown with their text kept for the next e.
-          const edited = editInEditor(editor, draft ?? `${JSON.stringify(request.args, null, 2)}\n`);
-          if ("failed" in edited) {
-            output.write(`${colour.failure("Not edited")}: ${edited.failed}; the arguments are as they were.\n`);
+          const saved = editInEditor(editor, draft ?? `${JSON.stringify(request.args, null, 2)}\n`);
+          if ("failed" in saved) {
+            output.write(`${colour.failure("Not edited")}: ${saved.failed}; the arguments are as they were.\n`);
             continue;
           }
-          draft = edited.text;
-          const parsed = argumentsFrom(edited.text);
+          draft = saved.text;
+          const parsed = argumentsFrom(saved.text);
           if ("error" in parsed) {
             output.write(`${colour.failure("Not used")}: ${parsed.error} e opens your text again.\n`);
             continue;
           }
-          output.write(`New arguments:\n${summarise(parsed.args)}\n`);
-          return { approved: true, modifiedArgs: parsed.args };
+          if ((await review(parsed.args)) === "run") {
+            output.write(`New arguments:\n${summarise(parsed.args)}\n`);
+            return { approved: true, modifiedArgs: parsed.args };
+          }
+          continue;
         }
         if (answer === "e" || answer === "edit") {
           const text = await question("New arguments as JSON: ");
           try {
             const parsed: unknown = JSON.parse(text ?? "");
             if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-              return { approved: true, modifiedArgs: parsed as Record<string, unknown> };
+              const args = parsed as Record<string, unknown>;
+              if ((await review(args)) === "run") return { approved: true, modifiedArgs: args };
+              continue;
             }
             output.write("That is not a JSON object.\n");
           } catch (err) {

@@ -21,6 +21,12 @@ export interface ApprovalRequest {
    * every front end shows them before the person grants them.
    */
   alwaysRules?: string[];
+  /**
+   * The preview for arguments the person edited, so a front end can show the new diff before the
+   * edited call runs; it throws with why when they are invalid. Not enumerable: it never travels
+   * with the request (to the store, over HTTP), only to front ends in the same process.
+   */
+  previewFor?: (args: Record<string, unknown>) => Promise<string | undefined>;
 }
 
 /** A person's answer. */

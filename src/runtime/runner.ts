@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
 import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
-import { noApprover, type Approver, type ApprovalResponse } from "./approver.js";
+import { noApprover, type Approver, type ApprovalRequest, type ApprovalResponse } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
@@ -530,6 +530,14 @@ export class ToolRunner {
     return { ...outcome, content: `${outcome.content}\n\n${notes.join("\n")}`, metadata: { ...outcome.metadata, hooks: notes } };
   }
 
+  /** The preview of the call with other arguments (a person's edit), checked against the schema first. */
+  async #previewOf(p: Prepared, args: Record<string, unknown>): Promise<string | undefined> {
+    const checked = p.tool.validate(args);
+    if (!checked.valid) throw new ToolError("INVALID_ARGS", checked.error);
+    const edited = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+    return p.tool.preview?.(edited.args, this.#context(edited, new AbortController(), {}));
+  }
+
   /** What a hook hears of a call: its names, arguments and the subjects rules match. */
   async #hookCall(p: Prepared): Promise<HookCall> {
     let subjects: readonly string[] = [];
@@ -568,21 +576,21 @@ export class ToolRunner {
     let response;
     const asked = performance.now();
     try {
-      response = await this.#approver(
-        {
-          toolCallId: p.id,
-          stepId: p.id,
-          tool: p.name,
-          args: p.args,
-          effect: decision.effect,
-          reason: decision.reason,
-          description: tool.description,
-          ...(preview ? { preview } : {}),
-          ...(options.context ? { context: options.context } : {}),
-          alwaysRules: always,
-        },
-        ctx.signal,
-      );
+      const request: ApprovalRequest = {
+        toolCallId: p.id,
+        stepId: p.id,
+        tool: p.name,
+        args: p.args,
+        effect: decision.effect,
+        reason: decision.reason,
+        description: tool.description,
+        ...(preview ? { preview } : {}),
+        ...(options.context ? { context: options.context } : {}),
+        alwaysRules: always,
+      };
+      if (tool.preview)
+        Object.defineProperty(request, "previewFor", { value: (args: Record<string, unknown>) => this.#previewOf(p, args) });
+      response = await this.#approver(request, ctx.signal);
     } catch (err) {
       if (options.signal?.aborted) return { outcome: cancelled(p), args: p.args };
       response = { approved: false, message: `asking for approval failed (${toToolError(err).message})` };

@@ -62,6 +62,21 @@ describe("terminal approver", () => {
     t.approver.close();
   });
 
+  it("shows the new diff of edited arguments and runs them only on y; invalid ones are said and can be edited again", async () => {
+    const t = setup("e", '{"path":"b.txt","content":1}', "e", '{"path":"b.txt","content":"z"}', "y");
+    const withPreview: ApprovalRequest = { ...request };
+    Object.defineProperty(withPreview, "previewFor", {
+      value: async (args: Record<string, unknown>) => {
+        if (typeof args.content !== "string") throw new Error("content: expected a string.");
+        return `--- a/b.txt\n+++ b/b.txt\n@@ -0,0 +1 @@\n+${args.content}\n`;
+      },
+    });
+    expect(await t.approver(withPreview, signal())).toEqual({ approved: true, modifiedArgs: { path: "b.txt", content: "z" } });
+    expect(t.shown()).toMatch(/Not used: content: expected a string\. e edits them again\./);
+    expect(t.shown()).toMatch(/New arguments:\n.*b\.txt[\s\S]*\+z/);
+    t.approver.close();
+  });
+
   it("asks one question at a time when calls run in parallel", async () => {
     const t = setup("y", "n", "");
     const [a, b] = await Promise.all([t.approver(request, signal()), t.approver({ ...request, toolCallId: "c2" }, signal())]);

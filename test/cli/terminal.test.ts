@@ -56,7 +56,9 @@ describe("tackle call in a terminal", () => {
     t.type("e");
     await t.waitFor(/Not used.*not valid JSON.*e opens your text again/s);
     t.type("e");
-    await t.waitFor(/New arguments:/);
+    // The new diff is shown, and the edited call runs on y.
+    await t.waitFor(/New arguments:[\s\S]*\+edited[\s\S]*Approve\?.*: $/);
+    t.type("y");
     expect(await t.exited, t.screen()).toBe(0);
     expect(readFileSync(path.join(ws.dir, "b.txt"), "utf8")).toBe("edited");
   }, 90_000);
@@ -136,6 +138,8 @@ describe("the single-key prompt", () => {
     t.type("e");
     await t.waitFor(/New arguments as JSON: $/);
     t.type('{"path":"c.txt","content":"edited"}\r');
+    await t.waitFor(/New arguments:[\s\S]*\+edited[\s\S]*Approve\?[^\n]*: $/);
+    t.type("y");
     expect(await t.exited, t.screen()).toBe(0);
     expect(readFileSync(path.join(ws.dir, "c.txt"), "utf8")).toBe("edited");
     expect(existsSync(path.join(ws.dir, "b.txt"))).toBe(false);
