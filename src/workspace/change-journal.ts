@@ -55,6 +55,8 @@ export interface JournalEntry {
 type Line = ({ kind: "change" } & JournalEntry) | { kind: "undo"; id: string; t: number } | { kind: "checkpoint"; name: string; t: number };
 
 const TOO_LARGE = "too-large";
+/** Calls kept between two checks of the bounds: the journal may pass them by this many calls. */
+const BOUND_EVERY = 8;
 
 export interface ChangeJournalOptions {
   /** Calls remembered (default 200). */
@@ -93,6 +95,7 @@ export class ChangeJournal {
   readonly #blobs: string;
   readonly #max: Required<ChangeJournalOptions>;
   #ready: boolean | undefined;
+  #recorded = 0;
 
   constructor(
     private readonly workspace: Workspace,
@@ -135,7 +138,8 @@ export class ChangeJournal {
     if (!files.length) return undefined;
     const entry: JournalEntry = { id: `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`, t: Date.now(), tool, call, files };
     this.#append({ kind: "change", ...entry });
-    this.#bound();
+    // The bounds are checked every few calls (the journal is read whole to check them), and at the first.
+    if (this.#recorded++ % BOUND_EVERY === 0) this.#bound();
     return entry;
   }
 

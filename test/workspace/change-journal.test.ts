@@ -125,14 +125,15 @@ describe("the change journal", () => {
   it("stays within its bounds, dropping the oldest calls and the contents only they kept", async () => {
     await runner.close();
     open({ maxEntries: 3 });
-    for (let i = 0; i < 6; i++) await call("write_file", { path: `f${i}.txt`, content: `content ${i}\n` });
+    // The bounds are checked at the first call and every 8th after it.
+    for (let i = 0; i < 9; i++) await call("write_file", { path: `f${i}.txt`, content: `content ${i}\n` });
     const kept = journal.list();
-    expect(kept.map((i) => i.kind === "change" && i.files[0])).toEqual(["f5.txt", "f4.txt", "f3.txt"]);
+    expect(kept.map((i) => i.kind === "change" && i.files[0])).toEqual(["f8.txt", "f7.txt", "f6.txt"]);
     const blobs = readdirSync(path.join(tackleStateDir(), "checkpoints"), { recursive: true }).filter((f) => String(f).includes("blobs/"));
     // Each kept call keeps one content (the file it created); the other journals' blobs are other workspaces'.
     expect(blobs.length).toBeGreaterThanOrEqual(3);
     await journal.undo({ count: 10 });
-    expect(readdirSync(sb.ws).sort()).toEqual(["f0.txt", "f1.txt", "f2.txt"]);
+    expect(readdirSync(sb.ws).sort()).toEqual(["f0.txt", "f1.txt", "f2.txt", "f3.txt", "f4.txt", "f5.txt"]);
   });
 
   it("never reaches outside the workspace: symlinks are not followed, and an undo does not write through a link put in since", async () => {
