@@ -7,6 +7,7 @@ import {
   auth,
   type OAuthClientMetadata,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
@@ -21,6 +22,8 @@ interface Stored {
   client?: StoredOAuthClientInformation;
   tokens?: StoredOAuthTokens;
   verifier?: string;
+  /** Which authorization server the sign-in under way went to: the answer must come from the same one. */
+  discovery?: OAuthDiscoveryState;
 }
 
 /** The file a server's sign-in is kept in: per server name and address, in the user's config folder, 0600. */
@@ -98,6 +101,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.#save({ ...this.#stored, verifier });
   }
 
+  saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+    this.#save({ ...this.#stored, discovery });
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#stored.discovery;
+  }
+
   codeVerifier(): string {
     if (!this.#stored.verifier) throw new Error("No sign-in is under way for this server.");
     return this.#stored.verifier;
@@ -108,6 +119,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "client") delete next.client;
     if (scope === "all" || scope === "tokens") delete next.tokens;
     if (scope === "all" || scope === "verifier") delete next.verifier;
+    if (scope === "all" || scope === "discovery") delete next.discovery;
     this.#save(next);
   }
 
