@@ -21,6 +21,7 @@ import {
   type FSWatcher,
 } from "node:fs";
 import os from "node:os";
+import { onNewLine } from "../workspace/append-line.js";
 import path from "node:path";
 import { tackleStateDir } from "../workspace/own-folders.js";
 import { instanceId, processAlive, STALE_MS, storedEventLine } from "./instance.js";
@@ -374,14 +375,14 @@ export class FileStore implements Store {
     this.#watchers = [];
   }
 
-  /** One write(2) under O_APPEND: a whole line (or several) or nothing, whoever else appends. */
+  /** One write(2) under O_APPEND: whole lines, whoever else appends, after any line a killed writer tore (see onNewLine). */
   #append(name: string, text: string): void {
     let fd = this.#fds.get(name);
     if (fd === undefined) {
-      fd = openSync(this.#path(name), "a", 0o600);
+      fd = openSync(this.#path(name), "a+", 0o600);
       this.#fds.set(name, fd);
     }
-    const buf = Buffer.from(text, "utf8");
+    const buf = Buffer.from(onNewLine(fd, text), "utf8");
     const written = writeSync(fd, buf, 0, buf.length);
     if (written !== buf.length) throw new Error(`The store could not write ${name} whole (disk full?).`);
   }

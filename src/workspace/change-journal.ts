@@ -1,20 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  appendFileSync,
-  closeSync,
-  lstatSync,
-  openSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, lstatSync, openSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { formatCount } from "../core/format-count.js";
+import { appendLines } from "./append-line.js";
 import { applyAllOrNone, type FileChange } from "./file-transaction.js";
 import { READ_NOFOLLOW } from "./no-follow.js";
 import { tackleStateDir } from "./own-folders.js";
@@ -337,7 +326,7 @@ export class ChangeJournal {
   }
 
   #append(line: Line): void {
-    appendFileSync(this.#journal, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    appendLines(this.#journal, `${JSON.stringify(line)}\n`);
   }
 
   #lines(): Line[] {

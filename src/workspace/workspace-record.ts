@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { appendLines } from "./append-line.js";
 import { tackleStateDir } from "./own-folders.js";
 
 /** Past this size a record is rewritten with only what is still kept. */
@@ -34,7 +35,7 @@ export class WorkspaceRecord<E extends { t: number }> {
     if (!this.#file) return;
     try {
       // One short append is one write: concurrent tackle processes do not interleave inside a line.
-      appendFileSync(this.#file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      appendLines(this.#file, `${JSON.stringify(entry)}\n`);
       if (lstatSync(this.#file).size > COMPACT_BYTES) {
         const temporary = `${this.#file}.${process.pid}.tmp`;
         writeFileSync(
