@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -49,4 +49,20 @@ export function tackleFolders(): string[] {
 /** Whether `absolute` (a real path) is one of tackle's own folders or inside one. */
 export function inTackleFolder(absolute: string): boolean {
   return tackleFolders().some((dir) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`));
+}
+
+/**
+ * Makes `dir` (missing folders 0700) and says whether it is this user's own folder that no one
+ * else can write to (nor read, with `secret`): what tackle keeps there can then be neither planted
+ * nor, when secret, read by another user of the machine.
+ */
+export function ownFolder(dir: string, secret = false): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & (secret ? 0o077 : 0o022)) === 0;
+  } catch {
+    return false;
+  }
 }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { appendLines } from "./append-line.js";
-import { tackleStateDir } from "./own-folders.js";
+import { ownFolder, tackleStateDir } from "./own-folders.js";
 
 /** Past this size a record is rewritten with only what is still kept. */
 const COMPACT_BYTES = 1024 * 1024;
@@ -78,14 +78,7 @@ export class WorkspaceRecord<E extends { t: number }> {
 
 function privateFolder(dir: string): boolean {
   if (checked.has(dir)) return true;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
-    const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return false;
-    checked.add(dir);
-    return true;
-  } catch {
-    return false;
-  }
+  if (!ownFolder(dir)) return false;
+  checked.add(dir);
+  return true;
 }

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import {
@@ -12,7 +12,7 @@ import {
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { ToolError } from "../../core/errors.js";
-import { tackleConfigDir } from "../../workspace/own-folders.js";
+import { ownFolder, tackleConfigDir } from "../../workspace/own-folders.js";
 
 /** What is kept for one server: its registration with the authorization server, the tokens, the PKCE verifier of a sign-in under way. */
 interface Stored {
@@ -140,9 +140,11 @@ function readStored(file: string): Stored | undefined {
 /** Written whole through a temporary file, 0600, in a folder only the user can enter. */
 function writeStored(file: string, stored: Stored): void {
   const dir = path.dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  if (!ownFolder(dir, true)) {
+    throw new Error(
+      `${dir} is not a folder only you can enter, so no tokens are kept there; remove it or chmod 700 it, then sign in again.`,
+    );
+  }
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
   chmodSync(temporary, 0o600);
