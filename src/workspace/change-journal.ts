@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, openSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { formatCount } from "../core/format-count.js";
 import { appendLines } from "./append-line.js";
 import { applyAllOrNone, type FileChange } from "./file-transaction.js";
 import { READ_NOFOLLOW } from "./no-follow.js";
-import { tackleStateDir } from "./own-folders.js";
+import { ownFolder, tackleStateDir } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
 import type { Workspace } from "./workspace.js";
 
@@ -39,6 +39,8 @@ export interface JournalEntry {
   tool: string;
   call: string;
   files: FileChangeRecord[];
+  /** The call changed more than the journal keeps: it cannot be undone, and no undo goes past it. */
+  unkept?: true;
 }
 
 type Line = ({ kind: "change" } & JournalEntry) | { kind: "undo"; id: string; t: number } | { kind: "checkpoint"; name: string; t: number };
@@ -61,7 +63,9 @@ export interface ChangeJournalOptions {
 /** What one call's files were before it ran; {@link ChangeJournal.record} compares after. */
 export interface Snapshot {
   readonly before: Map<string, FileState | typeof TOO_LARGE>;
-  /** Paths the snapshot gave up on (too many files): the call's changes are not kept. */
+  /** Bytes of content kept so far. */
+  bytes: number;
+  /** The call touches more than the journal keeps (files or bytes): its changes are not kept. */
   overflow: boolean;
 }
 
@@ -104,28 +108,36 @@ export class ChangeJournal {
 
   /** The state of every file at or below `absolutes` (inside the workspace), before a call changes them. */
   snapshot(absolutes: readonly string[], into?: Snapshot): Snapshot {
-    const snap = into ?? { before: new Map(), overflow: false };
+    const snap = into ?? { before: new Map(), bytes: 0, overflow: false };
     for (const absolute of absolutes) {
-      for (const rel of this.#filesAt(absolute, snap)) if (!snap.before.has(rel)) snap.before.set(rel, this.#keep(rel));
+      for (const rel of this.#filesAt(absolute, snap)) {
+        if (snap.overflow) return snap;
+        if (!snap.before.has(rel)) snap.before.set(rel, this.#keep(rel, snap));
+      }
     }
     return snap;
   }
 
   /** Compares the snapshot's files with what they are now and keeps the call's changes, if any. */
   record(snap: Snapshot, tool: string, call: string): JournalEntry | undefined {
-    if (snap.overflow || !this.#open()) return undefined;
+    if (!this.#open()) return undefined;
+    if (snap.overflow) return this.#add({ tool, call, files: [], unkept: true });
     // Files created under a folder the call made or moved into place show up only now.
     const paths = new Set(snap.before.keys());
     for (const rel of [...paths]) for (const below of this.#filesAt(path.join(this.workspace.root, rel), snap)) paths.add(below);
     const files: FileChangeRecord[] = [];
     for (const rel of paths) {
       const before = snap.before.get(rel) ?? { h: null };
-      const after = this.#keep(rel);
+      const after = this.#keep(rel, snap);
       if (same(before, after)) continue;
       files.push({ p: rel, b: before, a: after });
     }
-    if (!files.length) return undefined;
-    const entry: JournalEntry = { id: `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`, t: Date.now(), tool, call, files };
+    if (snap.overflow) return this.#add({ tool, call, files: [], unkept: true });
+    return files.length ? this.#add({ tool, call, files }) : undefined;
+  }
+
+  #add(change: Omit<JournalEntry, "id" | "t">): JournalEntry {
+    const entry: JournalEntry = { id: `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`, t: Date.now(), ...change };
     this.#append({ kind: "change", ...entry });
     // The bounds are checked every few calls (the journal is read whole to check them), and at the first.
     if (this.#recorded++ % BOUND_EVERY === 0) this.#bound();
@@ -154,7 +166,7 @@ export class ChangeJournal {
           tool: l.tool,
           files: l.files.map((f) => f.p),
           undone: undone.has(l.id),
-          undoable: l.files.every((f) => f.a !== TOO_LARGE && f.b !== TOO_LARGE),
+          undoable: !l.unkept && l.files.every((f) => f.a !== TOO_LARGE && f.b !== TOO_LARGE),
         });
       }
     }
@@ -188,6 +200,14 @@ export class ChangeJournal {
       throw new ToolError(
         "INVALID_ARGS",
         what.to === undefined ? "There is no change left to undo." : `Nothing changed since "${what.to}".`,
+      );
+    }
+    const over = pending.find((e) => e.unkept);
+    if (over) {
+      throw new ToolError(
+        "INVALID_ARGS",
+        `Cannot undo: ${over.tool} at ${new Date(over.t).toISOString()} changed more than the journal keeps ` +
+          `(over ${formatCount(this.#max.maxFiles)} files or ${formatCount(this.#max.maxBytes)} bytes), so no undo goes past it. Nothing was changed.`,
       );
     }
     // For each file: what the newest call left (it must still be so), and what the oldest found.
@@ -257,8 +277,10 @@ export class ChangeJournal {
     }
     if (!st.isDirectory()) return [rel.split(path.sep).join("/")];
     const out: string[] = [];
+    // Past the bound nothing more is read: a folder of a million files costs what the bound does.
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (snap.overflow) return;
         if (out.length > this.#max.maxFiles) {
           snap.overflow = true;
           return;
@@ -272,8 +294,8 @@ export class ChangeJournal {
     return out;
   }
 
-  /** The file's state now, its content kept in the blob store. */
-  #keep(rel: string): FileState | typeof TOO_LARGE {
+  /** The file's state now, its content kept in the blob store (counted against the call's bound). */
+  #keep(rel: string, snap: Snapshot): FileState | typeof TOO_LARGE {
     const absolute = path.join(this.workspace.root, rel);
     let st;
     try {
@@ -285,6 +307,11 @@ export class ChangeJournal {
     if (st.isSymbolicLink()) return TOO_LARGE;
     if (!st.isFile()) return { h: null };
     if (st.size > this.#max.maxFileBytes || !this.#open()) return TOO_LARGE;
+    snap.bytes += st.size;
+    if (snap.bytes > this.#max.maxBytes) {
+      snap.overflow = true;
+      return TOO_LARGE;
+    }
     const bytes = readNoFollow(absolute);
     const h = hashOf(bytes);
     const blob = path.join(this.#blobs, h);
@@ -313,15 +340,8 @@ export class ChangeJournal {
 
   /** The state folder, made private; false when it cannot be (then nothing is kept). */
   #open(): boolean {
-    if (this.#ready !== undefined) return this.#ready;
-    try {
-      mkdirSync(this.#blobs, { recursive: true, mode: 0o700 });
-      const st = lstatSync(this.#dir);
-      const uid = process.getuid?.();
-      this.#ready = st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
-    } catch {
-      this.#ready = false;
-    }
+    // The contents it keeps are the workspace's files: the folder is private, not only unwritable by others.
+    this.#ready ??= ownFolder(this.#blobs, true) && ownFolder(this.#dir, true);
     return this.#ready;
   }
 

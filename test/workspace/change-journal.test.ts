@@ -136,6 +136,24 @@ describe("the change journal", () => {
     expect(readdirSync(sb.ws).sort()).toEqual(["f0.txt", "f1.txt", "f2.txt", "f3.txt", "f4.txt", "f5.txt"]);
   });
 
+  it("a call that changes more than it keeps is listed as not undoable, and no undo goes past it", async () => {
+    sb.write({ "a.txt": "a\n", "big/1.txt": "1\n", "big/2.txt": "2\n", "big/3.txt": "3\n", "big/4.txt": "4\n" });
+    await runner.close();
+    open({ maxFiles: 2 });
+    await call("write_file", { path: "new.txt", content: "n\n" });
+    await call("delete_file", { path: "big", recursive: true });
+    expect(journal.list()[0]).toMatchObject({ kind: "change", tool: "delete_file", undoable: false, files: [] });
+    const err = await failure(journal.undo({ count: 2 }));
+    expect(err.message).toMatch(/^Cannot undo: delete_file at .* changed more than the journal keeps .*Nothing was changed\.$/);
+    expect(existsSync(at("new.txt"))).toBe(true);
+    // The bound on bytes holds while a call is read, not only afterwards.
+    await runner.close();
+    open({ maxBytes: 4 });
+    sb.write({ "c/1.txt": "12345\n" });
+    await call("delete_file", { path: "c", recursive: true });
+    expect(journal.list()[0]).toMatchObject({ tool: "delete_file", undoable: false });
+  });
+
   it("never reaches outside the workspace: symlinks are not followed, and an undo does not write through a link put in since", async () => {
     writeFileSync(path.join(sb.outside, "secret.txt"), "outside\n");
     sb.write({ "a.txt": "a\n" });
