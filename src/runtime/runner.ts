@@ -520,7 +520,7 @@ export class ToolRunner {
         new ToolError("INVALID_ARGS", `A hook replaced the arguments with invalid ones: ${checked.error}`),
       );
     }
-    return { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+    return withArgs(p, checked.value);
   }
 
   /** The outcome with what the after-hooks said added for the model, and kept in its metadata. */
@@ -534,7 +534,7 @@ export class ToolRunner {
   async #previewOf(p: Prepared, args: Record<string, unknown>): Promise<string | undefined> {
     const checked = p.tool.validate(args);
     if (!checked.valid) throw new ToolError("INVALID_ARGS", checked.error);
-    const edited = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+    const edited = withArgs(p, checked.value);
     return p.tool.preview?.(edited.args, this.#context(edited, new AbortController(), {}));
   }
 
@@ -622,7 +622,7 @@ export class ToolRunner {
         const error = new ToolError("INVALID_ARGS", `The arguments the user edited are invalid: ${checked.error}`);
         return { outcome: errorOutcome(p.id, p.name, p.started, error), args: response.modifiedArgs };
       }
-      p = { ...p, args: checked.value as Record<string, unknown>, access: undefined, memo: new CallMemo() };
+      p = withArgs(p, checked.value);
       ctx = this.#context(p, ctx.signal, options);
       // An edit must not smuggle in what policy denies.
       const again = await decide({
@@ -872,6 +872,11 @@ function answerEvent(p: Prepared, response: ApprovalResponse): ToolEvent {
 /** Whether anyone hears this call's events: most calls have nobody, and then none are built. */
 function heard(events: EventBus, options: RunOptions): boolean {
   return options.onEvent !== undefined || events.hasListeners;
+}
+
+/** The call with other (validated) arguments: what its hooks worked out from the old ones is dropped. */
+function withArgs(p: Prepared, args: unknown): Prepared {
+  return { ...p, args: args as Record<string, unknown>, access: undefined, memo: new CallMemo() };
 }
 
 function conflicts(a: ToolAccess, b: ToolAccess): boolean {
