@@ -205,6 +205,19 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
     let draft: string | undefined;
     /** Arguments the person edited and saw the new preview of, waiting for their y. */
     let edited: Record<string, unknown> | undefined;
+    /** The preview of what y runs now: the request's, or the edited arguments'. */
+    let preview = request.preview;
+    /** Yes, for the arguments as they now stand (edited ones too, whatever key says yes). */
+    const approve = (answer: Omit<ApprovalResponse, "approved">): ApprovalResponse => ({
+      approved: true,
+      ...answer,
+      ...(edited ? { modifiedArgs: edited } : {}),
+    });
+    const showPreview = () => {
+      if (!preview) return;
+      const shown = foldLines(preview, 40);
+      output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
+    };
     /**
      * Shows what edited arguments would do (the new diff) and keeps them for the next y; without a
      * way to preview them, they are the answer at once. False when they do not validate.
@@ -212,18 +225,15 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
     const review = async (args: Record<string, unknown>): Promise<boolean | "run"> => {
       if (!request.previewFor) return "run";
       try {
-        const preview = await request.previewFor(args);
-        output.write(`New arguments:\n${summarise(args)}\n`);
-        if (preview) {
-          const shown = foldLines(preview, 40);
-          output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
-        }
+        preview = await request.previewFor(args);
         edited = args;
-        return true;
       } catch (err) {
-        output.write(`${colour.failure("Not used")}: ${(err as Error).message} e edits them again.\n`);
+        output.write(`${colour.failure("Not used")}: ${terminalSafe((err as Error).message)} e edits them again.\n`);
         return false;
       }
+      output.write(`New arguments:\n${summarise(args)}\n`);
+      showPreview();
+      return true;
     };
     const keys = ["y", "n", ...(session ? ["a", "w"] : []), ...(options.saveRules ? ["s"] : []), "e"].join(", ") + " or ?";
     // "Always" names what it keeps, the narrowest rules for this call; w widens it on purpose.
@@ -238,34 +248,30 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
       output.write(
         `\n${colour.warning("tackle:")} ${tool} wants to run (${request.effect}): ${oneLine(request.reason)}\n${summarise(request.args)}\n`,
       );
-      if (request.preview) {
-        const shown = foldLines(request.preview, 40);
-        output.write(`${looksLikeDiff(shown) || shown.startsWith("---") ? colour.diff(shown) : shown}\n`);
-      }
+      showPreview();
       for (;;) {
         const answer = await choice(menu);
         if (answer === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
-        if (answer === "y" || answer === "yes") return { approved: true, ...(edited ? { modifiedArgs: edited } : {}) };
+        if (answer === "y" || answer === "yes") return approve({});
         if (answer === "esc") return { approved: false };
-        if (session && (answer === "a" || answer === "always"))
-          return { approved: true, always: true, ...(edited ? { modifiedArgs: edited } : {}) };
+        if (session && (answer === "a" || answer === "always")) return approve({ always: true });
         if (session && answer === "w") {
           const rule = await question(
             `Rule to allow for this session; it must cover this call (${request.tool}(src/**), ${request.tool}): `,
           );
           if (rule === undefined) return { approved: false, message: "no answer came from the terminal", automatic: true };
           if (rule === "") continue;
-          return { approved: true, always: true, alwaysRule: rule };
+          return approve({ always: true, alwaysRule: rule });
         }
         if ((answer === "s" || answer === "save") && options.saveRules) {
           try {
-            const { file, rules } = await options.saveRules(request);
+            const { file, rules } = await options.saveRules(edited ? { ...request, args: edited } : request);
             if (rules.length === 0) {
               output.write(`No rule can let this call run unasked (it asks whatever rules say); approved this once.\n`);
-              return { approved: true };
+              return approve({});
             }
             output.write(`${colour.success("Saved")} to ${file} (permissions.allow): ${rules.join(", ")}\n`);
-            return { approved: true, always: true };
+            return approve({ always: true });
           } catch (err) {
             output.write(`${colour.failure("Could not save")}: ${(err as Error).message}\n`);
             continue;
@@ -313,7 +319,7 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
         if (answer === "?") {
           // Written for a model in Markdown: code spans are highlighted rather than shown in backticks.
           const description = terminalSafe(request.description ?? "").replace(/`([^`\n]+)`/g, (_m, code: string) => colour.strong(code));
-          output.write(`\n${description}\nArguments:\n${terminalSafe(JSON.stringify(request.args, null, 2))}\n`);
+          output.write(`\n${description}\nArguments:\n${terminalSafe(JSON.stringify(edited ?? request.args, null, 2))}\n`);
           output.write(
             `Keys: y run it once; n refuse (you may say why, for the model); Esc refuse at once` +
               (session
@@ -322,7 +328,7 @@ export function terminalApprover(options: TerminalApproverOptions = {}): Termina
               (options.saveRules ? "; s run it, and save the narrowest rule that allows it to configuration" : "") +
               `; e edit the arguments as JSON.\n`,
           );
-          if (request.preview) output.write(`Preview:\n${terminalSafe(request.preview)}\n`);
+          if (preview) output.write(`Preview:\n${terminalSafe(preview)}\n`);
           continue;
         }
         output.write(`Answer ${keys}.\n`);

@@ -75,6 +75,15 @@ describe("terminal approver", () => {
     expect(t.shown()).toMatch(/Not used: content: expected a string\. e edits them again\./);
     expect(t.shown()).toMatch(/New arguments:\n.*b\.txt[\s\S]*\+z/);
     t.approver.close();
+    // Any yes runs the arguments as edited, and ? shows them and their preview, not the request's.
+    const again = setup("e", '{"path":"c.txt","content":"w"}', "?", "a");
+    expect(await again.approver(withPreview, signal())).toEqual({
+      approved: true,
+      always: true,
+      modifiedArgs: { path: "c.txt", content: "w" },
+    });
+    expect(again.shown()).toMatch(/Arguments:\n\{\n {2}"path": "c\.txt"[\s\S]*Preview:\n[\s\S]*\+w/);
+    again.approver.close();
   });
 
   it("asks one question at a time when calls run in parallel", async () => {
