@@ -43,6 +43,34 @@ const sized = (size: number | undefined) => (size === undefined ? "" : `, ${form
 const said = (description: string | undefined) => (description ? `: ${description.replace(/\s+/g, " ").slice(0, 300)}` : "");
 
 /**
+ * One listing over the servers (one, or every one ready): each server's part as `list` words it,
+ * or that it offers none of `what`; servers not connected are named. Marked untrusted.
+ */
+async function listing(
+  source: ConnectionSource,
+  server: string | undefined,
+  what: "resources" | "prompts",
+  next: string,
+  list: (c: McpConnection) => Promise<{ data: Record<string, unknown>; lines: string[] }>,
+): Promise<ToolExecutionResult> {
+  const { ready, notReady } = servers(source, server);
+  const parts: string[] = [];
+  const structured: Array<Record<string, unknown>> = [];
+  for (const c of ready) {
+    const { data, lines } = await list(c);
+    structured.push({ server: c.name, ...data });
+    parts.push(c.offers[what] ? lines.join("\n") : `Server "${c.name}" offers no ${what}.`);
+  }
+  if (notReady.length) parts.push(`Not connected: ${notReady.join(", ")}.`);
+  if (!ready.length && !notReady.length) parts.push("No MCP server is configured.");
+  return {
+    content: `${parts.join("\n\n")}\n${next}`,
+    structured: { servers: structured },
+    untrusted: { source: server ? `MCP server ${server}` : "MCP servers" },
+  };
+}
+
+/**
  * Tools over what configured MCP servers offer besides tools: their resources (listed and read)
  * and prompts (listed and filled in). Text from a server is marked as untrusted, as tool results are.
  */
@@ -55,32 +83,16 @@ export function createResourceTools(source: ConnectionSource): AnyTool[] {
       "Read one with mcp_read_resource. Give `server` to list one server's.",
     input: z.object({ server: serverArg.optional() }),
     effect: "read",
-    execute: async (args, ctx): Promise<ToolExecutionResult> => {
-      const { ready, notReady } = servers(source, args.server);
-      const parts: string[] = [];
-      const structured: Array<{ server: string; resources: unknown[]; templates: unknown[] }> = [];
-      for (const c of ready) {
+    execute: (args, ctx) =>
+      listing(source, args.server, "resources", "Read one with mcp_read_resource { server, uri }.", async (c) => {
         const { resources, templates } = await c.resources(ctx.signal);
-        structured.push({ server: c.name, resources, templates });
-        if (!c.offers.resources) {
-          parts.push(`Server "${c.name}" offers no resources.`);
-          continue;
-        }
         const lines = [`Server "${c.name}": ${formatCount(resources.length)} resources, ${formatCount(templates.length)} templates.`];
         for (const r of resources)
           lines.push(`- ${r.uri} — ${r.title ?? r.name} (${r.mimeType ?? "type not given"}${sized(r.size)})${said(r.description)}`);
         if (templates.length) lines.push("Templates (fill in the {braces} to make a uri):");
         for (const t of templates) lines.push(`- ${t.uriTemplate} — ${t.title ?? t.name}${said(t.description)}`);
-        parts.push(lines.join("\n"));
-      }
-      if (notReady.length) parts.push(`Not connected: ${notReady.join(", ")}.`);
-      if (!ready.length && !notReady.length) parts.push("No MCP server is configured.");
-      return {
-        content: `${parts.join("\n\n")}\nRead one with mcp_read_resource { server, uri }.`,
-        structured: { servers: structured },
-        untrusted: { source: args.server ? `MCP server ${args.server}` : "MCP servers" },
-      };
-    },
+        return { data: { resources, templates }, lines };
+      }),
   });
 
   const readResource = defineTool({
@@ -119,32 +131,16 @@ export function createResourceTools(source: ConnectionSource): AnyTool[] {
       "Lists the prompts (ready-made instructions with arguments) that the configured MCP servers offer. Fill one in with mcp_get_prompt.",
     input: z.object({ server: serverArg.optional() }),
     effect: "read",
-    execute: async (args, ctx): Promise<ToolExecutionResult> => {
-      const { ready, notReady } = servers(source, args.server);
-      const parts: string[] = [];
-      const structured: Array<{ server: string; prompts: unknown[] }> = [];
-      for (const c of ready) {
+    execute: (args, ctx) =>
+      listing(source, args.server, "prompts", "Fill one in with mcp_get_prompt { server, name, arguments }.", async (c) => {
         const prompts = await c.prompts(ctx.signal);
-        structured.push({ server: c.name, prompts });
-        if (!c.offers.prompts) {
-          parts.push(`Server "${c.name}" offers no prompts.`);
-          continue;
-        }
         const lines = [`Server "${c.name}": ${formatCount(prompts.length)} prompts.`];
         for (const p of prompts) {
           const params = (p.arguments ?? []).map((a) => `${a.name}${a.required ? "" : "?"}`).join(", ");
           lines.push(`- ${p.name}(${params})${said(p.description)}`);
         }
-        parts.push(lines.join("\n"));
-      }
-      if (notReady.length) parts.push(`Not connected: ${notReady.join(", ")}.`);
-      if (!ready.length && !notReady.length) parts.push("No MCP server is configured.");
-      return {
-        content: `${parts.join("\n\n")}\nFill one in with mcp_get_prompt { server, name, arguments }.`,
-        structured: { servers: structured },
-        untrusted: { source: args.server ? `MCP server ${args.server}` : "MCP servers" },
-      };
-    },
+        return { data: { prompts }, lines };
+      }),
   });
 
   const getPrompt = defineTool({
