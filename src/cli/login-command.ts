@@ -1,16 +1,14 @@
 import { Command } from "commander";
-import { configOption, workspaceOption, type SessionFlags } from "./options.js";
+import { configOf, configOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
-import { loadConfig } from "../config/config.js";
-import { resolveServer } from "../mcp/client/client-config.js";
-import { login, loginFile, logout } from "../mcp/client/oauth.js";
+
+// The MCP SDK's client (OAuth included) loads only for these commands, not at every start-up.
+const oauth = () => import("../mcp/client/oauth.js");
 
 /** The address of a configured remote MCP server, or why there is none. */
-function remoteServer(name: string, flags: SessionFlags): URL {
-  const loaded = loadConfig({
-    ...(flags.workspace ? { workspace: flags.workspace } : {}),
-    ...(flags.config ? { file: flags.config } : {}),
-  });
+async function remoteServer(name: string, flags: SessionFlags): Promise<URL> {
+  const { resolveServer } = await import("../mcp/client/client-config.js");
+  const loaded = configOf(flags);
   const servers = loaded.config.mcpServers ?? {};
   const raw = servers[name];
   if (raw === undefined) {
@@ -41,7 +39,8 @@ Examples:
     )
     .action(async (name: string, flags: SessionFlags) => {
       try {
-        const url = remoteServer(name, flags);
+        const url = await remoteServer(name, flags);
+        const { login, loginFile } = await oauth();
         await login(name, url);
         process.stdout.write(`Signed in to "${name}"; the tokens are in ${loginFile(name, url)}.\n`);
       } catch (err) {
@@ -55,9 +54,10 @@ Examples:
     .addOption(workspaceOption())
     .addOption(configOption())
     .addHelpText("after", "\nExamples:\n  tackle logout linear")
-    .action((name: string, flags: SessionFlags) => {
+    .action(async (name: string, flags: SessionFlags) => {
       try {
-        const url = remoteServer(name, flags);
+        const url = await remoteServer(name, flags);
+        const { logout } = await oauth();
         process.stdout.write(logout(name, url) ? `Signed out of "${name}".\n` : `There was no sign-in for "${name}".\n`);
       } catch (err) {
         process.stderr.write(`tackle: ${(err as Error).message}\n`);

@@ -1,4 +1,5 @@
 import { Option } from "commander";
+import { loadConfig, type LoadedConfig } from "../config/config.js";
 import { APPROVAL_MODES } from "../runtime/policy.js";
 import { TOOLSET_NAMES } from "../tools/toolsets.js";
 
@@ -18,6 +19,11 @@ export interface SessionFlags {
   config?: string;
   toolset?: string;
   approval?: string;
+}
+
+/** The configuration `--workspace` and `--config` point at, for commands that open no session. */
+export function configOf(flags: SessionFlags): LoadedConfig {
+  return loadConfig({ ...(flags.workspace ? { workspace: flags.workspace } : {}), ...(flags.config ? { file: flags.config } : {}) });
 }
 
 /** Where the shared store is (approvals waiting for a person, their answers, "always" rules, events, audit). */

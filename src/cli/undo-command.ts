@@ -1,18 +1,18 @@
 import { Command } from "commander";
-import { configOption, workspaceOption, type SessionFlags } from "./options.js";
+import { configOf, configOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
-import { loadConfig } from "../config/config.js";
 import { ToolError } from "../core/errors.js";
-import { ChangeJournal, type UndoResult } from "../workspace/change-journal.js";
-import { Workspace } from "../workspace/workspace.js";
+import type { ChangeJournal, UndoResult } from "../workspace/change-journal.js";
 
-function journalFor(flags: SessionFlags): ChangeJournal {
-  const loaded = loadConfig({
-    ...(flags.workspace ? { workspace: flags.workspace } : {}),
-    ...(flags.config ? { file: flags.config } : {}),
-  });
+/** The workspace's journal; its code loads only for these commands. */
+async function journalFor(flags: SessionFlags): Promise<ChangeJournal> {
+  const loaded = configOf(flags);
   const bounds = typeof loaded.config.checkpoints === "object" ? loaded.config.checkpoints : {};
+  const [{ ChangeJournal }, { Workspace }] = await Promise.all([
+    import("../workspace/change-journal.js"),
+    import("../workspace/workspace.js"),
+  ]);
   return new ChangeJournal(Workspace.open(loaded.workspace), bounds);
 }
 
@@ -59,7 +59,9 @@ Examples:
         return;
       }
       try {
-        const result = await journalFor(flags).undo({
+        const result = await (
+          await journalFor(flags)
+        ).undo({
           count: n,
           ...(flags.to !== undefined ? { to: flags.to } : {}),
           dryRun: Boolean(flags.dryRun),
@@ -78,11 +80,9 @@ Examples:
     .addOption(workspaceOption())
     .addOption(configOption())
     .addHelpText("after", "\nExamples:\n  tackle checkpoints\n  tackle checkpoints --json")
-    .action((flags: SessionFlags & { json?: boolean; limit: string }) => {
+    .action(async (flags: SessionFlags & { json?: boolean; limit: string }) => {
       try {
-        const items = journalFor(flags)
-          .list()
-          .slice(0, Math.max(1, Number(flags.limit) || 30));
+        const items = (await journalFor(flags)).list().slice(0, Math.max(1, Number(flags.limit) || 30));
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
           return;
@@ -114,9 +114,9 @@ Examples:
     .addOption(workspaceOption())
     .addOption(configOption())
     .addHelpText("after", "\nExamples:\n  tackle checkpoint before-refactor")
-    .action((name: string, flags: SessionFlags) => {
+    .action(async (name: string, flags: SessionFlags) => {
       try {
-        journalFor(flags).checkpoint(name);
+        (await journalFor(flags)).checkpoint(name);
         process.stdout.write(`Checkpoint "${name}" made; tackle undo --to ${name} rewinds the calls after it.\n`);
       } catch (err) {
         fail(err);
