@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { configOf, configOption, workspaceOption, type SessionFlags } from "./options.js";
 import { EXIT } from "./exit-codes.js";
+import { oneLine, terminalSafe } from "../core/visible.js";
 
 // The MCP SDK's client (OAuth included) loads only for these commands, not at every start-up.
 const oauth = () => import("../mcp/client/oauth.js");
@@ -44,7 +45,8 @@ Examples:
         await login(name, url);
         process.stdout.write(`Signed in to "${name}"; the tokens are in ${loginFile(name, url)}.\n`);
       } catch (err) {
-        process.stderr.write(`tackle: signing in to "${name}" failed: ${(err as Error).message}\n`);
+        // The authorization server words part of this: shown, never obeyed by the terminal.
+        process.stderr.write(`tackle: signing in to "${oneLine(name)}" failed: ${terminalSafe((err as Error).message)}\n`);
         process.exitCode = EXIT.toolError;
       }
     });
@@ -60,7 +62,7 @@ Examples:
         const { logout } = await oauth();
         process.stdout.write(logout(name, url) ? `Signed out of "${name}".\n` : `There was no sign-in for "${name}".\n`);
       } catch (err) {
-        process.stderr.write(`tackle: ${(err as Error).message}\n`);
+        process.stderr.write(`tackle: ${terminalSafe((err as Error).message)}\n`);
         process.exitCode = EXIT.usage;
       }
     });

@@ -3,6 +3,7 @@ import { configOf, configOption, workspaceOption, type SessionFlags } from "./op
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
 import { ToolError } from "../core/errors.js";
+import { oneLine, terminalSafe } from "../core/visible.js";
 import type { ChangeJournal, UndoResult } from "../workspace/change-journal.js";
 
 /** The workspace's journal; its code loads only for these commands. */
@@ -19,15 +20,16 @@ async function journalFor(flags: SessionFlags): Promise<ChangeJournal> {
 const when = (t: number) => new Date(t).toLocaleString("en-GB", { hour12: false });
 
 function fail(err: unknown): void {
-  process.stderr.write(`tackle: ${(err as Error).message}\n`);
+  process.stderr.write(`tackle: ${terminalSafe((err as Error).message)}\n`);
   process.exitCode = err instanceof ToolError && err.code === "INVALID_ARGS" ? EXIT.usage : EXIT.toolError;
 }
 
 function report(result: UndoResult, dryRun: boolean): void {
   const colour = palette(process.stdout);
-  const calls = result.undone.map((u) => `${u.tool} (${when(u.t)})`).join(", ");
+  const calls = result.undone.map((u) => `${oneLine(u.tool)} (${when(u.t)})`).join(", ");
   process.stdout.write(`${dryRun ? "Would undo" : colour.success("Undid")} ${calls}:\n`);
-  for (const f of result.files) process.stdout.write(`  ${f.restored === "removed" ? "removed " : "restored"} ${f.path}\n`);
+  // File names are the workspace's, which a model may have chosen: shown, never obeyed by the terminal.
+  for (const f of result.files) process.stdout.write(`  ${f.restored === "removed" ? "removed " : "restored"} ${oneLine(f.path)}\n`);
 }
 
 /** `tackle undo`, `tackle checkpoints` and `tackle checkpoint`: rewinding what tools changed. */
@@ -91,17 +93,17 @@ Examples:
         if (!items.length) process.stdout.write("No tool call has changed files in this workspace yet.\n");
         for (const item of items) {
           if (item.kind === "checkpoint") {
-            process.stdout.write(`${colour.strong(`— checkpoint ${item.name}`)} ${colour.dim(when(item.t))}\n`);
+            process.stdout.write(`${colour.strong(`— checkpoint ${oneLine(item.name)}`)} ${colour.dim(when(item.t))}\n`);
             continue;
           }
-          const files =
-            item.files.length > 3 ? `${item.files.slice(0, 3).join(", ")} and ${item.files.length - 3} more` : item.files.join(", ");
+          const names = item.files.slice(0, 3).map(oneLine).join(", ");
+          const files = item.files.length > 3 ? `${names} and ${item.files.length - 3} more` : names;
           const state = item.undone
             ? colour.dim(" (undone)")
             : item.undoable
               ? ""
-              : colour.warning(" (cannot be undone: a file was not kept)");
-          process.stdout.write(`${colour.dim(when(item.t))}  ${item.tool}  ${files}${state}\n`);
+              : colour.warning(" (cannot be undone: not all of it was kept)");
+          process.stdout.write(`${colour.dim(when(item.t))}  ${oneLine(item.tool)}  ${files}${state}\n`);
         }
       } catch (err) {
         fail(err);
@@ -117,7 +119,7 @@ Examples:
     .action(async (name: string, flags: SessionFlags) => {
       try {
         (await journalFor(flags)).checkpoint(name);
-        process.stdout.write(`Checkpoint "${name}" made; tackle undo --to ${name} rewinds the calls after it.\n`);
+        process.stdout.write(`Checkpoint "${oneLine(name)}" made; tackle undo --to ${oneLine(name)} rewinds the calls after it.\n`);
       } catch (err) {
         fail(err);
       }

@@ -194,5 +194,22 @@ describe("tackle undo, checkpoints and checkpoint", () => {
     expect(nothing.stderr).toBe("tackle: There is no change left to undo.\n");
     const bad = await cli("undo", "zero");
     expect(bad.stderr).toMatch(/the count is a whole number of calls/);
+    // A name a model chose reaches the person's terminal shown, never obeyed.
+    expect(
+      (
+        await cli(
+          "call",
+          "write_file",
+          "--args",
+          JSON.stringify({ path: "evil\u001b]0;pwned\u0007.txt", content: "x" }),
+          "--approval",
+          "all",
+        )
+      ).code,
+    ).toBe(0);
+    const listedEvil = await cli("checkpoints");
+    expect(listedEvil.stdout).toContain("write_file");
+    expect(listedEvil.stdout).not.toMatch(/\u001b|\u0007/);
+    expect((await cli("undo")).stdout).not.toMatch(/\u001b|\u0007/);
   }, 120_000);
 });
