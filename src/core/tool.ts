@@ -172,8 +172,12 @@ export interface Tool<A = Record<string, unknown>> {
   validate(args: unknown): ValidationResult<A>;
   /** Runs the tool. Arguments are validated first unless the runner already did. */
   execute(args: A, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult>;
-  /** The class form's word on approval (BaseTool); it reaches the policy as `needsApproval`. */
-  getConfirmation?(args: A): ToolConfirmation;
+  /**
+   * Spec 001's word on approval. A class tool's own (BaseTool) reaches the policy as
+   * `needsApproval`; the tools `createBuiltinTools()` returns answer with the decision a runner
+   * in the configured mode takes (await it; `ToolRunner.getConfirmation` answers for any runner).
+   */
+  getConfirmation?(args: A): ToolConfirmation | Promise<ToolConfirmation>;
   /**
    * The tool's own word on approval, the one the policy hears in mode `safe`: whether this call
    * needs a person where the mode would not ask, as a boolean or with what the person is told.

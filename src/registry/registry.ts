@@ -3,6 +3,7 @@ import { isPlainTool, JsonSchemaTool, type PlainTool } from "../compat/json-sche
 import { assertToolName, isToolName, nearestNames } from "../core/names.js";
 import { fromResultTool, isResultTool, type ResultTool } from "../compat/result-tool.js";
 import { FromInterfaceTool, isInterfaceTool, type InterfaceTool } from "../compat/interface-tool.js";
+import { toolView } from "../core/tool-view.js";
 import { isZod3, ZOD3_HELP } from "../core/zod-version.js";
 
 /** Anything the registry accepts: a defined or class tool, a plain object with a JSON Schema, or one with a zod schema and an `{ ok }` result. */
@@ -54,6 +55,7 @@ export function toTool(value: ToolLike): AnyTool {
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
   #namesByTarget: Map<string, string[]> | undefined;
+  #families: Map<string, string[]> | undefined;
   readonly #listeners = new Set<(change: RegistryChange) => void>();
   readonly #views = new Map<string, AnyTool>();
 
@@ -145,6 +147,41 @@ export class ToolRegistry {
     return [...(this.#namesByTarget.get(target) ?? [])];
   }
 
+  /**
+   * Every name a deny or ask rule may use to cover a call of `name`: the tool's own names and those
+   * of the tools that do the same thing to the same kind of subject. A rule against running `rm`
+   * written for `shell` covers `bash` and `shell_background`; one against reading a file covers
+   * every file tool (editing reads it too); one against writing it, every tool that writes files.
+   * A tool without a scope has only its own names. Allow rules stay with the tool they name.
+   */
+  familyOf(name: string): string[] {
+    const tool = this.#entries.get(name)?.tool;
+    const kind = tool?.scope?.kind;
+    if (!tool || !kind) return this.namesOf(name);
+    const family = kind === "path" ? (tool.effect === "read" ? "path-read" : "path") : kind;
+    return this.#familyNames(family);
+  }
+
+  /** The names a deny or ask rule may use to cover writing a file, whatever tool writes it: every file tool's. */
+  writeFamily(): string[] {
+    return this.#familyNames("path");
+  }
+
+  #familyNames(family: string): string[] {
+    let names = this.#families?.get(family);
+    if (!names) {
+      names = [];
+      for (const [n, e] of this.#entries) {
+        const kind = e.tool.scope?.kind;
+        if (!kind) continue;
+        // A write's family takes in the readers: a rule that stops reading a file stops changing it.
+        if (kind === family || (family === "path-read" && kind === "path" && e.tool.effect === "read")) names.push(n);
+      }
+      (this.#families ??= new Map()).set(family, names);
+    }
+    return [...names];
+  }
+
   /** Removes a tool, or only an alias when `name` is one. Returns whether anything was removed. */
   unregister(name: string): boolean {
     const entry = this.#entries.get(name);
@@ -203,6 +240,7 @@ export class ToolRegistry {
 
   #emit(change: RegistryChange): void {
     this.#namesByTarget = undefined;
+    this.#families = undefined;
     for (const l of this.#listeners) l(change);
   }
 
@@ -210,16 +248,7 @@ export class ToolRegistry {
   #view(name: string, tool: AnyTool): AnyTool {
     let view = this.#views.get(name);
     if (!view) {
-      const definition = { ...tool.definition, name };
-      view = new Proxy(tool, {
-        get(target, prop) {
-          if (prop === "name") return name;
-          if (prop === "definition") return definition;
-          // Bound to the tool itself so its private fields stay reachable.
-          const value: unknown = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
+      view = toolView(tool, { name, definition: { ...tool.definition, name } });
       this.#views.set(name, view);
     }
     return view;

@@ -18,6 +18,13 @@ export interface PolicyInput {
   tool: AnyTool;
   /** Every name of the tool (canonical and aliases), so a rule written for one covers all. */
   names: readonly string[];
+  /**
+   * The names a deny or ask rule may use to cover this call (`ToolRegistry.familyOf`): a rule
+   * against `shell(rm *)` covers `bash`. Default: `names`.
+   */
+  family?: readonly string[];
+  /** The names a deny or ask rule may use to cover writing a file (`ToolRegistry.writeFamily`): for what a command writes. */
+  writeFamily?: readonly string[];
   args: unknown;
   ctx: ToolContext;
   mode: ApprovalMode;
@@ -42,10 +49,16 @@ export async function decide(input: PolicyInput): Promise<Decision> {
 
 async function judge(input: PolicyInput, assessment: Assessment | undefined, subjects: readonly string[]): Promise<Decision> {
   const { tool, names, args, ctx, mode, rules } = input;
+  const family = input.family ?? names;
   const effect = assessment?.effect ?? tool.effect;
   const kind = tool.scope?.kind;
+  // What a command writes is judged by the rules for writing files too: `write_file(dist/**)` in deny stops `make > dist/x`.
+  const writes = kind !== "path" && assessment?.writes?.length ? assessment.writes : undefined;
+  const writeFamily = input.writeFamily ?? ["write_file"];
 
-  const denied = rules.deny.find((r) => ruleCovers(r, names, kind, subjects, false));
+  const denied =
+    rules.deny.find((r) => ruleCovers(r, family, kind, subjects, false)) ??
+    (writes && rules.deny.find((r) => r.pattern !== undefined && ruleCovers(r, writeFamily, "path", writes, false)));
   if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
   if (assessment?.deny) return { action: "deny", reason: assessment.deny, effect };
   if (assessment?.secret) {
@@ -93,16 +106,18 @@ async function judge(input: PolicyInput, assessment: Assessment | undefined, sub
   }
 
   if (assessment?.confirm) return { action: "ask", reason: assessment.confirm, effect };
-  if (kind !== "path" && assessment?.writes?.length) {
-    const code = unnamedCode(assessment.writes, names, [...rules.allow, ...input.sessionAllows], input.codeFiles, { kind, subjects });
+  if (writes) {
+    const code = unnamedCode(writes, names, [...rules.allow, ...input.sessionAllows], input.codeFiles, { kind, subjects });
     if (code)
       return { action: "ask", reason: `it writes ${code.subject}: ${code.why}; an allow rule naming ${code.subject} lifts this`, effect };
   }
-  const asked = rules.ask.find((r) => ruleCovers(r, names, kind, subjects, false));
+  const asked =
+    rules.ask.find((r) => ruleCovers(r, family, kind, subjects, false)) ??
+    (writes && rules.ask.find((r) => r.pattern !== undefined && ruleCovers(r, writeFamily, "path", writes, false)));
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   // Mode `all` approves what the tool asks about, but not past a deny rule that could not see inside
   // the call (a command built at run time, code in a string): that is still for a person.
-  const denyPatterns = rules.deny.some((r) => r.pattern !== undefined && ruleNamesTool(r, names));
+  const denyPatterns = rules.deny.some((r) => r.pattern !== undefined && ruleNamesTool(r, family));
   if (assessment?.ask && (mode !== "all" || denyPatterns)) return { action: "ask", reason: assessment.ask, effect };
 
   const allowed =

@@ -9,7 +9,8 @@ import { CallMemo } from "../core/call-memo.js";
 import type { ToolCall } from "../core/tool-call.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
-import { decide, rememberedRules, type ApprovalMode, type Decision } from "./policy.js";
+import { decide, rememberedRules, type ApprovalMode, type Decision, type PolicyInput } from "./policy.js";
+import { confirmationOf, type CallConfirmation } from "./confirmation.js";
 import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
 import { noApprover, type Approver, type ApprovalRequest, type ApprovalResponse } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
@@ -303,6 +304,39 @@ export class ToolRunner {
     await this.#toolsArriving(names);
   }
 
+  /**
+   * Spec 001's `getConfirmation`, answered by the runner for one call: what it will do in its
+   * current mode, with its rules and what people approved for the session (in `options.scope`) —
+   * run it, ask a person, or refuse it — and a message naming the arguments ("Run \`rm -rf build\`",
+   * "Overwrite notes.txt"). Nothing runs and nobody is asked. An unknown tool or invalid arguments
+   * throw the ToolError the call would end in. Before-hooks are not consulted: they run with the call.
+   */
+  async getConfirmation(name: string, args: unknown = {}, options: Pick<RunOptions, "scope"> = {}): Promise<CallConfirmation> {
+    await this.#toolsArriving([name]);
+    const p = parseCall({ name, args }, this.registry, this.#maxArgsBytes, this.#stillArriving());
+    if (!("tool" in p)) throw new ToolError(p.error!.code, p.error!.message);
+    const ctx = this.#context(p, new AbortController(), {});
+    const decision = await decide(this.#policyInput(p, ctx, this.approval, this.#granted(options.scope)));
+    const subjects = p.tool.scope ? await p.tool.scope.subjects(p.args, ctx) : [];
+    return confirmationOf(decision, p.tool, this.registry.canonicalName(p.name) ?? p.name, p.args, subjects, this.workspace.root);
+  }
+
+  /** What the policy judges a call by: the tool, its names and family, its arguments, the rules and the mode. */
+  #policyInput(p: Prepared, ctx: ToolContext, mode: ApprovalMode, sessionAllows: readonly Rule[]): PolicyInput {
+    return {
+      tool: p.tool,
+      names: this.registry.namesOf(p.name),
+      family: this.registry.familyOf(p.name),
+      writeFamily: this.registry.writeFamily(),
+      args: p.args,
+      ctx,
+      mode,
+      rules: this.#rules,
+      sessionAllows,
+      codeFiles: this.#codeFiles,
+    };
+  }
+
   /** The files a call will write as they are before it runs, for the journal (never fails the call). */
   #snapshot(journal: ChangeJournal, writes: readonly string[], id: string, into?: Snapshot): Snapshot | undefined {
     try {
@@ -343,7 +377,7 @@ export class ToolRunner {
   ): CallContext {
     const denied = (subject: string) => {
       const kind = p.tool.scope?.kind;
-      const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.namesOf(p.name), kind, [subject], false)) : undefined;
+      const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.familyOf(p.name), kind, [subject], false)) : undefined;
       return rule ? `denied by the rule "${rule.source}"` : undefined;
     };
     const onOutput = (chunk: string) => {
@@ -393,6 +427,7 @@ export class ToolRunner {
       this.workspace.root,
       request.paths,
       names,
+      [...names, ...this.registry.writeFamily()],
       this.approval,
       this.#rules,
       this.#granted(options.scope),
@@ -437,7 +472,6 @@ export class ToolRunner {
   }
 
   async #runPrepared(p: Prepared, options: RunOptions): Promise<ToolOutcome> {
-    const { tool } = p;
     if (options.signal?.aborted) return this.#finish(cancelled(p), p.args, options);
     if (this.#hooks?.hasBefore) {
       const hooked = await this.#beforeHooks(p, options);
@@ -448,17 +482,7 @@ export class ToolRunner {
 
     let decision: Decision;
     try {
-      const decided = decide({
-        tool,
-        names: this.registry.namesOf(p.name),
-        args: p.args,
-        ctx,
-        mode: this.approval,
-        rules: this.#rules,
-        sessionAllows: this.#granted(options.scope),
-        codeFiles: this.#codeFiles,
-      });
-      decision = await decided;
+      decision = await decide(this.#policyInput(p, ctx, this.approval, this.#granted(options.scope)));
     } catch (err) {
       return this.#finish(errorOutcome(p.id, p.name, p.started, toToolError(err)), p.args, options);
     }
@@ -625,16 +649,7 @@ export class ToolRunner {
       p = withArgs(p, checked.value);
       ctx = this.#context(p, ctx.signal, options);
       // An edit must not smuggle in what policy denies.
-      const again = await decide({
-        tool,
-        names: this.registry.namesOf(p.name),
-        args: p.args,
-        ctx,
-        mode: "all",
-        rules: this.#rules,
-        sessionAllows: [],
-        codeFiles: this.#codeFiles,
-      });
+      const again = await decide(this.#policyInput(p, ctx, "all", []));
       if (again.action === "deny") {
         return { outcome: rejected(p, "policy", "PERMISSION_DENIED", `Not allowed: ${again.reason}.`), args: p.args };
       }

@@ -4,6 +4,11 @@ import { loadConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
 import { aliasesOf } from "./names.js";
+import { toolView } from "../core/tool-view.js";
+import { ToolRunner } from "../runtime/runner.js";
+import { ToolRegistry } from "../registry/registry.js";
+import { configuredCodeFiles } from "../config/code-files.js";
+import type { ApprovalMode } from "../core/approval-mode.js";
 import { fileTools } from "./fs/index.js";
 import { searchTools } from "./search/index.js";
 import { shellTools } from "./shell/index.js";
@@ -33,10 +38,12 @@ export const BUILTIN_GROUPS: readonly ToolGroup[] = [
 
 /**
  * The built-in tools whose groups are switched on, for `registry.registerAll(createBuiltinTools())`.
- * Configuration and secrets are read from `workspace` (default: the current directory).
+ * Configuration and secrets are read from `workspace` (default: the current directory). Each
+ * tool's `getConfirmation(args)` resolves to what a runner in `approval` mode (default: the
+ * configuration's, else `safe`) with the configuration's rules will do with the call.
  */
 export function createBuiltinTools(
-  options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider | SpecSearchProvider } = {},
+  options: { workspace?: string; logger?: Logger; searchProvider?: SearchProvider | SpecSearchProvider; approval?: ApprovalMode } = {},
 ): AnyTool[] {
   const loaded = loadConfig(options.workspace ? { workspace: options.workspace } : {});
   const ctx: GroupContext = {
@@ -53,10 +60,31 @@ export function createBuiltinTools(
       throw new Error("A tool group loads asynchronously; use await builtinTools(...) or createRegistry() instead.");
     tools.push(...made);
   }
-  // Registered by hand (spec 001: registry.registerAll(createBuiltinTools())), each still answers to the specs' names for it.
-  for (const tool of tools) {
+  // Judged by a runner of their own, made at the first question: it runs nothing.
+  let judge: ToolRunner | undefined;
+  const judged = () =>
+    (judge ??= new ToolRunner({
+      registry: registryOf(tools),
+      workspace: loaded.workspace,
+      approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
+      ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
+      codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),
+      cache: false,
+      retry: false,
+    }));
+  // Views, not the shared tools themselves: each still answers to the specs' names for it (spec 001:
+  // registry.registerAll(createBuiltinTools())), and its confirmation is this call's.
+  return tools.map((tool) => {
     const aliases = aliasesOf(tool.name);
-    if (aliases.length > 0) Object.defineProperty(tool, "aliases", { value: aliases, configurable: true });
-  }
-  return tools;
+    return toolView(tool, {
+      ...(aliases.length > 0 ? { aliases } : {}),
+      getConfirmation: (args: unknown) => judged().getConfirmation(tool.name, args),
+    });
+  });
+}
+
+function registryOf(tools: readonly AnyTool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.registerAll(tools);
+  return registry;
 }

@@ -1,6 +1,6 @@
 // Spec 001 (PRD: Tool System), read as its reader would: its API reference, its class-based
 // tools, confirmation, streaming with cancellation, and its list of built-in tools.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -144,6 +144,73 @@ describe("spec 001: the Tool interface implemented by hand, and the built-in too
       expect(asked).toEqual(["It shouts"]);
       await runner.close();
     }
+  });
+
+  describe("getConfirmation gives the decision the runner takes, naming the arguments", () => {
+    it("each built-in tool answers for its arguments in the configured mode", async () => {
+      const registry = new ToolRegistry();
+      registry.registerAll(createBuiltinTools({ workspace: ws.dir }));
+      const shell = registry.getTool("shell")!;
+      expect(await shell.getConfirmation!({ command: "ls" })).toMatchObject({ required: false, type: "read", message: "Run `ls`" });
+      expect(await shell.getConfirmation!({ command: "rm -rf build" })).toMatchObject({
+        required: true,
+        type: "destructive",
+        message: "Run `rm -rf build`",
+      });
+      const write = registry.getTool("write_file")!;
+      expect(await write.getConfirmation!({ path: "new-note.txt", content: "x" })).toMatchObject({
+        required: false,
+        type: "write",
+        message: "Create new-note.txt",
+      });
+      expect(await write.getConfirmation!({ path: "test.txt", content: "x" })).toMatchObject({
+        required: true,
+        message: "Overwrite test.txt",
+      });
+      // Spec 001's own name for edit_file answers too.
+      expect(await registry.getTool("edit")!.getConfirmation!({ path: "test.txt", old_string: "hello", new_string: "bye" })).toMatchObject({
+        required: true,
+        message: "Edit test.txt",
+      });
+      // Files that are code ask in every mode; a person reads why.
+      expect(await write.getConfirmation!({ path: "Makefile", content: "all:\n" })).toMatchObject({ required: true, action: "ask" });
+    });
+
+    it("the mode given to createBuiltinTools is the one judged, and nothing runs", async () => {
+      const tools = createBuiltinTools({ workspace: ws.dir, approval: "all" });
+      const shell = tools.find((t) => t.name === "shell")!;
+      expect(await shell.getConfirmation!({ command: "rm -rf build" })).toMatchObject({ required: false, action: "allow" });
+      const none = createBuiltinTools({ workspace: ws.dir, approval: "none" }).find((t) => t.name === "read_file")!;
+      expect(await none.getConfirmation!({ path: "test.txt" })).toMatchObject({ required: true, type: "read", message: "Read test.txt" });
+      // The shared tools are not changed by either call.
+      expect(createBuiltinTools({ workspace: ws.dir }).find((t) => t.name === "shell")!.getConfirmation).not.toBe(shell.getConfirmation);
+    });
+
+    it("runner.getConfirmation answers for the runner's own mode and rules; a denied call is refused", async () => {
+      const registry = await createRegistry(loadConfig({ workspace: ws.dir }));
+      const runner = new ToolRunner({ registry, workspace: ws.dir, approval: "all", rules: { deny: ["shell(rm *)"] } });
+      try {
+        // bash is the shell under spec 003's name: a rule written for shell covers it.
+        expect(await runner.getConfirmation("bash", { command: "rm -rf build" })).toMatchObject({
+          required: true,
+          action: "deny",
+          reason: expect.stringContaining("shell(rm *)"),
+        });
+        expect(await runner.getConfirmation("move_file", { from: "test.txt", to: "moved.txt" })).toMatchObject({
+          required: false,
+          message: "Move test.txt to moved.txt",
+        });
+        // A name a model chose is shown, never obeyed.
+        const odd = await runner.getConfirmation("write_file", { path: "a\u001b[2Jb.txt", content: "x" });
+        expect(odd.message).toBe("Create a\\x1b[2Jb.txt");
+        await expect(runner.getConfirmation("shell", { commnd: "ls" })).rejects.toMatchObject({ code: "INVALID_ARGS" });
+        await expect(runner.getConfirmation("no_such_tool", {})).rejects.toMatchObject({ code: "UNKNOWN_TOOL" });
+        // Nothing ran.
+        expect(existsSync(path.join(ws.dir, "moved.txt"))).toBe(false);
+      } finally {
+        await runner.close();
+      }
+    });
   });
 
   it("registry.registerAll(createBuiltinTools()) answers to edit, listed once as edit_file", () => {

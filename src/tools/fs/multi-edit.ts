@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withKeySpellings } from "../../compat/key-spellings.js";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError } from "../../core/errors.js";
@@ -23,7 +24,12 @@ const edit = z.object({
 
 const input = z.object({
   path: z.string().describe("File to edit, relative to the workspace root."),
-  edits: z.array(edit).min(1).max(MAX_EDITS).describe(`The replacements, applied in order (1 to ${MAX_EDITS}).`),
+  // Each edit also in edit_file's spelling (old_string, new_string), the one models reach for.
+  edits: z
+    .array(withKeySpellings(edit, { old_string: "old", new_string: "new" }))
+    .min(1)
+    .max(MAX_EDITS)
+    .describe(`The replacements, applied in order (1 to ${MAX_EDITS}).`),
 });
 
 type Args = z.output<typeof input>;

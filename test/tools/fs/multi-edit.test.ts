@@ -37,6 +37,19 @@ describe("multi_edit", () => {
     expect(r.changedPaths).toEqual([{ path: "a.js", operation: "modified" }]);
   });
 
+  it("takes each edit in edit_file's spelling too (old_string, new_string)", async () => {
+    writeFileSync(at("a.js"), CODE);
+    await multi({
+      path: "a.js",
+      edits: [
+        { old_string: "return x;", new_string: "return x + 1;" },
+        { old: "greet", new: "hello" },
+      ],
+    });
+    expect(readFileSync(at("a.js"), "utf8")).toContain("return x + 1;");
+    expect(readFileSync(at("a.js"), "utf8")).toContain("function hello(name)");
+  });
+
   it("writes nothing when any edit fails, and says which one and why", async () => {
     writeFileSync(at("a.js"), CODE);
     const err = await failure(
