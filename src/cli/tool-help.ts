@@ -1,3 +1,5 @@
+import { retryPlanOf } from "../core/retry-plan.js";
+import { DEFAULT_RETRY } from "../runtime/retry.js";
 import type { AnyTool, JsonSchema } from "../core/tool.js";
 
 interface ParameterSchema {
@@ -47,6 +49,15 @@ function parameters(inputSchema: JsonSchema): Array<[string, ParameterSchema, bo
     .sort((a, b) => Number(b[2]) - Number(a[2]));
 }
 
+/** When tackle tries a call of this tool again by itself, as its definition says. */
+function retryLine(tool: AnyTool): string {
+  const plan = retryPlanOf(tool);
+  const times = `up to ${DEFAULT_RETRY.retries} times, with backoff`;
+  if (plan.timeouts) return `${times}, after a failure that may pass (network, rate limit) or running out of time`;
+  if (plan.failures) return `${times}, after a failure that may pass (network, rate limit); not after running out of time`;
+  return "never (running it twice could do twice what it does)";
+}
+
 /** An example `tackle call` line with every required parameter filled in. */
 export function exampleCall(tool: AnyTool): string {
   const pairs = parameters(tool.inputSchema)
@@ -60,7 +71,7 @@ export function describeTool(tool: AnyTool): string {
   const lines: string[] = [];
   lines.push(`${tool.name}${tool.title ? ` — ${tool.title}` : ""}`, "");
   lines.push(tool.description.trim(), "");
-  lines.push(`Effect: ${tool.effect}`, "");
+  lines.push(`Effect: ${tool.effect}`, `Retried: ${retryLine(tool)}`, "");
   const params = parameters(tool.inputSchema);
   lines.push("Parameters:");
   if (params.length === 0) lines.push("  (none)");

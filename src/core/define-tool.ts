@@ -32,6 +32,7 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   timeoutMs?: (args: z.output<S>) => number | undefined;
   maxOutputChars?: number;
   idempotent?: boolean;
+  retryTimeouts?: boolean;
   cacheable?: boolean;
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<string | ToolExecutionResult>;
 }
@@ -47,6 +48,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
   declare readonly scope?: ToolScope<z.output<S>>;
   declare readonly maxOutputChars?: number;
   declare readonly idempotent?: boolean;
+  declare readonly retryTimeouts?: boolean;
   declare readonly cacheable?: boolean;
   declare readonly needsApproval?: ToolSpec<S>["needsApproval"];
   declare readonly preview?: ToolSpec<S>["preview"];
@@ -72,6 +74,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
       scope: spec.scope,
       maxOutputChars: spec.maxOutputChars,
       idempotent: spec.idempotent,
+      retryTimeouts: spec.retryTimeouts,
       cacheable: spec.cacheable,
       needsApproval: spec.needsApproval,
       preview: spec.preview,

@@ -16,12 +16,12 @@ export interface ToolAnnotations {
 }
 
 /** Maps an effect to the MCP annotations a client uses to decide how careful to be. */
-export function annotationsFor(effect: Effect, title?: string): ToolAnnotations {
+export function annotationsFor(effect: Effect, title?: string, idempotent?: boolean): ToolAnnotations {
   return {
     ...(title ? { title } : {}),
     readOnlyHint: effect === "read",
     destructiveHint: effect === "destructive" || effect === "execute",
-    idempotentHint: effect === "read",
+    idempotentHint: idempotent ?? effect === "read",
     openWorldHint: effect === "network" || effect === "execute",
   };
 }

@@ -22,6 +22,7 @@ export abstract class SchemaTool<TParams = Record<string, unknown>> implements T
   declare readonly output?: z.ZodType;
   /** Other spellings of parameters, accepted but not published (see `ToolSpec.parameterAliases`). */
   declare readonly parameterAliases?: ParameterAliases;
+  declare readonly idempotent?: boolean;
 
   #inputSchema?: JsonSchema;
   #outputSchema?: JsonSchema | null;
@@ -36,7 +37,7 @@ export abstract class SchemaTool<TParams = Record<string, unknown>> implements T
   }
 
   get annotations(): ToolAnnotations {
-    return annotationsFor(this.effect, this.title);
+    return annotationsFor(this.effect, this.title, this.idempotent);
   }
 
   get definition(): ToolDefinition {

@@ -194,8 +194,13 @@ export interface Tool<A = Record<string, unknown>> {
   readonly maxOutputChars?: number;
   /** Other names it answers to (spec names: `edit` for `edit_file`); a registry resolves them unlisted. */
   readonly aliases?: readonly string[];
-  /** Safe to retry and to cache; defaults to `effect === "read"`. */
+  /** Safe to retry and to cache; defaults to `effect === "read"`. Shown as the MCP annotation `idempotentHint`. */
   readonly idempotent?: boolean;
+  /**
+   * A call that ran out of time is tried again with a fresh limit (idempotent tools only); default
+   * for tools whose effect is `network`. See `retryPlanOf`.
+   */
+  readonly retryTimeouts?: boolean;
   readonly cacheable?: boolean;
 }
 

@@ -14,6 +14,7 @@ import { confirmationOf, type CallConfirmation } from "./confirmation.js";
 import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
 import { noApprover, type Approver, type ApprovalRequest, type ApprovalResponse } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
+import { retryPlanOf } from "../core/retry-plan.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
 import { AuditLog, auditRecord } from "./audit-log.js";
@@ -738,10 +739,12 @@ export class ToolRunner {
 
   async #attempts(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {
     const { tool } = p;
-    const retry = this.#retry && (tool.idempotent ?? tool.effect === "read") ? this.#retry : undefined;
+    const plan = retryPlanOf(tool);
+    const retry = this.#retry && plan.failures ? this.#retry : undefined;
     const limit = tool.timeoutMs?.(p.args) ?? this.#timeoutMs;
-    // The limit is the whole call's, retries included: a slow site must not cost several limits.
-    const deadline = Date.now() + limit;
+    // The limit holds for every try after a failure: a failing site must not cost several limits.
+    // Only a try that ran out of time, of a tool whose plan retries timeouts, starts a new one.
+    let deadline = Date.now() + limit;
     for (let attempt = 0; ; attempt++) {
       const abort = new LazyAbort();
       const { signal } = options;
@@ -780,16 +783,25 @@ export class ToolRunner {
           error = new ToolError("TIMEOUT", `${p.name} timed out after ${formatMs(limit)}.${tail}`);
         }
         const delay = retry ? backoffDelay(retry, attempt, error.retryAfterMs) : 0;
-        // The call's own limit is never retried (nothing is left of it), nor is a try that could not finish in time.
-        const worthRetrying = !timedOut && Date.now() + delay < deadline - MIN_ATTEMPT_MS;
-        if (retry && error.recoverable && attempt < retry.retries && worthRetrying) {
+        const again =
+          retry !== undefined &&
+          attempt < retry.retries &&
+          (timedOut ? plan.timeouts : error.recoverable && Date.now() + delay < deadline - MIN_ATTEMPT_MS);
+        if (again) {
           this.#logger.debug(`retrying ${p.name}`, { attempt: attempt + 1, code: error.code });
           try {
             await sleep(delay, options.signal ?? new AbortController().signal);
           } catch {
             return cancelled(p, approvedBy);
           }
+          if (timedOut) deadline = Date.now() + limit;
           continue;
+        }
+        if (attempt > 0) {
+          error = new ToolError(error.code, `${error.message} (tried ${attempt + 1} times)`, {
+            recoverable: error.recoverable,
+            ...(error.details ? { details: error.details } : {}),
+          });
         }
         const outcome = errorOutcome(p.id, p.name, p.started, error, approvedBy);
         const result = error.details?.result as ToolExecutionResult | undefined;

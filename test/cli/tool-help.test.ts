@@ -9,7 +9,15 @@ describe("help for one tool", () => {
     expect(r.stdout).toMatch(/^ {2}path\s+string, required$/m);
     expect(r.stdout).toMatch(/^ {2}limit\s+integer, optional, default 2000$/m);
     expect(r.stdout).toMatch(/^Effect: read$/m);
+    expect(r.stdout).toMatch(/^Retried: up to 3 times, with backoff, after a failure that may pass .*; not after running out of time$/m);
     expect(r.stdout).toContain("tackle call read_file path=README.md");
+  }, 120_000);
+
+  it("says which tools tackle tries again by itself: after timeouts for web reads, never for commands", async () => {
+    const fetch = await runCli(["tools", "web_fetch"]);
+    expect(fetch.stdout).toMatch(/^Retried: .* or running out of time$/m);
+    const shell = await runCli(["tools", "shell"]);
+    expect(shell.stdout).toMatch(/^Retried: never \(running it twice could do twice what it does\)$/m);
   }, 120_000);
 
   it("tackle call <tool> --help describes the tool, keeping the flags that choose the registry", async () => {

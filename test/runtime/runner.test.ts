@@ -7,6 +7,7 @@ import type { ApprovalRequest, ApprovalResponse } from "../../src/runtime/approv
 import type { ToolEvent } from "../../src/runtime/events.js";
 import { z } from "zod";
 import { defineTool } from "../../src/core/define-tool.js";
+import { retryPlanOf } from "../../src/core/retry-plan.js";
 import { tempDir, testTools } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -366,6 +367,47 @@ describe("execution", () => {
     expect(fixture.calls.flaky).toBe(1);
     await runner({ approval: "all" }).run({ name: "fail", args: { how: "throw" } });
     expect(fixture.calls.fail).toBe(1);
+  });
+
+  it("retries a timed-out call with a fresh limit only when its plan says timeouts are safe to repeat", async () => {
+    let tries = 0;
+    const make = (name: string, effect: "read" | "network" | "execute", extra: { retryTimeouts?: boolean; idempotent?: boolean } = {}) =>
+      defineTool({
+        name,
+        description: "Slow the first two times.",
+        effect,
+        ...extra,
+        input: z.object({}),
+        timeoutMs: () => 200,
+        execute: async (_args, ctx) => {
+          tries++;
+          if (tries <= 2) await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          return `answered on try ${tries}`;
+        },
+      });
+    registry.register(make("remote", "network", { idempotent: true }));
+    registry.register(make("local_read", "read"));
+    registry.register(make("command", "execute"));
+    registry.register(make("read_told", "read", { retryTimeouts: true }));
+    expect(retryPlanOf(registry.get("remote")!)).toEqual({ failures: true, timeouts: true });
+    expect(registry.get("remote")!.annotations.idempotentHint).toBe(true);
+
+    const out = await runner({ approval: "all" }).run({ name: "remote", args: {} });
+    expect(out).toMatchObject({ status: "success", content: "answered on try 3" });
+    tries = 0;
+    const read = await runner().run({ name: "local_read", args: {} });
+    expect(read.error?.code).toBe("TIMEOUT");
+    expect(tries).toBe(1);
+    tries = 0;
+    expect((await runner({ approval: "all" }).run({ name: "command", args: {} })).error?.code).toBe("TIMEOUT");
+    expect(tries).toBe(1);
+    tries = 0;
+    expect((await runner().run({ name: "read_told", args: {} })).content).toBe("answered on try 3");
+  });
+
+  it("says how many times a call was tried when it still fails", async () => {
+    const out = await runner().run({ name: "flaky", args: { failures: 10 } });
+    expect(out.content).toMatch(/\(tried 4 times\)$/);
   });
 
   it("caps long output, keeping head and tail, and saves the whole for reading", async () => {

@@ -160,3 +160,48 @@ describe("spec 002: custom tools as it writes them", () => {
     await runner.close();
   });
 });
+
+describe("spec 002: error handling as its flow chart draws it", () => {
+  it("recoverable errors and timeouts are retried (count < 3 retries, exponential backoff); permission and invalid params are not", async () => {
+    const tries: Record<string, number> = {};
+    const flaky = (name: string, effect: "network" | "execute", fail: (n: number) => Promise<string>) =>
+      defineTool({
+        name,
+        description: "Fails at first.",
+        effect,
+        idempotent: effect === "network",
+        input: z.object({ q: z.string() }),
+        timeoutMs: () => 300,
+        execute: async () => fail((tries[name] = (tries[name] ?? 0) + 1)),
+      });
+    const registry = new ToolRegistry();
+    registry.register(
+      flaky("search_api", "network", async (n) => {
+        if (n === 1) throw Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+        if (n === 2) return new Promise(() => {}); // the second try never answers: the time limit ends it
+        return `results on try ${n}`;
+      }),
+    );
+    registry.register(
+      flaky("deploy", "execute", async () => {
+        throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+      }),
+    );
+    const runner = new ToolRunner({ registry, workspace: ws.dir, approval: "all", retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+    try {
+      expect(await runner.run({ name: "search_api", args: { q: "x" } })).toMatchObject({ status: "success", content: "results on try 3" });
+      // Running a command twice could do it twice: never retried.
+      expect((await runner.run({ name: "deploy", args: { q: "x" } })).error?.code).toBe("NETWORK_ERROR");
+      expect(tries.deploy).toBe(1);
+      // Invalid params go back to the model at once.
+      const invalid = await runner.run({ name: "search_api", args: {} });
+      expect(invalid.error?.code).toBe("INVALID_ARGS");
+      expect(tries.search_api).toBe(3);
+      // The definition says which: MCP's idempotentHint.
+      expect(registry.get("search_api")!.annotations.idempotentHint).toBe(true);
+      expect(registry.get("deploy")!.annotations.idempotentHint).toBe(false);
+    } finally {
+      await runner.close();
+    }
+  });
+});

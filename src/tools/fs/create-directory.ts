@@ -39,6 +39,7 @@ export const createDirectoryTool = defineTool({
   description: loadDescription(import.meta.url, "create-directory.txt"),
   input,
   effect: "write",
+  idempotent: true,
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => `Create the folder ${ctx.workspace.display(resolveArg(ctx, args.path, true))} (and any missing parents).`,

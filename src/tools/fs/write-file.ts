@@ -115,6 +115,8 @@ export const writeFileTool = defineTool({
   parameterAliases: { createDirectories: "createDirs" },
   output,
   effect: "write",
+  // The same content written again leaves the same file: safe to try again after a failure that may pass.
+  idempotent: true,
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   // Spec 003: a new file is written without asking; overwriting an existing one asks, and so does
