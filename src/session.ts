@@ -189,7 +189,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   const telemetry = otelWanted ? (await import("./runtime/otel.js")).openTelemetry(loaded.env) : undefined;
   const runner = new ToolRunner({
     registry,
-    workspace: loaded.workspace,
+    // Folders beside the workspace the configuration lets tools reach (a repository above it, shared docs).
+    workspace: loaded.config.roots?.length ? Workspace.open(loaded.workspace, loaded.config.roots) : loaded.workspace,
     approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
     ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
     codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),

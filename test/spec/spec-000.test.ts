@@ -1,6 +1,8 @@
 // Spec 000 (Design: Tool System), read as its reader would: its tool list and conditional
 // registration, the search-provider interface, the shared utilities, and MCP configuration as
 // its McpServerConfig spells it.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -155,6 +157,50 @@ describe("spec 000: MCP integration", () => {
       expect(closed).toBeDefined();
     } finally {
       killLeftovers(marker);
+    }
+  });
+});
+
+describe("spec 000: read_file walks up to the repository root", () => {
+  const repo = useWorkspace({ "README.md": "the repository's readme\n", ".env": "KEY=secret\n" });
+
+  async function sessionIn(config: object) {
+    const sub = path.join(repo.dir, "docs", "guide");
+    mkdirSync(path.join(repo.dir, ".git"), { recursive: true });
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(path.join(sub, "tackle.config.json"), JSON.stringify(config));
+    return openSession({ workspace: sub, mcp: false });
+  }
+
+  it("reads the repository root's README.md from a workspace in a subfolder, where the configuration's roots let it", async () => {
+    const session = await sessionIn({ roots: [{ path: "../.." }] });
+    try {
+      const out = await session.runner.run({ name: "read_file", args: { path: "README.md" } });
+      expect(out.status, out.content).toBe("success");
+      expect(out.content).toContain("the repository's readme");
+      // Still the boundary's rules: a secret up there is refused, and nothing above the repository is read.
+      const secret = await session.runner.run({ name: "read_file", args: { path: ".env" } });
+      expect(secret.error?.code).toBe("PERMISSION_DENIED");
+      // The roots are read-only unless they say writable.
+      const write = await session.runner.run({ name: "write_file", args: { path: path.join(repo.dir, "new.txt"), content: "x" } });
+      expect(write.status).not.toBe("success");
+      expect(existsSync(path.join(repo.dir, "new.txt"))).toBe(false);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("without roots the file stays out of reach, and the error says how to let tools read it", async () => {
+    const session = await sessionIn({});
+    try {
+      const out = await session.runner.run({ name: "read_file", args: { path: "README.md" } });
+      expect(out.error?.code).toBe("FILE_NOT_FOUND");
+      expect(out.content).toContain('"roots": [{ "path": "../.." }]');
+      // A secret's presence is not told.
+      const secret = await session.runner.run({ name: "read_file", args: { path: ".env" } });
+      expect(secret.content).not.toContain("roots");
+    } finally {
+      await session.close();
     }
   });
 });

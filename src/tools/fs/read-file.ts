@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { closeSync, openSync, readSync, type Stats } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { iconv } from "../../net/charset.js";
 import { defineTool } from "../../core/define-tool.js";
@@ -11,7 +10,8 @@ import type { ToolContext } from "../../core/tool.js";
 import { IMAGE_MIME_TYPES, SNIFF_BYTES, sniffContent, type ContentKind } from "./binary.js";
 import { decodeText, readLineWindow, readTailLines } from "./line-window.js";
 import { numberLines, numberText, type NumberedWindow } from "./numbered.js";
-import { isFileUrl, Workspace, type ResolvedPath } from "../../workspace/workspace.js";
+import type { ResolvedPath } from "../../workspace/workspace.js";
+import { outsideRepositoryHint, resolveForRead } from "./read-path.js";
 import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
 import { reportProgress } from "../progress.js";
@@ -64,34 +64,6 @@ const output = z.object({
   hasMore: z.boolean().optional(),
   nextOffset: z.number().optional(),
 });
-
-/**
- * Spec 000's "walk-up" resolution, kept inside the workspace: a relative path is tried against
- * the current directory and each parent up to the workspace root, then against the root. The
- * first that exists wins; when none does, the root's reading is used (and reported missing).
- */
-export function resolveForRead(ws: Workspace, given: string): ResolvedPath {
-  if (!path.isAbsolute(given) && !given.includes("\0") && !isFileUrl(given)) {
-    let cwd: string | undefined;
-    try {
-      // getcwd(3), which process.cwd() calls, already answers with symlinks resolved.
-      cwd = process.cwd();
-    } catch {
-      cwd = undefined;
-    }
-    if (cwd && cwd !== ws.root && Workspace.isInside(ws.root, cwd)) {
-      for (let dir = cwd; dir !== ws.root && Workspace.isInside(ws.root, dir); dir = path.dirname(dir)) {
-        try {
-          const candidate = ws.resolveSync(path.join(dir, given));
-          if (candidate.root === ws.root && statOrUndefined(candidate.absolute)) return candidate;
-        } catch {
-          // a candidate that leaves the workspace is simply not a candidate
-        }
-      }
-    }
-  }
-  return ws.resolveSync(given);
-}
 
 /**
  * {@link resolveForRead}, once per call: scope, access and execute share the answer. Synchronous,
@@ -187,7 +159,11 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const resolved = resolvedOnce(ctx, args.path);
   const rel = ctx.workspace.display(resolved);
   const st = statOrUndefined(resolved.absolute);
-  if (!st) throw await notFound(ctx, resolved);
+  if (!st) {
+    const missing = await notFound(ctx, resolved);
+    const outside = outsideRepositoryHint(ctx.workspace, args.path);
+    throw outside ? new ToolError(missing.code, missing.message + outside) : missing;
+  }
   if (st.isDirectory()) {
     throw new ToolError("INVALID_PATH", `"${rel}" is a directory, not a file. Use list_directory to see what it contains.`);
   }

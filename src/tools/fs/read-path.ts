@@ -1,0 +1,97 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { isFileUrl, Workspace, type ResolvedPath } from "../../workspace/workspace.js";
+import { isSensitivePath } from "../../workspace/sensitive.js";
+import { statOrUndefined } from "./common.js";
+
+/**
+ * Spec 000's "walk-up" resolution of a relative path, kept inside the boundary: it is tried
+ * against the current directory and each parent up to the workspace root, then the root, then
+ * each folder above the root up to the repository's root when the workspace is a subfolder of a
+ * repository (those count only where the configuration's `roots` let tools read). The first
+ * that exists wins; when none does, the root's reading is used (and reported missing).
+ */
+export function resolveForRead(ws: Workspace, given: string): ResolvedPath {
+  if (path.isAbsolute(given) || given.includes("\0") || isFileUrl(given)) return ws.resolveSync(given);
+  for (const dir of belowRoot(ws.root)) {
+    const found = existing(ws, path.join(dir, given), (c) => c.root === ws.root);
+    if (found) return found;
+  }
+  const atRoot = ws.resolveSync(given);
+  if (statOrUndefined(atRoot.absolute) || ws.extraRoots.length === 0) return atRoot;
+  for (const dir of aboveRoot(ws.root)) {
+    const found = existing(ws, path.join(dir, given));
+    if (found) return found;
+  }
+  return atRoot;
+}
+
+/**
+ * For a file not found: the same path in the repository above the workspace, where it exists but
+ * tools may not read it, with the configuration that would let them. Undefined otherwise, and
+ * for files that may hold secrets (whose presence is not told).
+ */
+export function outsideRepositoryHint(ws: Workspace, given: string): string | undefined {
+  if (path.isAbsolute(given) || given.includes("\0") || isFileUrl(given) || isSensitivePath(given)) return undefined;
+  for (const dir of aboveRoot(ws.root)) {
+    const candidate = path.resolve(dir, given);
+    if (ws.rootOf(candidate) || !statOrUndefined(candidate)) continue;
+    const repo = repositoryAbove(ws.root)!;
+    const relative = path.relative(ws.root, repo);
+    return (
+      ` The repository this workspace is in has ${path.relative(repo, candidate)}, outside the workspace; ` +
+      `tools read it once the configuration lets them (tackle.config.json: "roots": [{ "path": "${relative}" }]).`
+    );
+  }
+  return undefined;
+}
+
+function existing(ws: Workspace, candidate: string, accept: (c: ResolvedPath) => boolean = () => true): ResolvedPath | undefined {
+  try {
+    const resolved = ws.resolveSync(candidate);
+    return accept(resolved) && statOrUndefined(resolved.absolute) ? resolved : undefined;
+  } catch {
+    // a candidate outside what tools may read is simply not a candidate
+    return undefined;
+  }
+}
+
+/** The current directory and its parents, while inside the workspace and below its root. */
+function* belowRoot(root: string): Generator<string> {
+  let cwd: string;
+  try {
+    // getcwd(3), which process.cwd() calls, already answers with symlinks resolved.
+    cwd = process.cwd();
+  } catch {
+    return;
+  }
+  for (let dir = cwd; dir !== root && Workspace.isInside(root, dir); dir = path.dirname(dir)) yield dir;
+}
+
+/** The folders above the workspace root up to its repository's root; none when it is not inside a repository. */
+function* aboveRoot(root: string): Generator<string> {
+  const repo = repositoryAbove(root);
+  if (!repo) return;
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    yield dir;
+    if (dir === repo) return;
+  }
+}
+
+/** The nearest folder above `root` that holds a `.git`, unless `root` holds one itself. */
+function repositoryAbove(root: string): string | undefined {
+  if (hasGit(root)) return undefined;
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    if (hasGit(dir)) return dir;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
+function hasGit(dir: string): boolean {
+  try {
+    statSync(path.join(dir, ".git"));
+    return true;
+  } catch {
+    return false;
+  }
+}
