@@ -76,13 +76,11 @@ export function personMessage(outcome: ToolOutcome, story: CallStory, colour: Pa
 
 /**
  * Text written for a model, as a person at the command line reads it: a parameter to set becomes
- * the `name=value` they would type, a tool to use becomes the command that runs it, and a schema
- * error on a missing value says it is required. `--json` keeps the model's text.
+ * the `name=value` they would type, and a tool to use becomes the command that runs it. `--json`
+ * keeps the model's text.
  */
 export function forPeople(text: string): string {
   return text
-    .replace(/(\w+): Invalid input: expected (\w+), received undefined/g, "$1 is required (a $2)")
     .replace(/\bset (\w+) to (true|false|\d+)\b/g, "add $1=$2")
-    .replace(/\bUse (\w+) on "([^"]*)"/g, (_m, tool: string, where: string) => `Run tackle call ${tool} path=${shellQuote(where)}`)
-    .replace(/\?\./g, "?");
+    .replace(/\bUse (\w+) on "([^"]*)"/g, (_m, tool: string, where: string) => `Run tackle call ${tool} path=${shellQuote(where)}`);
 }

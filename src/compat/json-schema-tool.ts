@@ -6,6 +6,7 @@ import { toResult, type ToolExecutionResult } from "../core/result.js";
 import type { JsonSchema, Tool, ToolContext, ToolDefinition, ValidationResult, ToolExecutionOptions, ToolScope } from "../core/tool.js";
 import { completeContext, isValidatedContext } from "../core/context.js";
 import { assertToolName } from "../core/names.js";
+import { asSentence, formatIssues } from "../core/schema.js";
 
 /**
  * A tool described by plain data and a JSON Schema (spec 000's ITool), as MCP proxies and
@@ -127,8 +128,7 @@ export class JsonSchemaTool implements Tool<Record<string, unknown>> {
             : (e.message ?? "is invalid");
       return { path: e.keyword === "required" ? (path ? `${path}.${field}` : field) : field, message };
     });
-    const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-    return { valid: false, error: `Invalid arguments: ${text}.`, issues };
+    return { valid: false, error: `Invalid arguments: ${asSentence(formatIssues(issues))}`, issues };
   }
 
   async execute(args: Record<string, unknown>, ctx?: ToolExecutionOptions): Promise<ToolExecutionResult> {

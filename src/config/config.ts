@@ -5,7 +5,7 @@ import { z } from "zod";
 import { parse as parseDotenv } from "dotenv";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { APPROVAL_MODES } from "../core/approval-mode.js";
-import { formatIssues, describeIssues } from "../core/schema.js";
+import { formatIssues, describeIssues, asSentence } from "../core/schema.js";
 import { nearestNames } from "../core/names.js";
 import { HooksSchema } from "./hooks-config.js";
 import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";
@@ -107,7 +107,7 @@ function canonicalKeys(raw: unknown): unknown {
 export function parseConfig(given: unknown, source = "configuration"): TackleConfig {
   const raw = canonicalKeys(given);
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`${source} is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+  if (!parsed.success) throw new Error(`${source} is invalid: ${asSentence(formatIssues(describeIssues(parsed.error.issues)))}`);
   return parsed.data;
 }
 

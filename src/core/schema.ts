@@ -16,13 +16,48 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ValidationI
     const path = issue.path.map(String).join(".");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-    return { path, message };
+    // zod's own wording ("Invalid input: expected string, received undefined"), said plainly; a schema's own message is kept.
+    return { path, message: plainly(message) };
   });
 }
 
-/** Formats issues as one line for the model. */
+const BOUNDS: Readonly<Record<string, string>> = { ">=": "at least", ">": "more than", "<=": "at most", "<": "less than" };
+
+/** zod's own wording ("Invalid input: expected string, received undefined"), said plainly; any other message is kept. */
+function plainly(message: string): string {
+  const types = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (types) {
+    const [, expected, received] = types;
+    return received === "undefined" ? `is required (${aOrAn(expected!)})` : `must be ${aOrAn(expected!)}, not ${aOrAn(received!)}`;
+  }
+  const option = /^Invalid option: expected one of (.+)$/.exec(message);
+  if (option) return `must be one of ${option[1]!.split("|").join(", ")}`;
+  const bound = /^Too (?:small|big): expected \w+ to (be|have) ([<>]=?)(\S+)(.*)$/.exec(message);
+  if (bound) return `must ${bound[1]} ${BOUNDS[bound[2]!]} ${bound[3]}${bound[4]}`;
+  return message;
+}
+
+function aOrAn(type: string): string {
+  if (type === "null" || type === "undefined") return type;
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
+/**
+ * Formats issues as one line: `path is required (a string)`, `limit: must be a number, not a
+ * string`; a message that already names its field (`command is empty`) is not prefixed again.
+ */
 export function formatIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+  return issues
+    .map((i) => {
+      if (!i.path || i.message.startsWith(`${i.path} `)) return i.message;
+      return /^(is|must) /.test(i.message) ? `${i.path} ${i.message}` : `${i.path}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+/** `text` ended as a sentence: a full stop unless it already ends with one, a question or an exclamation. */
+export function asSentence(text: string): string {
+  return /[.?!]$/.test(text) ? text : `${text}.`;
 }
 
 /** Validates `args` against `schema`, after folding other spellings of its parameters into theirs. */
@@ -30,11 +65,11 @@ export function validateWithZod<A>(schema: z.ZodType<A>, given: unknown, aliases
   const { args, issues: clashes } = foldAliases(given, aliases);
   const strays = unknownParameters(schema, args);
   const unknown = clashes.length ? [...clashes, ...strays] : strays;
-  if (unknown.length) return { valid: false, error: `Invalid arguments: ${formatIssues(unknown)}.`, issues: unknown };
+  if (unknown.length) return { valid: false, error: `Invalid arguments: ${asSentence(formatIssues(unknown))}`, issues: unknown };
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { valid: true, value: parsed.data };
   const issues = describeIssues(parsed.error.issues);
-  return { valid: false, error: `Invalid arguments: ${formatIssues(issues)}.`, issues };
+  return { valid: false, error: `Invalid arguments: ${asSentence(formatIssues(issues))}`, issues };
 }
 
 interface SchemaDef {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeIssues, formatIssues } from "../core/schema.js";
+import { describeIssues, formatIssues, asSentence } from "../core/schema.js";
 
 /** Resource limits for one sandboxed run. Each holds per run, not per tackle process. */
 export interface SandboxLimits {
@@ -72,7 +72,9 @@ export interface SandboxSettings {
 export function sandboxSettingsFrom(config: Readonly<Record<string, unknown>> | undefined): SandboxSettings {
   const parsed = SandboxConfigSchema.safeParse(config?.["sandbox"] ?? {});
   if (!parsed.success) {
-    throw new Error(`The "sandbox" section of the configuration is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+    throw new Error(
+      `The "sandbox" section of the configuration is invalid: ${asSentence(formatIssues(describeIssues(parsed.error.issues)))}`,
+    );
   }
   const { limits: l, ...rest } = parsed.data;
   return {

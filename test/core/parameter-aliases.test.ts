@@ -25,9 +25,9 @@ describe("parameter aliases", () => {
   it("name the canonical parameter in errors", () => {
     const missing = tool.validate({ max: 2 });
     expect(missing.valid).toBe(false);
-    expect(missing.error).toMatch(/^Invalid arguments: text: /);
+    expect(missing.error).toMatch(/^Invalid arguments: text is required \(a string\)\.$/);
     const wrongType = tool.validate({ body: 5 });
-    expect(wrongType.error).toMatch(/^Invalid arguments: text: /);
+    expect(wrongType.error).toBe("Invalid arguments: text must be a string, not a number.");
     const clash = tool.validate({ text: "a", body: "b" });
     expect(clash.error).toBe('Invalid arguments: text: given twice with different values (as "text" and as "body"); send only "text".');
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatIssues, describeIssues } from "../../core/schema.js";
+import { formatIssues, describeIssues, asSentence } from "../../core/schema.js";
 import type { AnyTool } from "../../core/tool.js";
 import type { ToolGroup } from "../group.js";
 import { commandTool, CommandToolSchema } from "./command-tool.js";
@@ -18,7 +18,8 @@ export const customTools: ToolGroup = ({ config, workspace }) => {
   const tools: AnyTool[] = [];
   if (raw !== undefined) {
     const parsed = z.record(z.string(), CommandToolSchema).safeParse(raw);
-    if (!parsed.success) throw new Error(`"tools" in the configuration is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+    if (!parsed.success)
+      throw new Error(`"tools" in the configuration is invalid: ${asSentence(formatIssues(describeIssues(parsed.error.issues)))}`);
     for (const [name, entry] of Object.entries(parsed.data)) tools.push(commandTool(name, entry));
   }
   const modules = ToolModulesSetting.safeParse((config as Record<string, unknown>).toolModules);

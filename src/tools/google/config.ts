@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { TackleConfig } from "../../config/config.js";
-import { describeIssues, formatIssues } from "../../core/schema.js";
+import { describeIssues, formatIssues, asSentence } from "../../core/schema.js";
 
 /** Google's documented OAuth endpoints. */
 export const DEFAULT_AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth";
@@ -36,7 +36,7 @@ export interface GoogleServiceConfig {
 export function googleServiceConfig(config: TackleConfig, workspace: string): GoogleServiceConfig {
   const parsed = GoogleServiceSchema.safeParse(config.services?.["google"] ?? {});
   if (!parsed.success) {
-    throw new Error(`services.google in the configuration is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+    throw new Error(`services.google in the configuration is invalid: ${asSentence(formatIssues(describeIssues(parsed.error.issues)))}`);
   }
   const s = parsed.data;
   return {

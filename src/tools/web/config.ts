@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { GroupContext } from "../group.js";
-import { formatIssues, describeIssues } from "../../core/schema.js";
+import { formatIssues, describeIssues, asSentence } from "../../core/schema.js";
 import { addressPolicy } from "../../net/address-guard.js";
 
 /**
@@ -38,7 +38,7 @@ const ServiceSchema = z.looseObject({ baseUrl: z.url({ protocol: /^https?$/ }).o
 function parseSection<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new Error(`Configuration ${where} is invalid: ${formatIssues(describeIssues(parsed.error.issues))}.`);
+    throw new Error(`Configuration ${where} is invalid: ${asSentence(formatIssues(describeIssues(parsed.error.issues)))}`);
   }
   return parsed.data;
 }
