@@ -121,7 +121,7 @@ describe("edit_file", () => {
   it("validates its arguments: one of old/old_string and new/new_string, consistent if both", async () => {
     const v = editFileTool.validate({ path: "a", new: "x" });
     expect(v.valid).toBe(false);
-    expect(v.error).toContain("old:");
+    expect(v.error).toContain("old is required (a string)");
     const clash = editFileTool.validate({ path: "a", old: "x", old_string: "y", new: "z" });
     expect(clash.valid).toBe(false);
     expect(clash.error).toContain('old: given twice with different values (as "old" and as "old_string"); send only "old"');
