@@ -67,6 +67,8 @@ export class FileStore implements Store {
   #heartbeat: NodeJS.Timeout | undefined;
   #desk = false;
   readonly #fds = new Map<string, number>();
+  /** Where each open file ended after this writer's last line. */
+  readonly #ends = new Map<number, number>();
   readonly #listeners = new Set<(what: "desk" | "rules" | "events") => void>();
   #watchers: FSWatcher[] = [];
   #lastSweep = 0;
@@ -382,9 +384,13 @@ export class FileStore implements Store {
       fd = openSync(this.#path(name), "a+", 0o600);
       this.#fds.set(name, fd);
     }
-    const buf = Buffer.from(onNewLine(fd, text), "utf8");
+    // A file still ending where this writer's last line ended it ends with a newline: no need to read its last byte.
+    const size = fstatSync(fd).size;
+    const buf = Buffer.from(size === this.#ends.get(fd) ? text : onNewLine(fd, text), "utf8");
     const written = writeSync(fd, buf, 0, buf.length);
     if (written !== buf.length) throw new Error(`The store could not write ${name} whole (disk full?).`);
+    // Wrong only if another writer appended in between; the file is then longer and the next append reads its last byte.
+    this.#ends.set(fd, size + buf.length);
   }
 
   async close(): Promise<void> {
@@ -394,6 +400,7 @@ export class FileStore implements Store {
     this.#listeners.clear();
     for (const fd of this.#fds.values()) closeSync(fd);
     this.#fds.clear();
+    this.#ends.clear();
     if (this.#made) unlinkQuietly(path.join(this.#dir, "instances", `${safeId(this.instance)}.json`));
   }
 }
