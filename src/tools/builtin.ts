@@ -57,7 +57,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     ...(options.onClose ? { onClose: options.onClose } : {}),
     ...(options.searchProvider ? { searchProvider: toSearchProvider(options.searchProvider) } : {}),
   };
-  const tools = await builtinTools(ctx, options.groups ?? (await loadGroups(options.only)));
+  const tools = await builtinTools(ctx, options.groups ?? (await loadGroups(options.only, loaded.env)));
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
   const registry = new ToolRegistry();
   const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);

@@ -32,6 +32,11 @@ export interface GroupManifest<N extends Record<string, string> = Record<string,
   readonly aliases?: Readonly<Record<string, string>>;
   /** Tools registered under a spec's name with other defaults (`bash`): resolved everywhere, listed only in their toolset. */
   readonly variants?: readonly string[];
+  /**
+   * Secrets the group needs, every one set and not blank, to offer any tool (spec 000's conditional
+   * registration): without them its code is not even loaded.
+   */
+  readonly needs?: readonly string[];
   /** Imports the group's code: only when one of its tools is wanted. */
   load(): Promise<ToolGroup>;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { createHash, createHmac } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,12 +12,12 @@ let cacheDir: string;
 const env = () => ({ XDG_CACHE_HOME: home.dir, TACKLE_CODE_CACHE: "" });
 const cacheFiles = () => readdirSync(cacheDir).filter((name) => name.endsWith(".bin"));
 
-/** Whether an entry's MAC verifies under the folder's key and the bundle's source, as tackle checks it. */
+/** Whether an entry's MAC verifies under the folder's key and the bundle file's identity, as tackle checks it. */
 function verifies(entry: Buffer): boolean {
-  const source = readFileSync(path.join(path.dirname(CLI), "tackle.cjs"), "utf8");
+  const st = statSync(path.join(path.dirname(CLI), "tackle.cjs"), { bigint: true });
+  const identity = [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":");
   const key = readFileSync(path.join(cacheDir, "key"));
-  const sourceHash = createHash("sha256").update(source).digest();
-  const mac = createHmac("sha256", key).update(sourceHash).update(entry.subarray(32)).digest();
+  const mac = createHmac("sha256", key).update(`${identity}\n`).update(entry.subarray(32)).digest();
   return mac.equals(entry.subarray(0, 32));
 }
 

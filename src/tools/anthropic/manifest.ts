@@ -5,5 +5,6 @@ export const ANTHROPIC = {
   names: {
     anthropicUsage: "anthropic_usage",
   },
+  needs: ["ANTHROPIC_ADMIN_API_KEY"],
   load: async () => (await import("./index.js")).anthropicTools,
 } as const satisfies GroupManifest;

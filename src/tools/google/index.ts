@@ -1,6 +1,8 @@
 import path from "node:path";
 import type { AnyTool } from "../../core/tool.js";
 import type { GroupContext, ToolGroup } from "../group.js";
+import { hasSecrets } from "../lazy-groups.js";
+import { GOOGLE } from "./manifest.js";
 import { createCalendarApi } from "./calendar-api.js";
 import { calendarCreateEventTool } from "./calendar-create-event.js";
 import { calendarGetEventTool } from "./calendar-get-event.js";
@@ -23,9 +25,9 @@ export const CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar.events
  * Returns no tools unless both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set.
  */
 export function createGoogleTools(ctx: GroupContext, signIn: SignInOptions = {}): AnyTool[] {
-  const clientId = ctx.env["GOOGLE_CLIENT_ID"]?.trim();
-  const clientSecret = ctx.env["GOOGLE_CLIENT_SECRET"]?.trim();
-  if (!clientId || !clientSecret) return [];
+  if (!hasSecrets(ctx.env, GOOGLE.needs)) return [];
+  const clientId = ctx.env["GOOGLE_CLIENT_ID"]!.trim();
+  const clientSecret = ctx.env["GOOGLE_CLIENT_SECRET"]!.trim();
   const config = googleServiceConfig(ctx.config, ctx.workspace);
   const account = (service: string, folder: string, scopes: string[], firstTool: string) =>
     new GoogleAccount({

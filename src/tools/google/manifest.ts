@@ -10,5 +10,6 @@ export const GOOGLE = {
     calendarCreateEvent: "calendar_create_event",
     calendarGetEvent: "calendar_get_event",
   },
+  needs: ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
   load: async () => (await import("./index.js")).googleTools,
 } as const satisfies GroupManifest;
