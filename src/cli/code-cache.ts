@@ -36,10 +36,10 @@ const MAC_BYTES = 32;
  * source file's identity and the entry. The identity (device, inode, size, and modification and
  * change times to the nanosecond) moves with any change to the file, the change time even when
  * the modification time is set back; hashing the 4 MB source instead cost 9 ms of every start.
- * Anything else there, a FIFO, a link, a file of another user or one others may write, is ignored. The folder is `$XDG_CACHE_HOME/tackle` (or `~/.cache/tackle`),
- * owned by this user and writable by nobody else; tools cannot reach it even when the workspace
- * holds it (workspace/own-folders.ts). Without such a folder, or with `TACKLE_CODE_CACHE=0`, the
- * file runs without a cache.
+ * Anything else there, a FIFO, a link, a file of another user or one others may write, is ignored.
+ * The folder is `$XDG_CACHE_HOME/tackle` (or `~/.cache/tackle`), owned by this user and writable by
+ * nobody else; tools cannot reach it even when the workspace holds it (workspace/own-folders.ts).
+ * Without such a folder, or with `TACKLE_CODE_CACHE=0`, the file runs without a cache.
  */
 export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const source = readFileSync(file, "utf8");
