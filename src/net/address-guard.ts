@@ -1,13 +1,15 @@
 import { BlockList, isIP, isIPv4 } from "node:net";
-import dns from "node:dns";
+import type dns from "node:dns";
+import { lazyRequire } from "../process/lazy-require.js";
+
+const nodeDns = lazyRequire<typeof dns>("node:dns");
 
 /**
  * Addresses a fetch made on a model's behalf must not reach: this machine, the private network
  * around it, and cloud metadata services. Ranges from the IANA special-purpose registries
  * (RFC 6890 and successors) that are not globally reachable.
  */
-const blocked = new BlockList();
-for (const [net, prefix] of [
+const IPV4_BLOCKED = [
   ["0.0.0.0", 8], // "this network", unspecified
   ["10.0.0.0", 8], // private
   ["100.64.0.0", 10], // carrier-grade NAT
@@ -23,10 +25,9 @@ for (const [net, prefix] of [
   ["203.0.113.0", 24], // documentation
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, including broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, "ipv4");
-}
-for (const [net, prefix] of [
+] as const;
+
+const IPV6_BLOCKED = [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
   ["100::", 64], // discard
@@ -35,8 +36,17 @@ for (const [net, prefix] of [
   ["fe80::", 10], // link-local
   ["fec0::", 10], // site-local (deprecated, still routed by some stacks)
   ["ff00::", 8], // multicast
-] as const) {
-  blocked.addSubnet(net, prefix, "ipv6");
+] as const;
+
+let blockList: BlockList | undefined;
+
+/** The ranges above, built on first use: a run that fetches nothing does not pay for them. */
+function blocked(): BlockList {
+  if (blockList) return blockList;
+  const list = new BlockList();
+  for (const [net, prefix] of IPV4_BLOCKED) list.addSubnet(net, prefix, "ipv4");
+  for (const [net, prefix] of IPV6_BLOCKED) list.addSubnet(net, prefix, "ipv6");
+  return (blockList = list);
 }
 
 /** Expands an IPv6 address to its eight 16-bit groups, or undefined when it is not one. */
@@ -89,14 +99,14 @@ function embeddedV4(groups: number[]): string | undefined {
 export function isBlockedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   const family = isIP(bare.replace(/%.*$/, ""));
-  if (family === 4) return blocked.check(bare, "ipv4");
+  if (family === 4) return blocked().check(bare, "ipv4");
   if (family !== 6) return false;
   const groups = ipv6Groups(bare);
   if (!groups) return true; // unparseable: refuse rather than guess
   const v4 = embeddedV4(groups);
-  if (v4 !== undefined && blocked.check(v4, "ipv4")) return true;
+  if (v4 !== undefined && blocked().check(v4, "ipv4")) return true;
   const canonical = groups.map((g) => g.toString(16)).join(":");
-  return blocked.check(canonical, "ipv6");
+  return blocked().check(canonical, "ipv6");
 }
 
 /** Thrown (through the connection) when a host resolves to an address that is not allowed. */
@@ -159,7 +169,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.
  */
 export function guardedLookup(refused: (address: string) => boolean) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (err, addresses) => {
+    nodeDns().lookup(hostname, { family: options.family ?? 0, hints: options.hints ?? 0, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const bad = addresses.find((a) => refused(a.address));
       if (bad) return callback(new BlockedAddressError(hostname, bad.address) as NodeJS.ErrnoException, []);

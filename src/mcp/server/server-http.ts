@@ -2,22 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Logger } from "../../core/logger.js";
-import { assertListenOptions, requestGuard } from "../../net/request-guard.js";
+import { requestGuard } from "../../net/request-guard.js";
+import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import type { ToolCallService } from "./server-calls.js";
 import { jsonRpcError, readBody, send, toWebRequest } from "./web-bridge.js";
-
-export interface HttpServeOptions {
-  port: number;
-  /** Address to bind; default 127.0.0.1. Anything but loopback requires `token`. */
-  host?: string;
-  /** Bearer token every request must carry in `Authorization: Bearer <token>`. */
-  token?: string;
-  /** More host names clients may use in the Host and Origin headers (a reverse proxy's name). */
-  allowedHosts?: string[];
-  /** A 2025-era session with no request and no open stream for this long is closed. Default 30 minutes. */
-  sessionIdleMs?: number;
-}
 
 export interface HttpServing {
   url: string;
@@ -27,12 +16,6 @@ export interface HttpServing {
 
 const MCP_PATH = "/mcp";
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
-
-/** Checks HTTP options before anything is bound (see net/request-guard.ts). */
-export function assertHttpOptions(options: HttpServeOptions): void {
-  const listen = { host: options.host ?? "127.0.0.1", port: options.port, token: options.token };
-  assertListenOptions(listen, { portFlag: "--http", what: "MCP", tokenEnv: "TACKLE_MCP_TOKEN" });
-}
 
 /**
  * Streamable HTTP at /mcp. 2026-era requests go to the SDK's per-request handler; 2025-era

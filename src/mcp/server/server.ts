@@ -8,12 +8,12 @@ import type { ApprovalMode } from "../../runtime/policy.js";
 import type { Toolset } from "../../tools/toolsets.js";
 import { ElicitationRouter, type ApprovalRoute } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
-import { assertHttpOptions, serveHttp, type HttpServeOptions } from "./server-http.js";
+import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 
 /** When configured MCP servers are connected if no client has listed tools by then. */
 const MCP_START_AFTER_MS = 1_000;
 
-export { assertHttpOptions, type HttpServeOptions } from "./server-http.js";
+export { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 export { isLoopbackHost } from "../../net/request-guard.js";
 
 export interface McpServeOptions {
@@ -149,6 +149,8 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
 
   try {
     if (options.http) {
+      // Loaded only when asked for: a stdio server never pays for node:http and the SDK's web handler.
+      const { serveHttp } = await import("./server-http.js");
       const http = await serveHttp(service, options.http, logger);
       stopTransport = http.close;
       notifyTransport = http.notifyToolsChanged;
