@@ -111,8 +111,14 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     ...(options.workspace ? { workspace: options.workspace } : {}),
   });
   const closers: Array<() => Promise<void>> = [];
+  // The tools' getConfirmation answers with this session's runner, made below.
+  let runner: ToolRunner | undefined;
   const registry = await createRegistry(loaded, {
     logger,
+    judge: () => {
+      if (!runner) throw new Error("The session is still opening: ask getConfirmation once openSession has returned.");
+      return runner;
+    },
     onClose: (c) => closers.push(c),
     ...(options.toolset ? { toolset: options.toolset } : {}),
     ...(options.searchProvider ? { searchProvider: options.searchProvider } : {}),
@@ -187,7 +193,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   // Tracing loads only when an OTLP endpoint is configured.
   const otelWanted = Boolean(loaded.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || loaded.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]);
   const telemetry = otelWanted ? (await import("./runtime/otel.js")).openTelemetry(loaded.env) : undefined;
-  const runner = new ToolRunner({
+  runner = new ToolRunner({
     registry,
     // Folders beside the workspace the configuration lets tools reach (a repository above it, shared docs).
     workspace: loaded.config.roots?.length ? Workspace.open(loaded.workspace, loaded.config.roots) : loaded.workspace,

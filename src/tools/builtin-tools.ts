@@ -4,10 +4,8 @@ import { loadConfig } from "../config/config.js";
 import type { GroupContext, ToolGroup } from "./group.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
 import { aliasesOf } from "./names.js";
-import { toolView } from "../core/tool-view.js";
-import { ToolRunner } from "../runtime/runner.js";
 import { ToolRegistry } from "../registry/registry.js";
-import { configuredCodeFiles } from "../config/code-files.js";
+import { configuredJudge, confirmingView } from "./confirming-view.js";
 import type { ApprovalMode } from "../core/approval-mode.js";
 import { fileTools } from "./fs/index.js";
 import { searchTools } from "./search/index.js";
@@ -60,31 +58,20 @@ export function createBuiltinTools(
       throw new Error("A tool group loads asynchronously; use await builtinTools(...) or createRegistry() instead.");
     tools.push(...made);
   }
-  // Judged by a runner of their own, made at the first question: it runs nothing.
-  let judge: ToolRunner | undefined;
-  const judged = () =>
-    (judge ??= new ToolRunner({
-      registry: registryOf(tools),
-      workspace: loaded.workspace,
-      approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
-      ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
-      codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),
-      cache: false,
-      retry: false,
-    }));
   // Views, not the shared tools themselves: each still answers to the specs' names for it (spec 001:
   // registry.registerAll(createBuiltinTools())), and its confirmation is this call's.
+  const judge = configuredJudge(() => registryOf(tools), loaded, options.approval);
   return tools.map((tool) => {
     const aliases = aliasesOf(tool.name);
-    return toolView(tool, {
-      ...(aliases.length > 0 ? { aliases } : {}),
-      getConfirmation: (args: unknown) => judged().getConfirmation(tool.name, args),
-    });
+    return confirmingView(tool, judge, aliases.length > 0 ? { aliases } : {});
   });
 }
 
 function registryOf(tools: readonly AnyTool[]): ToolRegistry {
   const registry = new ToolRegistry();
-  registry.registerAll(tools);
+  for (const tool of tools) {
+    registry.register(tool);
+    for (const alias of aliasesOf(tool.name)) registry.alias(alias, tool.name);
+  }
   return registry;
 }

@@ -7,6 +7,7 @@ import { ALIASES, aliasesOf, VARIANTS } from "./names.js";
 import { TOOLSETS, type Toolset } from "./toolsets.js";
 import { LAZY_GROUPS, loadGroups } from "./lazy-groups.js";
 import { toSearchProvider, type SearchProvider, type SpecSearchProvider } from "./web/search-provider.js";
+import { configuredJudge, confirmingView, type Judge } from "./confirming-view.js";
 
 export interface CreateRegistryOptions {
   /** Overrides the configuration's toolset. */
@@ -26,6 +27,11 @@ export interface CreateRegistryOptions {
    * spec 000's `{ providerName, searchAsync }` (its shape checked here).
    */
   searchProvider?: SearchProvider | SpecSearchProvider;
+  /**
+   * What answers each built-in tool's `getConfirmation(args)`: the runner that will run the calls
+   * (`openSession` passes its own). Default: a runner of the registry's own in the configured mode.
+   */
+  judge?: () => Judge;
 }
 
 const BUILTIN_NAMES = new Set(LAZY_GROUPS.flatMap((g) => g.names));
@@ -60,6 +66,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
   const tools = await builtinTools(ctx, options.groups ?? (await loadGroups(options.only, loaded.env)));
   const toolset = options.toolset ?? (loaded.config.toolset as Toolset | undefined) ?? "default";
   const registry = new ToolRegistry();
+  const judge = options.judge ?? configuredJudge(() => registry, loaded);
   const listedNames = toolset === "default" ? undefined : new Set(TOOLSETS[toolset]);
   const isListed = (name: string) => (listedNames ? listedNames.has(name) : !VARIANTS.has(name) && !(name in ALIASES));
   for (const [name, tool] of tools) {
@@ -69,7 +76,7 @@ export async function createRegistry(loaded: LoadedConfig = loadConfig(), option
     const wanted = declared || [name, ...aliases].some((n) => (listedNames ? listedNames.has(n) : !VARIANTS.has(n)));
     // A preset holds exactly its spec's tools; variants resolve everywhere but are listed only where named.
     if (!wanted && !VARIANTS.has(name)) continue;
-    registry.register(tool, { listed: declared || isListed(name) });
+    registry.register(confirmingView(tool, judge), { listed: declared || isListed(name) });
     for (const alias of aliases) registry.alias(alias, name, { listed: isListed(alias) });
   }
   return registry;

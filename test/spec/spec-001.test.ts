@@ -10,6 +10,7 @@ import {
   createRegistry,
   toAnthropicTools,
   loadConfig,
+  openSession,
   ToolRegistry,
   ToolRunner,
   type ToolConfirmation,
@@ -184,6 +185,23 @@ describe("spec 001: the Tool interface implemented by hand, and the built-in too
       expect(await none.getConfirmation!({ path: "test.txt" })).toMatchObject({ required: true, type: "read", message: "Read test.txt" });
       // The shared tools are not changed by either call.
       expect(createBuiltinTools({ workspace: ws.dir }).find((t) => t.name === "shell")!.getConfirmation).not.toBe(shell.getConfirmation);
+    });
+
+    it("tools from createRegistry and openSession answer for the configured mode and for the session's runner", async () => {
+      const registry = await createRegistry(loadConfig({ workspace: ws.dir }));
+      expect(await registry.getTool("bash")!.getConfirmation!({ command: "rm -rf build" })).toMatchObject({
+        required: true,
+        action: "ask",
+      });
+      const session = await openSession({ workspace: ws.dir, approval: "all", mcp: false });
+      try {
+        const shell = session.registry.getTool("shell")!;
+        expect(await shell.getConfirmation!({ command: "rm -rf build" })).toMatchObject({ required: false, action: "allow" });
+        session.runner.approval = "none";
+        expect(await shell.getConfirmation!({ command: "ls" })).toMatchObject({ required: true, message: "Run `ls`" });
+      } finally {
+        await session.close();
+      }
     });
 
     it("runner.getConfirmation answers for the runner's own mode and rules; a denied call is refused", async () => {
