@@ -6,6 +6,8 @@ import { JsonSchemaTool } from "../../src/compat/json-schema-tool.js";
 import { annotationsFor, effectFromAnnotations } from "../../src/core/effect.js";
 import type { ToolExecutionResult } from "../../src/core/result.js";
 import { ToolError } from "../../src/core/errors.js";
+import { ToolRegistry } from "../../src/registry/registry.js";
+import { ToolRunner } from "../../src/runtime/runner.js";
 
 const input = z.object({
   path: z.string().describe("File path"),
@@ -172,5 +174,31 @@ describe("effects and annotations", () => {
     }
     expect(effectFromAnnotations(undefined)).toBe("execute");
     expect(effectFromAnnotations({ readOnlyHint: true, openWorldHint: true })).toBe("network");
+  });
+});
+
+describe("tool views (aliases, createBuiltinTools)", () => {
+  it("answer for a frozen tool with read-only members, keep its class, and list its keys", async () => {
+    const frozen = Object.freeze(
+      defineTool({
+        name: "frozen",
+        description: "A frozen tool.",
+        effect: "read",
+        input: z.object({ x: z.string() }),
+        needsApproval: () => false,
+        execute: async ({ x }) => x,
+      }),
+    );
+    const registry = new ToolRegistry();
+    registry.register(frozen);
+    registry.alias("ice", "frozen");
+    const view = registry.get("ice")!;
+    expect(view.name).toBe("ice");
+    expect(view.definition.name).toBe("ice");
+    expect(view.needsApproval!({ x: "a" }, undefined as never)).toBe(false);
+    expect(view instanceof Object.getPrototypeOf(frozen).constructor).toBe(true);
+    expect(Object.keys(view)).toContain("needsApproval");
+    expect("needsApproval" in view).toBe(true);
+    expect((await new ToolRunner({ registry }).run({ name: "ice", args: { x: "y" } })).content).toBe("y");
   });
 });
