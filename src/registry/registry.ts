@@ -154,7 +154,7 @@ export class ToolRegistry {
    * every file tool (editing reads it too); one against writing it, every tool that writes files.
    * A tool without a scope has only its own names. Allow rules stay with the tool they name.
    */
-  familyOf(name: string): string[] {
+  familyOf(name: string): readonly string[] {
     const tool = this.#entries.get(name)?.tool;
     const kind = tool?.scope?.kind;
     if (!tool || !kind) return this.namesOf(name);
@@ -163,11 +163,11 @@ export class ToolRegistry {
   }
 
   /** The names a deny or ask rule may use to cover writing a file, whatever tool writes it: every file tool's. */
-  writeFamily(): string[] {
+  writeFamily(): readonly string[] {
     return this.#familyNames("path");
   }
 
-  #familyNames(family: string): string[] {
+  #familyNames(family: string): readonly string[] {
     let names = this.#families?.get(family);
     if (!names) {
       names = [];
@@ -179,7 +179,8 @@ export class ToolRegistry {
       }
       (this.#families ??= new Map()).set(family, names);
     }
-    return [...names];
+    // Shared, not copied: the runner asks on every call.
+    return names;
   }
 
   /** Removes a tool, or only an alias when `name` is one. Returns whether anything was removed. */
