@@ -18,12 +18,30 @@ export function resolveForRead(ws: Workspace, given: string): ResolvedPath {
     if (found) return found;
   }
   const atRoot = ws.resolveSync(given);
-  if (statOrUndefined(atRoot.absolute) || ws.extraRoots.length === 0) return atRoot;
-  for (const dir of aboveRoot(ws.root)) {
+  const above = readableAbove(ws);
+  if (above.length === 0 || statOrUndefined(atRoot.absolute)) return atRoot;
+  for (const dir of above) {
     const found = existing(ws, path.join(dir, given));
     if (found) return found;
   }
   return atRoot;
+}
+
+const readable = new WeakMap<Workspace, readonly string[]>();
+
+/**
+ * The folders above the workspace root, up to its repository's root, that the configuration's
+ * roots let tools read; worked out once per workspace, so a read that finds its file pays nothing.
+ */
+function readableAbove(ws: Workspace): readonly string[] {
+  let dirs = readable.get(ws);
+  if (!dirs) {
+    // A folder counts when a root holds it or lies inside it (a candidate may reach down into the root).
+    const reaches = (dir: string) => ws.extraRoots.some((r) => Workspace.isInside(r.path, dir) || Workspace.isInside(dir, r.path));
+    dirs = ws.extraRoots.length === 0 ? [] : [...aboveRoot(ws.root)].filter(reaches);
+    readable.set(ws, dirs);
+  }
+  return dirs;
 }
 
 /**
