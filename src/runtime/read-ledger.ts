@@ -1,4 +1,5 @@
-import { statSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
+import { statOrUndefined } from "../workspace/stat.js";
 import type { FileReads } from "../core/tool.js";
 import { WorkspaceRecord } from "../workspace/workspace-record.js";
 
@@ -29,14 +30,6 @@ export interface ReadLedgerOptions {
 
 const stampOf = (st: Stats): Stamp => ({ m: st.mtimeMs, c: st.ctimeMs, s: st.size, i: st.ino });
 
-function statOf(absolute: string): Stats | undefined {
-  try {
-    return statSync(absolute);
-  } catch {
-    return undefined;
-  }
-}
-
 const time = (ms: number) =>
   new Date(ms)
     .toISOString()
@@ -62,7 +55,7 @@ export class ReadLedger implements FileReads {
   }
 
   saw(absolute: string, stat?: Stats): void {
-    const st = stat ?? statOf(absolute);
+    const st = stat ?? statOrUndefined(absolute);
     if (!st) {
       this.#seen.delete(absolute);
       return;
@@ -73,7 +66,7 @@ export class ReadLedger implements FileReads {
   }
 
   staleness(absolute: string): string | undefined {
-    const st = statOf(absolute);
+    const st = statOrUndefined(absolute);
     if (!st) return undefined;
     this.#load();
     const seen = this.#seen.get(absolute);

@@ -8,6 +8,7 @@ import { writtenPath, type ResolvedPath, type Workspace } from "../../workspace/
 import { formatCount } from "../../core/format-count.js";
 import { pathBelow } from "../../workspace/path-below.js";
 import { resolveArg } from "../resolve-arg.js";
+import { statOrUndefined } from "../../workspace/stat.js";
 
 /**
  * The path as written, relative to the root, without following symlinks; undefined when it
@@ -58,28 +59,7 @@ export function accessPaths(ctx: ToolContext, inputs: readonly string[], write =
   return out;
 }
 
-// The stats below are synchronous: one stat of a local file takes microseconds, less than the
-// thread-pool round trip of the promise API, and every file tool makes one or two per call.
-
-/** lstat that returns undefined for a missing path. */
-export function lstatOrUndefined(p: string): Stats | undefined {
-  return missingAsUndefined(() => lstatSync(p));
-}
-
-/** stat (following links) that returns undefined for a missing path. */
-export function statOrUndefined(p: string): Stats | undefined {
-  return missingAsUndefined(() => statSync(p));
-}
-
-function missingAsUndefined(read: () => Stats): Stats | undefined {
-  try {
-    return read();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}
+export { lstatOrUndefined, statOrUndefined } from "../../workspace/stat.js";
 
 function editDistance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 3) return 99;
