@@ -3,8 +3,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -17,7 +15,7 @@ import {
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { tackleCacheDir } from "../workspace/own-folders.js";
+import { ownFolder, tackleCacheDir } from "../workspace/own-folders.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
@@ -159,16 +157,8 @@ function commandKey(argv: readonly string[]): string {
 
 /** The private cache folder, made if missing; undefined unless only this user can write it. */
 function cacheDir(): string | undefined {
-  try {
-    const dir = tackleCacheDir();
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
-    const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
-    return dir;
-  } catch {
-    return undefined;
-  }
+  const dir = tackleCacheDir();
+  return ownFolder(dir) ? dir : undefined;
 }
 
 function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {

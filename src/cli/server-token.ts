@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { tackleStateDir } from "../workspace/own-folders.js";
+import { ownFolder, tackleStateDir } from "../workspace/own-folders.js";
 
 /*
  * `tackle serve` and `tackle mcp --http` listen on 127.0.0.1, which every user of the machine can
@@ -31,10 +31,7 @@ export function tokenFile(url: string): string {
 export function publishToken(url: string, token: string): string | undefined {
   const file = tokenFile(url);
   try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const st = lstatSync(path.dirname(file));
-    const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return undefined;
+    if (!ownFolder(path.dirname(file), true)) return undefined;
     rmSync(file, { force: true });
     writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
     process.once("exit", () => rmSync(file, { force: true }));

@@ -4,7 +4,6 @@ import {
   existsSync,
   fstatSync,
   linkSync,
-  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -23,7 +22,7 @@ import {
 import os from "node:os";
 import { onNewLine } from "../workspace/append-line.js";
 import path from "node:path";
-import { tackleStateDir } from "../workspace/own-folders.js";
+import { ownFolder, tackleStateDir } from "../workspace/own-folders.js";
 import { instanceId, processAlive, STALE_MS, storedEventLine } from "./instance.js";
 import type { AuditEntry, ClaimResult, DeskAnswer, DeskEntry, DeskItem, InstanceInfo, SharedRule, Store, StoredEvent } from "./store.js";
 import { DeskAnswerSchema, DeskEntrySchema, InstanceFileSchema, RuleLineSchema } from "./wire.js";
@@ -87,14 +86,7 @@ export class FileStore implements Store {
     mkdirSync(path.dirname(this.#dir), { recursive: true, mode: 0o700 });
     for (const sub of ["", "pending", "answers", "instances"]) {
       const dir = path.join(this.#dir, sub);
-      try {
-        mkdirSync(dir, { mode: 0o700 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      }
-      const st = lstatSync(dir);
-      const uid = process.getuid?.();
-      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
+      if (!ownFolder(dir, true)) {
         throw new Error(`The store folder ${dir} is not a private folder of this user's (it must be 0700 and owned by them).`);
       }
     }

@@ -1,5 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { lstatSync, statSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
