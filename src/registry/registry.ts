@@ -152,7 +152,8 @@ export class ToolRegistry {
    * of the tools that do the same thing to the same kind of subject. A rule against running `rm`
    * written for `shell` covers `bash` and `shell_background`; one against reading a file covers
    * every file tool (editing reads it too); one against writing it, every tool that writes files.
-   * A tool without a scope has only its own names. Allow rules stay with the tool they name.
+   * A tool without a scope has only its own names. Allow rules stay with the tool they name, and
+   * so do deny and ask rules that name a file or web tool alone (see `restrictionCovers`).
    */
   familyOf(name: string): readonly string[] {
     const tool = this.#entries.get(name)?.tool;

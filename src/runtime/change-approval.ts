@@ -1,5 +1,5 @@
 import { unnamedCode, type ApprovalMode } from "./policy.js";
-import { ruleCovers, type ParsedRules, type Rule } from "./rules.js";
+import { restrictionCovers, ruleCovers, type ParsedRules, type Rule } from "./rules.js";
 import { isProtectedPath } from "../workspace/protected.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { inTackleFolder } from "../workspace/own-folders.js";
@@ -31,8 +31,8 @@ export function neverWritten(root: string, relative: string): string | undefined
 
 /**
  * Judges changed paths for a tool known by `names` (its own names and write_file's, so an allow
- * rule written for file writes covers them too); deny and ask rules are matched with `family`
- * (every file tool's names as well: a rule that stops edit_file stops these). Deny beats ask beats
+ * rule written for file writes covers them too); deny and ask rules with a pattern are matched with
+ * `family` (every file tool's names as well: `edit_file(src/**)` in deny stops these; see restrictionCovers). Deny beats ask beats
  * mode: a file that is code (execution-sensitive) needs a person in every mode unless an allow rule names it.
  */
 export function judgeChanges(
@@ -49,7 +49,7 @@ export function judgeChanges(
   const kept: string[] = [];
   for (const p of paths) {
     const never = neverWritten(root, p);
-    const denied = never ? undefined : rules.deny.find((r) => ruleCovers(r, family, "path", [p], false));
+    const denied = never ? undefined : rules.deny.find((r) => restrictionCovers(r, names, family, "path", [p]));
     if (never) refused.push({ path: p, why: never });
     else if (denied) refused.push({ path: p, why: `denied by the rule "${denied.source}"` });
     else kept.push(p);
@@ -58,7 +58,7 @@ export function judgeChanges(
   const allows = [...rules.allow, ...sessionAllows];
   const code = unnamedCode(kept, names, allows, codeFiles);
   if (code) return { refused, kept, ask: `${code.why}; a file that is code is changed only with a person's approval` };
-  const asked = rules.ask.find((r) => ruleCovers(r, family, "path", kept, false));
+  const asked = rules.ask.find((r) => restrictionCovers(r, names, family, "path", kept));
   if (asked) return { refused, kept, ask: `the rule "${asked.source}" asks for approval` };
   const allowed = allows.find((r) => r.pattern !== undefined && ruleCovers(r, names, "path", kept, true));
   if (allowed || mode === "all") return { refused, kept };

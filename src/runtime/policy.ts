@@ -4,7 +4,7 @@ import type { AnyTool, Assessment, ToolConfirmation, ToolContext, ToolScope } fr
 import type { ApprovedBy } from "../core/result.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
 import { executionSensitiveName, executionSensitiveReason } from "../workspace/protected.js";
-import { ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
+import { restrictionCovers, ruleCovers, ruleNamesTool, type ParsedRules, type Rule } from "./rules.js";
 
 import type { ApprovalMode } from "../core/approval-mode.js";
 export { APPROVAL_MODES, type ApprovalMode } from "../core/approval-mode.js";
@@ -57,7 +57,7 @@ async function judge(input: PolicyInput, assessment: Assessment | undefined, sub
   const writeFamily = input.writeFamily ?? ["write_file"];
 
   const denied =
-    rules.deny.find((r) => ruleCovers(r, family, kind, subjects, false)) ??
+    rules.deny.find((r) => restrictionCovers(r, names, family, kind, subjects)) ??
     (writes && rules.deny.find((r) => r.pattern !== undefined && ruleCovers(r, writeFamily, "path", writes, false)));
   if (denied) return { action: "deny", reason: `denied by the rule "${denied.source}"`, effect };
   if (assessment?.deny) return { action: "deny", reason: assessment.deny, effect };
@@ -112,7 +112,7 @@ async function judge(input: PolicyInput, assessment: Assessment | undefined, sub
       return { action: "ask", reason: `it writes ${code.subject}: ${code.why}; an allow rule naming ${code.subject} lifts this`, effect };
   }
   const asked =
-    rules.ask.find((r) => ruleCovers(r, family, kind, subjects, false)) ??
+    rules.ask.find((r) => restrictionCovers(r, names, family, kind, subjects)) ??
     (writes && rules.ask.find((r) => r.pattern !== undefined && ruleCovers(r, writeFamily, "path", writes, false)));
   if (asked) return { action: "ask", reason: `the rule "${asked.source}" asks for approval`, effect };
   // Mode `all` approves what the tool asks about, but not past a deny rule that could not see inside

@@ -107,6 +107,23 @@ export function ruleNamesTool(rule: Rule, toolNames: readonly string[]): boolean
 }
 
 /**
+ * Whether a deny or ask rule covers a call of the tool known by `names`, whose family (see
+ * `ToolRegistry.familyOf`) is `family`. A rule with a pattern speaks of what is done to its
+ * subjects, so it covers every tool of the family (`write_file(.env*)` stops `apply_patch` on
+ * `.env.local`); a rule naming a tool alone covers that tool, and for commands every tool that runs
+ * them (`shell` alone stops `bash`), never the other file tools (`delete_file` alone does not stop writes).
+ */
+export function restrictionCovers(
+  rule: Rule,
+  names: readonly string[],
+  family: readonly string[],
+  kind: ToolScope<unknown>["kind"] | undefined,
+  subjects: readonly string[],
+): boolean {
+  return ruleCovers(rule, rule.pattern === undefined && kind !== "command" ? names : family, kind, subjects, false);
+}
+
+/**
  * Whether a rule covers a call. `every`: all subjects must match (allow rules); otherwise one
  * is enough (deny and ask rules). A pattern never matches a tool without subjects.
  */

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { Workspace } from "../workspace/workspace.js";
 import { decide, rememberedRules, type ApprovalMode, type Decision, type PolicyInput } from "./policy.js";
 import { confirmationOf, type CallConfirmation } from "./confirmation.js";
-import { parseRule, parseRules, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
+import { parseRule, parseRules, restrictionCovers, ruleCovers, type ParsedRules, type PermissionRules, type Rule } from "./rules.js";
 import { noApprover, type Approver, type ApprovalRequest, type ApprovalResponse } from "./approver.js";
 import { backoffDelay, DEFAULT_RETRY, sleep, type RetryOptions } from "./retry.js";
 import { retryPlanOf } from "../core/retry-plan.js";
@@ -378,7 +378,9 @@ export class ToolRunner {
   ): CallContext {
     const denied = (subject: string) => {
       const kind = p.tool.scope?.kind;
-      const rule = kind ? this.#rules.deny.find((r) => ruleCovers(r, this.registry.familyOf(p.name), kind, [subject], false)) : undefined;
+      const names = this.registry.namesOf(p.name);
+      const family = this.registry.familyOf(p.name);
+      const rule = kind ? this.#rules.deny.find((r) => restrictionCovers(r, names, family, kind, [subject])) : undefined;
       return rule ? `denied by the rule "${rule.source}"` : undefined;
     };
     const onOutput = (chunk: string) => {

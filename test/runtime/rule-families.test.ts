@@ -78,6 +78,20 @@ describe("a deny rule covers every tool that does what it names", () => {
     }
   });
 
+  it("a rule naming a tool alone covers that tool; for commands, every tool that runs them", async () => {
+    const runner = await runnerWith({ deny: ["delete_file", "list_directory", "shell"] });
+    try {
+      expect((await runner.getConfirmation("write_file", { path: "new.txt", content: "x" })).action).toBe("allow");
+      expect((await runner.getConfirmation("read_file", { path: "notes.txt" })).action).toBe("allow");
+      expect((await runner.getConfirmation("delete_file", { path: "notes.txt" })).action).toBe("deny");
+      for (const name of ["bash", "shell_background", "shell_exec"]) {
+        expect((await runner.getConfirmation(name, { command: "ls" })).action, name).toBe("deny");
+      }
+    } finally {
+      await runner.close();
+    }
+  });
+
   it("ask rules widen the same way, allow rules do not", async () => {
     const asked: string[] = [];
     const runner = new ToolRunner({
