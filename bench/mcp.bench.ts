@@ -18,6 +18,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-bench-")));
+// Removed however the run ends: a server that fails to answer throws out of the top level.
+process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 const FILE = "sample.txt";
 const lines = Array.from({ length: 200 }, (_, i) => `line ${i + 1}: ${"the quick brown fox jumps over the lazy dog ".repeat(1)}`);
 writeFileSync(path.join(dir, FILE), `${lines.join("\n")}\n`);
@@ -173,4 +175,3 @@ for (const c of connected) {
 }
 
 await Promise.allSettled(connected.map((c) => c.client.close()));
-rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,8 @@ import { Workspace } from "../src/workspace/workspace.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const root = mkdtempSync(path.join(os.tmpdir(), "tackle-shell-bench-"));
+// Removed however the run ends, a failed measurement included.
+process.once("exit", () => rmSync(root, { recursive: true, force: true }));
 const workspace = Workspace.open(root);
 const { tools } = createShellTools(shellSettingsFrom({}));
 const shell = tools.find((t) => t.name === "shell")!;
@@ -113,4 +115,3 @@ console.log(
     `echo x > f ${(writeSandboxed / writeAnchor).toFixed(2)}x (goal <= 1.2x)`,
 );
 await runner.close();
-rmSync(root, { recursive: true, force: true });
