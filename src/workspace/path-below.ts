@@ -23,3 +23,13 @@ export function pathBelow(root: string, target: string): string | undefined {
   if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
   return rel.split(path.sep).join("/");
 }
+
+/** `from` and each folder above it up to `to`, both included; none when `from` is not inside `to`. */
+export function foldersUp(from: string, to: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = from; pathBelow(to, dir) !== undefined; dir = path.dirname(dir)) {
+    dirs.push(dir);
+    if (dir === to) break;
+  }
+  return dirs;
+}

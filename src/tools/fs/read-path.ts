@@ -1,8 +1,9 @@
-import { statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { isFileUrl, Workspace, type ResolvedPath } from "../../workspace/workspace.js";
 import { isSensitivePath } from "../../workspace/sensitive.js";
-import { statOrUndefined } from "./common.js";
+import { foldersUp } from "../../workspace/path-below.js";
+import { lstatOrUndefined, statOrUndefined } from "./common.js";
 
 /**
  * Spec 000's "walk-up" resolution of a relative path, kept inside the boundary: it is tried
@@ -38,7 +39,7 @@ function readableAbove(ws: Workspace): readonly string[] {
   if (!dirs) {
     // A folder counts when a root holds it or lies inside it (a candidate may reach down into the root).
     const reaches = (dir: string) => ws.extraRoots.some((r) => Workspace.isInside(r.path, dir) || Workspace.isInside(dir, r.path));
-    dirs = ws.extraRoots.length === 0 ? [] : [...aboveRoot(ws.root)].filter(reaches);
+    dirs = ws.extraRoots.length === 0 ? [] : aboveRoot(ws.root).filter(reaches);
     readable.set(ws, dirs);
   }
   return dirs;
@@ -46,19 +47,22 @@ function readableAbove(ws: Workspace): readonly string[] {
 
 /**
  * For a file not found: the same path in the repository above the workspace, where it exists but
- * tools may not read it, with the configuration that would let them. Undefined otherwise, and
- * for files that may hold secrets (whose presence is not told).
+ * tools may not read it, with the configuration that would let them. Undefined otherwise, for a
+ * path that leaves the repository (nothing is told of the rest of the machine) and for files that
+ * may hold secrets (whose presence is not told). A link is reported as itself, never followed.
  */
 export function outsideRepositoryHint(ws: Workspace, given: string): string | undefined {
-  if (path.isAbsolute(given) || given.includes("\0") || isFileUrl(given) || isSensitivePath(given)) return undefined;
-  for (const dir of aboveRoot(ws.root)) {
+  if (path.isAbsolute(given) || given.includes("\0") || isFileUrl(given)) return undefined;
+  const repo = repositoryAbove(ws.root);
+  if (!repo) return undefined;
+  for (const dir of foldersUp(path.dirname(ws.root), repo)) {
     const candidate = path.resolve(dir, given);
-    if (ws.rootOf(candidate) || !statOrUndefined(candidate)) continue;
-    const repo = repositoryAbove(ws.root)!;
-    const relative = path.relative(ws.root, repo);
+    const inRepo = path.relative(repo, candidate);
+    if (!Workspace.isInside(repo, candidate) || isSensitivePath(inRepo)) return undefined;
+    if (ws.rootOf(candidate) || !lstatOrUndefined(candidate)) continue;
     return (
-      ` The repository this workspace is in has ${path.relative(repo, candidate)}, outside the workspace; ` +
-      `tools read it once the configuration lets them (tackle.config.json: "roots": [{ "path": "${relative}" }]).`
+      ` The repository this workspace is in has ${inRepo}, outside the workspace; ` +
+      `tools read it once the configuration lets them (tackle.config.json: "roots": [{ "path": "${path.relative(ws.root, repo)}" }]).`
     );
   }
   return undefined;
@@ -75,41 +79,28 @@ function existing(ws: Workspace, candidate: string, accept: (c: ResolvedPath) =>
 }
 
 /** The current directory and its parents, while inside the workspace and below its root. */
-function* belowRoot(root: string): Generator<string> {
+function belowRoot(root: string): string[] {
   let cwd: string;
   try {
     // getcwd(3), which process.cwd() calls, already answers with symlinks resolved.
     cwd = process.cwd();
   } catch {
-    return;
+    return [];
   }
-  for (let dir = cwd; dir !== root && Workspace.isInside(root, dir); dir = path.dirname(dir)) yield dir;
+  return foldersUp(cwd, root).filter((dir) => dir !== root);
 }
 
 /** The folders above the workspace root up to its repository's root; none when it is not inside a repository. */
-function* aboveRoot(root: string): Generator<string> {
+function aboveRoot(root: string): string[] {
   const repo = repositoryAbove(root);
-  if (!repo) return;
-  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
-    yield dir;
-    if (dir === repo) return;
-  }
+  return repo ? foldersUp(path.dirname(root), repo) : [];
 }
 
 /** The nearest folder above `root` that holds a `.git`, unless `root` holds one itself. */
 function repositoryAbove(root: string): string | undefined {
-  if (hasGit(root)) return undefined;
+  if (existsSync(path.join(root, ".git"))) return undefined;
   for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
-    if (hasGit(dir)) return dir;
+    if (existsSync(path.join(dir, ".git"))) return dir;
     if (dir === path.dirname(dir)) return undefined;
-  }
-}
-
-function hasGit(dir: string): boolean {
-  try {
-    statSync(path.join(dir, ".git"));
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
-import { Workspace } from "../../workspace/workspace.js";
+import { foldersUp } from "../../workspace/path-below.js";
 
 /*
  * The workspace sandbox binds read-only what must not change under a command (tackle's
@@ -33,24 +33,14 @@ const CODE_NAMES = [
   "node_modules/.bin",
 ];
 
-/** The folders tackle and those programs look in from `cwd`: each from cwd up to the root. */
-function foldersUp(root: string, cwd: string): string[] {
-  const out: string[] = [];
-  for (let dir = cwd; Workspace.isInside(root, dir); dir = path.dirname(dir)) {
-    out.push(dir);
-    if (dir === root) break;
-  }
-  return out;
-}
-
 /** tackle's configuration as seen from `cwd`: the config files up the folders, and `.tackle`. */
 export function configEntries(root: string, cwd: string): string[] {
-  return [path.join(root, ".tackle"), ...foldersUp(root, cwd).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
+  return [path.join(root, ".tackle"), ...foldersUp(cwd, root).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
 }
 
 /** Files that are code as seen from `cwd`, with those the configuration runs (absolute). */
 export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
-  return [...new Set([...foldersUp(root, cwd).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name))), ...configured])];
+  return [...new Set([...foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name))), ...configured])];
 }
 
 function exists(p: string): boolean {

@@ -1,10 +1,11 @@
-import { writeFileSync, mkdirSync, openSync, writeSync, closeSync } from "node:fs";
+import { writeFileSync, mkdirSync, openSync, writeSync, closeSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import JSZip from "jszip";
 import iconv from "iconv-lite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileTool, DEFAULT_READ_LINES, MAX_LINE_CHARS } from "../../../src/tools/fs/read-file.js";
+import { outsideRepositoryHint } from "../../../src/tools/fs/read-path.js";
 import { makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 import { failure } from "../../support/tools.js";
 
@@ -325,5 +326,29 @@ describe("read_file", () => {
     expect(again.status).toBe("success");
     expect(again.content).toContain("line 1");
     await runner.close();
+  });
+});
+
+describe("the hint about a file in the repository above the workspace", () => {
+  it("names only what lies in the repository, a link as itself, never a secret", async () => {
+    // base is the repository; the workspace (base/ws) is a subfolder of it.
+    mkdirSync(path.join(sb.base, ".git"));
+    writeFileSync(path.join(sb.base, "README.md"), "up here\n");
+    writeFileSync(path.join(sb.base, ".env"), "KEY=1\n");
+    symlinkSync(path.join(sb.outside, "gone.txt"), path.join(sb.base, "dangling.txt"));
+    expect(outsideRepositoryHint(sb.workspace, "README.md")).toContain('"roots": [{ "path": ".." }]');
+    expect((await failure(read({ path: "README.md" }))).message).toContain("has README.md, outside the workspace");
+    expect(outsideRepositoryHint(sb.workspace, ".env")).toBeUndefined();
+    // A link is reported as the link it is, not by whether what it points at exists.
+    expect(outsideRepositoryHint(sb.workspace, "dangling.txt")).toContain("has dangling.txt");
+    // Nothing outside the repository is told, however the path climbs.
+    expect(outsideRepositoryHint(sb.workspace, "x/../../../etc/hostname")).toBeUndefined();
+    const beside = `${sb.base}-beside.txt`;
+    writeFileSync(beside, "next to the repository\n");
+    try {
+      expect(outsideRepositoryHint(sb.workspace, `../${path.basename(beside)}`)).toBeUndefined();
+    } finally {
+      rmSync(beside);
+    }
   });
 });
