@@ -3,7 +3,7 @@ import type { ToolRegistry } from "./registry/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { waitAtMost } from "./core/wait-at-most.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
-import { configuredCodeFiles } from "./config/code-files.js";
+import { configuredPolicy } from "./runtime/configured-policy.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
 import { ReadLedger } from "./runtime/read-ledger.js";
@@ -195,11 +195,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
   const telemetry = otelWanted ? (await import("./runtime/otel.js")).openTelemetry(loaded.env) : undefined;
   runner = new ToolRunner({
     registry,
-    // Folders beside the workspace the configuration lets tools reach (a repository above it, shared docs).
-    workspace: loaded.config.roots?.length ? Workspace.open(loaded.workspace, loaded.config.roots) : loaded.workspace,
-    approval: options.approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
-    ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
-    codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),
+    ...configuredPolicy(loaded, options.approval),
     // A relative log path belongs to the workspace, not to wherever tackle was started.
     ...(loaded.config.log ? { log: path.resolve(loaded.workspace, loaded.config.log) } : {}),
     ...(loaded.config.timeoutMs ? { timeoutMs: loaded.config.timeoutMs } : {}),

@@ -4,7 +4,7 @@ import type { CallConfirmation } from "../runtime/confirmation.js";
 import { ToolRunner } from "../runtime/runner.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { LoadedConfig } from "../config/config.js";
-import { configuredCodeFiles } from "../config/code-files.js";
+import { configuredPolicy } from "../runtime/configured-policy.js";
 import type { ApprovalMode } from "../core/approval-mode.js";
 
 /** What answers for a call as a runner would, without running it (`ToolRunner.getConfirmation`). */
@@ -27,14 +27,5 @@ export function confirmingView(tool: AnyTool, judge: () => Judge, extra: Readonl
  */
 export function configuredJudge(registry: () => ToolRegistry, loaded: LoadedConfig, approval?: ApprovalMode): () => Judge {
   let judge: ToolRunner | undefined;
-  return () =>
-    (judge ??= new ToolRunner({
-      registry: registry(),
-      workspace: loaded.workspace,
-      approval: approval ?? (loaded.config.approval as ApprovalMode | undefined) ?? "safe",
-      ...(loaded.config.permissions ? { rules: loaded.config.permissions } : {}),
-      codeFiles: configuredCodeFiles(loaded.config, loaded.workspace),
-      cache: false,
-      retry: false,
-    }));
+  return () => (judge ??= new ToolRunner({ registry: registry(), ...configuredPolicy(loaded, approval), cache: false, retry: false }));
 }
