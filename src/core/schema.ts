@@ -16,7 +16,6 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): ValidationI
     const path = issue.path.map(String).join(".");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-    // zod's own wording ("Invalid input: expected string, received undefined"), said plainly; a schema's own message is kept.
     return { path, message: plainly(message) };
   });
 }
@@ -43,8 +42,9 @@ function aOrAn(type: string): string {
 }
 
 /**
- * Formats issues as one line: `path is required (a string)`, `limit: must be a number, not a
- * string`; a message that already names its field (`command is empty`) is not prefixed again.
+ * Formats issues as one line: `path is required (a string)`, `limit must be a number, not a
+ * string`, `mode: Invalid input` for any other message; one that already names its field
+ * (`command is empty`) is not prefixed again.
  */
 export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues
