@@ -26,6 +26,7 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   /** Whether this call needs a person where the mode would not ask: a boolean, or with what the person is told. */
   needsApproval?: (args: z.output<S>, ctx: ToolContext) => boolean | ToolConfirmation | Promise<boolean | ToolConfirmation>;
   preview?: (args: z.output<S>, ctx: ToolContext) => string | undefined | Promise<string | undefined>;
+  describeCall?: (args: z.output<S>, subjects: readonly string[], ctx: ToolContext) => string;
   assess?: (args: z.output<S>, ctx: ToolContext) => Assessment | undefined | Promise<Assessment | undefined>;
   scope?: ToolScope<z.output<S>>;
   access?: (args: z.output<S>, ctx: ToolContext) => ToolAccess | Promise<ToolAccess>;
@@ -52,6 +53,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
   declare readonly cacheable?: boolean;
   declare readonly needsApproval?: ToolSpec<S>["needsApproval"];
   declare readonly preview?: ToolSpec<S>["preview"];
+  declare readonly describeCall?: ToolSpec<S>["describeCall"];
   declare readonly assess?: ToolSpec<S>["assess"];
   declare readonly access?: ToolSpec<S>["access"];
   declare readonly timeoutMs?: ToolSpec<S>["timeoutMs"];
@@ -78,6 +80,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
       cacheable: spec.cacheable,
       needsApproval: spec.needsApproval,
       preview: spec.preview,
+      describeCall: spec.describeCall,
       assess: spec.assess,
       access: spec.access,
       timeoutMs: spec.timeoutMs,

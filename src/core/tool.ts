@@ -183,6 +183,11 @@ export interface Tool<A = Record<string, unknown>> {
    * needs a person where the mode would not ask, as a boolean or with what the person is told.
    */
   needsApproval?(args: A, ctx: ToolContext): boolean | ToolConfirmation | Promise<boolean | ToolConfirmation>;
+  /**
+   * The call in a few words a person reads before approving it, naming what it touches ("Overwrite
+   * notes.txt", "Run `make`"); `subjects` are its scope's. Without it the title and arguments stand in.
+   */
+  describeCall?(args: A, subjects: readonly string[], ctx: ToolContext): string;
   /** What the person sees before approving: a diff for edits. */
   preview?(args: A, ctx: ToolContext): string | undefined | Promise<string | undefined>;
   assess?(args: A, ctx: ToolContext): Assessment | undefined | Promise<Assessment | undefined>;

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Effect } from "../core/effect.js";
-import type { AnyTool, ToolConfirmation } from "../core/tool.js";
+import type { AnyTool, ToolConfirmation, ToolContext } from "../core/tool.js";
 import { oneLine } from "../core/visible.js";
 import type { Decision } from "./policy.js";
 
@@ -17,24 +15,10 @@ export interface CallConfirmation extends ToolConfirmation {
   reason: string;
 }
 
-/** What a file tool does to its paths, for the message; write_file's verb depends on the file. */
-const PATH_VERBS: Readonly<Record<string, string>> = {
-  read_file: "Read",
-  list_directory: "List",
-  edit_file: "Edit",
-  multi_edit: "Edit",
-  apply_patch: "Patch",
-  append_file: "Append to",
-  delete_file: "Delete",
-  move_file: "Move",
-  copy_file: "Copy",
-  create_directory: "Create the folder",
-};
-
 /**
  * The decision as spec 001's `ToolConfirmation`: `required` when a person will be asked (or the
  * call is refused: it runs in no case without a change of rules), `type` from the effect the
- * policy judged, and a message naming what the call does.
+ * policy judged, and a message naming what the call does (the tool's `describeCall`).
  */
 export function confirmationOf(
   decision: Decision,
@@ -42,15 +26,23 @@ export function confirmationOf(
   canonical: string,
   args: Record<string, unknown>,
   subjects: readonly string[],
-  root: string,
+  ctx: ToolContext,
 ): CallConfirmation {
+  const said = tool.describeCall?.(args, subjects, ctx) ?? described(tool.title ?? canonical, args, subjects);
   return {
     required: decision.action !== "allow",
     type: confirmationType(decision.effect),
-    message: actionMessage(tool, canonical, args, subjects, root),
+    message: shown(said),
     action: decision.action,
     reason: decision.reason,
   };
+}
+
+/** A call whose tool says nothing of it: its title, then what rules match for it, else its arguments. */
+function described(title: string, args: Record<string, unknown>, subjects: readonly string[]): string {
+  if (subjects.length > 0) return `${title} ${subjects.join(", ")}`;
+  const json = JSON.stringify(args);
+  return json === "{}" ? title : `${title} ${json}`;
 }
 
 function confirmationType(effect: Effect): CallConfirmation["type"] {
@@ -58,28 +50,8 @@ function confirmationType(effect: Effect): CallConfirmation["type"] {
   return effect === "network" ? "execute" : effect;
 }
 
-function actionMessage(tool: AnyTool, canonical: string, args: Record<string, unknown>, subjects: readonly string[], root: string): string {
-  const kind = tool.scope?.kind;
-  if (kind === "command") {
-    const command = typeof args.command === "string" ? args.command : subjects.join(" && ");
-    return `Run \`${shown(command)}\``;
-  }
-  if (kind === "path" && subjects.length > 0) {
-    const names = subjects.map((s) => shown(s));
-    if (canonical === "write_file") {
-      return `${existsSync(path.resolve(root, subjects[0]!)) ? "Overwrite" : "Create"} ${names[0]}`;
-    }
-    const verb = PATH_VERBS[canonical];
-    if ((canonical === "move_file" || canonical === "copy_file") && names.length === 2) return `${verb} ${names[0]} to ${names[1]}`;
-    return `${verb ?? tool.title ?? canonical} ${names.join(", ")}`;
-  }
-  if (kind === "domain" && typeof args.url === "string") return `Fetch ${shown(args.url)}`;
-  const json = JSON.stringify(args);
-  return `${tool.title ?? canonical}${json === "{}" ? "" : ` ${shown(json)}`}`;
-}
-
-/** A value a model chose, on one line, its controls made visible, of a length read at a glance. */
-function shown(text: string, max = 200): string {
+/** The message, which holds what a model chose, on one line, its controls made visible, of a length read at a glance. */
+function shown(text: string, max = 300): string {
   const flat = oneLine(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

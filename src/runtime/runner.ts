@@ -319,7 +319,7 @@ export class ToolRunner {
     const ctx = this.#context(p, new AbortController(), {});
     const decision = await decide(this.#policyInput(p, ctx, this.approval, this.#granted(options.scope)));
     const subjects = p.tool.scope ? await p.tool.scope.subjects(p.args, ctx) : [];
-    return confirmationOf(decision, p.tool, this.registry.canonicalName(p.name) ?? p.name, p.args, subjects, this.workspace.root);
+    return confirmationOf(decision, p.tool, this.registry.canonicalName(p.name) ?? p.name, p.args, subjects, ctx);
   }
 
   /** What the policy judges a call by: the tool, its names and family, its arguments, the rules and the mode. */

@@ -8,7 +8,7 @@ import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
 import { ToolError } from "../../core/errors.js";
-import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { assertWritableFile } from "./write-file.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
@@ -80,6 +80,7 @@ export const appendFileTool = defineTool({
   description: loadDescription(import.meta.url, "append-file.txt"),
   input,
   effect: "write",
+  describeCall: describePaths("Append to"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {

@@ -10,7 +10,16 @@ import { applyAllOrNone, type FileChange } from "../../workspace/file-transactio
 import { recordVacated } from "../../workspace/vacated.js";
 import { TOOL } from "../names.js";
 import { resolveArg } from "../resolve-arg.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, namesFolder, pathSubjects, statOrUndefined } from "./common.js";
+import {
+  accessPaths,
+  assertNotRoot,
+  formatBytes,
+  lstatOrUndefined,
+  namesFolder,
+  pathSubjects,
+  statOrUndefined,
+  describePaths,
+} from "./common.js";
 import { target } from "./delete-file.js";
 import { readEditable } from "./edit-file.js";
 import { applyHunks, type HunkPlace } from "./patch-apply.js";
@@ -262,6 +271,7 @@ export const applyPatchTool = defineTool({
   parameterAliases: { input: "patch", diff: "patch" },
   output,
   effect: "write",
+  describeCall: describePaths("Patch"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, namedPaths(parsed(args, ctx).files), true) },
   access: (args, ctx) => {
     try {

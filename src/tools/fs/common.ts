@@ -26,6 +26,16 @@ export function lexicalRelative(ws: Workspace, input: string): string | undefine
   return rel === undefined ? undefined : rel || ".";
 }
 
+/** A file tool's `describeCall`: the verb, then the paths its scope names ("Edit notes.txt"). */
+export function describePaths(verb: string): (args: unknown, subjects: readonly string[]) => string {
+  return (_args, subjects) => `${verb} ${subjects.join(", ")}`;
+}
+
+/** `describeCall` of a tool that takes a file from one path to another ("Move a.txt to b.txt"). */
+export function describeFromTo(verb: string): (args: unknown, subjects: readonly string[]) => string {
+  return (_args, subjects) => (subjects.length === 2 ? `${verb} ${subjects[0]} to ${subjects[1]}` : `${verb} ${subjects.join(", ")}`);
+}
+
 /**
  * What permission rules and the sensitive-file check see: the resolved (real) path of each
  * argument, and also the path as written when a symlink makes them differ, so a link named

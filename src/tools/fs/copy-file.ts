@@ -21,6 +21,7 @@ import {
   notFound,
   pathSubjects,
   statOrUndefined,
+  describeFromTo,
 } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
@@ -141,6 +142,7 @@ export const copyFileTool = defineTool({
   description: loadDescription(import.meta.url, "copy-file.txt"),
   input,
   effect: "write",
+  describeCall: describeFromTo("Copy"),
   scope: {
     kind: "path",
     subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.source]), ...pathSubjects(ctx, [args.dest], true)])],

@@ -6,7 +6,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, pathSubjects, statOrUndefined, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 
 const input = z.object({
@@ -40,6 +40,7 @@ export const createDirectoryTool = defineTool({
   input,
   effect: "write",
   idempotent: true,
+  describeCall: describePaths("Create the folder"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => `Create the folder ${ctx.workspace.display(resolveArg(ctx, args.path, true))} (and any missing parents).`,

@@ -9,7 +9,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { isProtectedPath } from "../../workspace/protected.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects } from "./common.js";
+import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
 
@@ -130,6 +130,7 @@ export const deleteFileTool = defineTool({
   input,
   output,
   effect: "destructive",
+  describeCall: describePaths("Delete"),
   scope: {
     kind: "path",
     subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.path], true), target(ctx, args.path).rel])],

@@ -9,7 +9,7 @@ import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { isValidUtf8 } from "./binary.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertSeen, staleNote, formatBytes, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, assertSeen, staleNote, formatBytes, notFound, pathSubjects, statOrUndefined, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { editDiff } from "./preview.js";
 import { lineSpan, type LineSpan } from "./line-span.js";
@@ -362,6 +362,7 @@ export const editFileTool = defineTool({
   input,
   parameterAliases: { old_string: "old", new_string: "new" },
   effect: "write",
+  describeCall: describePaths("Edit"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {

@@ -7,7 +7,7 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { accessPaths, notFound, pathSubjects, statOrUndefined } from "./common.js";
+import { accessPaths, notFound, pathSubjects, statOrUndefined, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
 import { yielder } from "../yielder.js";
@@ -133,6 +133,7 @@ export const listDirectoryTool = defineTool({
   input,
   output,
   effect: "read",
+  describeCall: describePaths("List"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path]) },
   access: (args, ctx) => ({ reads: accessPaths(ctx, [args.path]) }),
   execute,

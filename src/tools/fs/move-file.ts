@@ -18,6 +18,7 @@ import {
   notFound,
   pathSubjects,
   statOrUndefined,
+  describeFromTo,
 } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { recordVacated, wasVacated } from "../../workspace/vacated.js";
@@ -99,6 +100,7 @@ export const moveFileTool = defineTool({
   input,
   output,
   effect: "write",
+  describeCall: describeFromTo("Move"),
   scope: {
     kind: "path",
     subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.from, args.to], true), target(ctx, args.from).rel])],

@@ -7,7 +7,7 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { atomicWriteFile } from "../../workspace/atomic-write.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertSeen, pathSubjects, staleNote } from "./common.js";
+import { accessPaths, assertSeen, pathSubjects, staleNote, describePaths } from "./common.js";
 import { linesAt, numberedSpan, readEditable, replaceIn, type EditSource } from "./edit-file.js";
 import { lineSpan } from "./line-span.js";
 import { editDiff } from "./preview.js";
@@ -110,6 +110,7 @@ export const multiEditTool = defineTool({
   description: loadDescription(import.meta.url, "multi-edit.txt"),
   input,
   effect: "write",
+  describeCall: describePaths("Edit"),
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   preview: async (args, ctx) => {

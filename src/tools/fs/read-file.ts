@@ -13,7 +13,7 @@ import { numberLines, numberText, type NumberedWindow } from "./numbered.js";
 import type { ResolvedPath } from "../../workspace/workspace.js";
 import { outsideRepositoryHint, resolveForRead } from "./read-path.js";
 import { TOOL } from "../names.js";
-import { formatBytes, lexicalRelative, notFound, statOrUndefined } from "./common.js";
+import { formatBytes, lexicalRelative, notFound, statOrUndefined, describePaths } from "./common.js";
 import { reportProgress } from "../progress.js";
 import { pdfText } from "./pdf-text.js";
 import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
@@ -423,6 +423,7 @@ export const readFileTool = defineTool({
   input,
   output,
   effect: "read",
+  describeCall: describePaths("Read"),
   scope: {
     kind: "path",
     subjects: (args, ctx) => {

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, existsSync } from "node:fs";
 import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -117,6 +117,8 @@ export const writeFileTool = defineTool({
   effect: "write",
   // The same content written again leaves the same file: safe to try again after a failure that may pass.
   idempotent: true,
+  describeCall: (_args, subjects, ctx) =>
+    `${existsSync(path.resolve(ctx.workspace.root, subjects[0] ?? "")) ? "Overwrite" : "Create"} ${subjects.join(", ")}`,
   scope: { kind: "path", subjects: (args, ctx) => pathSubjects(ctx, [args.path], true) },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
   // Spec 003: a new file is written without asking; overwriting an existing one asks, and so does

@@ -89,6 +89,10 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
       kind: "command",
       subjects: async (args: Args, ctx) => (args.action === "start" && args.command ? commandSubjects(args.command, args.cwd, ctx) : []),
     },
+    describeCall: (args: Args) =>
+      args.action === "start"
+        ? `Run \`${args.command ?? ""}\` in the background`
+        : `${args.action[0]!.toUpperCase()}${args.action.slice(1)} background jobs${args.id ? ` (${args.id})` : ""}`,
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
       if (args.action === "stop") return undefined;

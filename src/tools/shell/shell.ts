@@ -191,6 +191,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     idempotent: false,
     cacheable: false,
     scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
+    describeCall: (args: Args) => `Run \`${args.command}\``,
     // The policy assesses first, before anything else of the call: the sandbox probe starts there.
     assess: (args: Args, ctx) => {
       warmLaunch(options.launch);

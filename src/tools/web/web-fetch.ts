@@ -250,6 +250,7 @@ export function createWebFetchTool(config: WebConfig) {
     idempotent: true,
     needsApproval: (args) => fetchNeedsApproval(config, args.method, args.url),
     scope: { kind: "domain", subjects: (args) => [hostOf(args.url)].filter(Boolean) },
+    describeCall: (args) => `Fetch ${args.url}`,
     timeoutMs: (args) => (args.timeout !== undefined ? args.timeout * 1000 : DEFAULT_TIMEOUT_MS) + 5_000,
     preview: (args) => {
       if (args.method !== "POST") return undefined;
