@@ -11,7 +11,8 @@ import { backendFromEnv, chooseBackend, type ChosenBackend, type SearchBackend }
 import { eachFile } from "./file-list.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
 import { reportElapsed } from "../progress.js";
-import { NewestFiles, type Newest } from "./newest-files.js";
+import { MatchedFiles, type Matches } from "./matched-files.js";
+import { NEWEST_FIRST_UP_TO } from "./file-order.js";
 
 export const DEFAULT_GLOB_RESULTS = 200;
 export const MAX_GLOB_RESULTS = 5000;
@@ -26,6 +27,12 @@ export const GlobInput = z.object({
     .max(MAX_GLOB_RESULTS)
     .default(DEFAULT_GLOB_RESULTS)
     .describe(`Most paths to return (default ${DEFAULT_GLOB_RESULTS}, at most ${MAX_GLOB_RESULTS}).`),
+  sort: z
+    .enum(["modified", "path"])
+    .optional()
+    .describe(
+      `"modified": most recently modified first; "path": by path. Default: modified, or path when more than ${NEWEST_FIRST_UP_TO} files match.`,
+    ),
 });
 export type GlobArgs = z.output<typeof GlobInput>;
 
@@ -91,7 +98,7 @@ function globBackend(preferred: SearchBackend | undefined): ChosenBackend {
   return wanted === "ripgrep" ? chooseBackend("ripgrep") : { kind: "builtin" };
 }
 
-/** Creates the glob tool (spec 001; spec 002's `search_files`): files by pattern, newest first. */
+/** Creates the glob tool (spec 001; spec 002's `search_files`): files by pattern, newest first or by path. */
 export function createGlobTool(options: GlobToolOptions = {}) {
   return defineTool({
     name: TOOL.glob,
@@ -108,16 +115,16 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       }
       const pattern = normalisePattern(args.pattern, root);
       const filter = { pattern, cut: root.relative === "." ? 0 : root.relative.length + 1 };
-      let files: NewestFiles;
+      let files: MatchedFiles;
       try {
-        files = new NewestFiles(root.root, filter, args.maxResults, ctx.signal);
+        files = new MatchedFiles(root.root, filter, args.maxResults, ctx.signal, args.sort);
       } catch (err) {
         throw new ToolError("INVALID_ARGS", `The glob "${args.pattern}" is not valid (${(err as Error).message}).`);
       }
       const walkRoot = narrowedRoot(root, pattern);
       const backend = globBackend(options.backend);
       const stopProgress = reportElapsed(ctx, "listing files");
-      let found: Newest;
+      let found: Matches;
       try {
         if (backend.kind === "builtin") files.walk(walkRoot.absolute);
         else await eachFile(walkRoot, backend, ctx.signal, (f) => files.add(f));
@@ -126,12 +133,13 @@ export function createGlobTool(options: GlobToolOptions = {}) {
         files.close();
         stopProgress();
       }
-      const shown = found.newest;
+      const shown = found.first;
       const where = root.display(root.relative);
       const structured = {
-        files: shown.map((f) => root.display(f.path)),
+        files: shown.map((f) => root.display(f)),
         total: found.total,
         truncated: found.total > shown.length,
+        order: found.order,
       };
       if (shown.length === 0) {
         const hint =
@@ -143,10 +151,16 @@ export function createGlobTool(options: GlobToolOptions = {}) {
       }
       const lines = [...structured.files];
       if (structured.truncated) {
+        const which = found.order === "modified" ? `the ${shown.length} most recently modified` : `the first ${shown.length} in path order`;
+        const why =
+          found.order === "path" && !args.sort
+            ? ` They are not newest first because over ${NEWEST_FIRST_UP_TO} match; sort: "modified" orders them by time.`
+            : "";
         lines.push(
           "",
-          `[Showing the ${shown.length} most recently modified of ${found.total} matching files. Use a more specific pattern or path` +
-            (args.maxResults < MAX_GLOB_RESULTS ? `, or raise maxResults (up to ${MAX_GLOB_RESULTS}).]` : ".]"),
+          `[Showing ${which} of ${found.total} matching files. Use a more specific pattern or path` +
+            (args.maxResults < MAX_GLOB_RESULTS ? `, or raise maxResults (up to ${MAX_GLOB_RESULTS}).` : ".") +
+            `${why}]`,
         );
       }
       return { content: lines.join("\n"), structured, metadata: { total: found.total, truncated: structured.truncated } };

@@ -34,7 +34,13 @@ describe.each(BACKENDS)("glob (%s backend)", (backend) => {
     age(sb, "top.ts", 400);
     const r = await glob({ pattern: "**/*.ts" });
     expect(r.content).toBe("src/new.ts\nsrc/mid/x.ts\nsrc/old.ts\ntop.ts");
-    expect(r.structured).toEqual({ files: ["src/new.ts", "src/mid/x.ts", "src/old.ts", "top.ts"], total: 4, truncated: false });
+    expect(r.structured).toEqual({
+      files: ["src/new.ts", "src/mid/x.ts", "src/old.ts", "top.ts"],
+      total: 4,
+      truncated: false,
+      order: "modified",
+    });
+    expect((await glob({ pattern: "**/*.ts", sort: "path" })).content).toBe("src/mid/x.ts\nsrc/new.ts\nsrc/old.ts\ntop.ts");
   });
 
   it("a folder of 200,000 entries is listed, not a stack overflow", async () => {
@@ -43,7 +49,22 @@ describe.each(BACKENDS)("glob (%s backend)", (backend) => {
     // Made by another process: a loop here would hold the test worker for seconds on a busy machine.
     await execFileAsync("sh", ["-c", "seq 0 199999 | sed 's/^/f/' | xargs touch"], { cwd: many });
     const r = await glob({ pattern: "many/*" });
-    expect(r.structured).toMatchObject({ total: 200_000, truncated: true });
+    expect(r.structured).toMatchObject({
+      total: 200_000,
+      truncated: true,
+      order: "path",
+      files: ["many/f0", "many/f1", "many/f10"].concat(Array(197).fill(expect.any(String))),
+    });
+    expect(r.content.split("\n").at(-1)).toBe(
+      "[Showing the first 200 in path order of 200000 matching files. Use a more specific pattern or path, or raise maxResults (up to 5000). " +
+        'They are not newest first because over 5000 match; sort: "modified" orders them by time.]',
+    );
+    utimesSync(path.join(many, "f123456"), 4e9, 4e9);
+    const newest = await glob({ pattern: "many/*", sort: "modified", maxResults: 1 });
+    expect(newest.structured).toEqual({ files: ["many/f123456"], total: 200_000, truncated: true, order: "modified" });
+    expect(newest.content).toBe(
+      "many/f123456\n\n[Showing the 1 most recently modified of 200000 matching files. Use a more specific pattern or path, or raise maxResults (up to 5000).]",
+    );
   }, 120_000);
 
   it("matches patterns against paths relative to path, with * staying in one folder", async () => {

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
 import { raceAbort } from "../../core/race-abort.js";
-import { FileTimes, type TimedPath } from "./file-times.js";
+import { FileTimes, firstByPath, orderFor, type FileOrder } from "./file-order.js";
 import { globMatcher, type GlobFilter } from "./glob-match.js";
 import {
   claimHungry,
@@ -11,22 +11,23 @@ import {
   type Setup,
   type WorkerReply,
   type WorkerRequest,
-} from "./newest-files-protocol.js";
+} from "./matched-files-protocol.js";
 import { ancestorLevels, readFolder, walkFiles, type Folder } from "./walk.js";
 import { workerScript } from "./worker-script.js";
 import { yielder } from "../yielder.js";
 
-/** The newest files (paths relative to the base) and how many matched in all. */
-export interface Newest {
+/** How many files matched in all, and the first of them (paths relative to the base) in `order`. */
+export interface Matches {
   total: number;
-  newest: TimedPath[];
+  order: FileOrder;
+  first: string[];
 }
 
-/** Paths sent to a thread at a time when a list is given rather than walked. */
+/** Paths sent to a thread at a time when a list is given rather than walked, or found by the main thread's first folders. */
 const BATCH = 512;
 /**
  * Entries (files and folders) a walk reads on the main thread before it hands the rest to the
- * threads: a tree this small is walked and stat-ed here sooner than the threads answer.
+ * threads: a tree this small is walked (and its times read) here sooner than the threads answer.
  */
 export const WALKED_HERE = 1000;
 
@@ -45,7 +46,7 @@ const running = new Map<number, Request>();
  */
 function pool(): Worker[] | null {
   if (threads !== undefined) return threads;
-  const script = workerScript("newest-files-worker");
+  const script = workerScript("matched-files-worker");
   if (!script) return (threads = null);
   const started: Worker[] = [];
   try {
@@ -83,29 +84,35 @@ function pool(): Worker[] | null {
 class Request {
   readonly id = nextId++;
   /** The answer; `undefined` if the threads were lost. */
-  readonly result: Promise<Newest | undefined>;
+  readonly result: Promise<Matches | undefined>;
   readonly #threads: Worker[];
   readonly #setup: Setup;
   readonly #control: Int32Array;
   readonly #count: number;
+  readonly #order: FileOrder | undefined;
   readonly #sent: number[];
   readonly #handled: number[];
+  /** Files each thread holds, as of its last idle reply. */
+  readonly #held: number[];
   readonly #hungry = new Set<number>();
   /** Spared folders no thread was hungry for yet. */
   readonly #spare: FolderSource[] = [];
   #next = 0;
   #given = false;
-  #answers: Newest[] | undefined;
+  #answers: Array<Extract<WorkerReply, { total: number }>> | undefined;
+  #answerOrder: FileOrder = "modified";
   #expected = 0;
-  #settle!: (found: Newest | undefined) => void;
+  #settle!: (found: Matches | undefined) => void;
 
-  constructor(threads: Worker[], base: string, filter: GlobFilter, count: number) {
+  constructor(threads: Worker[], base: string, filter: GlobFilter, count: number, order: FileOrder | undefined) {
     this.#threads = threads;
-    this.#setup = { base, filter, control: new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT) };
+    this.#setup = { base, filter, order, control: new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT) };
     this.#control = new Int32Array(this.#setup.control);
     this.#count = count;
+    this.#order = order;
     this.#sent = threads.map(() => 0);
     this.#handled = threads.map(() => 0);
+    this.#held = threads.map(() => 0);
     threads.forEach((_, i) => this.#hungry.add(i));
     Atomics.store(this.#control, CONTROL.hungry, threads.length);
     this.result = new Promise((settle) => (this.#settle = settle));
@@ -120,12 +127,12 @@ class Request {
     }
   }
 
-  stat(paths: string[]): void {
+  keep(paths: string[]): void {
     // One string, not an array of them: copying it to the thread is a fraction of the cost.
     this.#post(this.#next++ % this.#threads.length, { paths: paths.join("\0") });
   }
 
-  /** Everything to walk or stat has been given. */
+  /** Everything to walk or keep has been given. */
   end(): void {
     this.#given = true;
     this.#finishIfIdle();
@@ -143,6 +150,7 @@ class Request {
       }
     } else if ("idle" in reply) {
       this.#handled[thread] = reply.idle;
+      this.#held[thread] = reply.held;
       if (reply.idle !== this.#sent[thread]) return;
       if (this.#spare.length > 0) this.#post(thread, { folders: this.#spare.splice(0) });
       else {
@@ -190,10 +198,13 @@ class Request {
     if (!this.#given || this.#answers || this.#spare.length > 0) return;
     if (this.#sent.some((sent, i) => sent !== this.#handled[i])) return;
     this.#answers = [];
+    const total = this.#held.reduce((sum, held) => sum + held, 0);
+    this.#answerOrder = orderFor(this.#order, total);
+    const finish = { count: this.#count, order: this.#answerOrder };
     this.#sent.forEach((sent, i) => {
       if (sent === 0) return;
       this.#expected++;
-      this.#send(i, { id: this.id, finish: this.#count });
+      this.#send(i, { id: this.id, finish });
     });
     if (this.#expected === 0) this.#answer();
   }
@@ -201,41 +212,57 @@ class Request {
   #answer(): void {
     running.delete(this.id);
     let total = 0;
+    const order = this.#answerOrder;
+    if (order === "path") {
+      const first: string[] = [];
+      for (const answer of this.#answers!) {
+        total += answer.total;
+        for (const f of answer.first) first.push(f);
+      }
+      this.#settle({ total, order, first: firstByPath(first, this.#count) });
+      return;
+    }
     const found = new FileTimes();
     for (const answer of this.#answers!) {
       total += answer.total;
-      for (const f of answer.newest) found.add(f.path, f.mtime);
+      answer.first.forEach((f, i) => found.add(f, answer.times![i]!));
     }
-    this.#settle({ total, newest: found.newest(this.#count) });
+    this.#settle({ total, order, first: found.newest(this.#count).map((f) => f.path) });
   }
 }
 
 /**
- * The newest files under `base` that glob's filter matches: walked with {@link walk}, or listed
- * one by one with {@link add}; then {@link done}. The walk and the stat of every file run on
- * other threads, while the main thread is free. Where no thread can be started, or one fails,
- * the work runs here, in short slices. {@link close} lets the threads drop an unfinished request.
+ * The files under `base` that glob's filter matches, newest first or by path: walked with
+ * {@link walk}, or listed one by one with {@link add}; then {@link done}. The walk runs on other
+ * threads while the main thread is free, and so do the reads of the files' times when the
+ * answer is newest first. Where no thread can be started, or one fails, the work runs here, in
+ * short slices. {@link close} lets the threads drop an unfinished request.
  */
-export class NewestFiles {
+export class MatchedFiles {
   readonly #base: string;
   readonly #filter: GlobFilter;
   readonly #match: (relative: string) => boolean;
   readonly #signal: AbortSignal;
   readonly #count: number;
+  readonly #order: FileOrder | undefined;
   /** The directory walked, walked again here if the threads fail. */
   #walked: string | undefined;
-  /** Files given by add(), stat-ed here if the threads fail. */
+  /** Files given by add() or found by the walk's first folders, used here if the threads fail. */
   readonly #listed: string[] = [];
   #batch: string[] = [];
   #request: Request | null | undefined;
 
-  /** Throws if the filter's pattern is not a valid glob. `count`: how many of the newest are wanted. */
-  constructor(base: string, filter: GlobFilter, count: number, signal: AbortSignal) {
+  /**
+   * Throws if the filter's pattern is not a valid glob. `count`: how many files are wanted;
+   * `order`: theirs, or absent for the one {@link orderFor} picks from how many match.
+   */
+  constructor(base: string, filter: GlobFilter, count: number, signal: AbortSignal, order?: FileOrder) {
     this.#base = base.endsWith("/") ? base : `${base}/`;
     this.#filter = filter;
     this.#match = globMatcher(filter);
     this.#count = count;
     this.#signal = signal;
+    this.#order = order;
   }
 
   /**
@@ -268,7 +295,7 @@ export class NewestFiles {
     this.#walked = dir;
     const request = this.#started();
     if (!request) return;
-    for (const relative of found) this.#stat(request, relative);
+    for (const relative of found) this.#keep(request, relative);
     request.walk(folders.slice(read).map(folderSource));
   }
 
@@ -277,14 +304,14 @@ export class NewestFiles {
     if (!this.#match(relative)) return;
     this.#listed.push(relative);
     const request = this.#started();
-    if (request) this.#stat(request, relative);
+    if (request) this.#keep(request, relative);
   }
 
-  /** The newest of the files walked and added that still exist. */
-  async done(): Promise<Newest> {
+  /** How many files matched and the first `count` of them; newest first counts only those that still exist. */
+  async done(): Promise<Matches> {
     const request = this.#request;
     if (request) {
-      if (this.#batch.length > 0) request.stat(this.#batch.splice(0));
+      if (this.#batch.length > 0) request.keep(this.#batch.splice(0));
       request.end();
       // The threads only ever resolve, so a rejection is the call being cancelled.
       const found = await raceAbort(request.result, this.#signal).catch(() => {
@@ -303,7 +330,7 @@ export class NewestFiles {
   #started(): Request | null {
     if (this.#request === undefined) {
       const threads = pool();
-      this.#request = threads && new Request(threads, this.#base, this.#filter, this.#count);
+      this.#request = threads && new Request(threads, this.#base, this.#filter, this.#count, this.#order);
     }
     return this.#request;
   }
@@ -314,12 +341,12 @@ export class NewestFiles {
     return this.#match(relative) ? relative : undefined;
   }
 
-  #stat(request: Request, relative: string): void {
+  #keep(request: Request, relative: string): void {
     this.#batch.push(relative);
-    if (this.#batch.length >= BATCH) request.stat(this.#batch.splice(0));
+    if (this.#batch.length >= BATCH) request.keep(this.#batch.splice(0));
   }
 
-  async #here(): Promise<Newest> {
+  async #here(): Promise<Matches> {
     const relatives = [...this.#listed];
     if (this.#walked !== undefined) {
       await walkFiles(this.#walked, {
@@ -330,6 +357,8 @@ export class NewestFiles {
         },
       });
     }
+    const order = orderFor(this.#order, relatives.length);
+    if (order === "path") return { total: relatives.length, order, first: firstByPath(relatives, this.#count) };
     const pause = yielder(this.#signal);
     const found = new FileTimes();
     for (const relative of relatives) {
@@ -337,6 +366,6 @@ export class NewestFiles {
       if (wait) await wait;
       found.stamp(this.#base + relative, relative);
     }
-    return { total: found.size, newest: found.newest(this.#count) };
+    return { total: found.size, order, first: found.newest(this.#count).map((f) => f.path) };
   }
 }

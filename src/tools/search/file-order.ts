@@ -1,13 +1,34 @@
 import { statSync } from "node:fs";
 
+/** How glob orders what it finds: most recently modified first, or by path. */
+export type FileOrder = "modified" | "path";
+
+/**
+ * Most matches glob puts newest first when the call does not choose an order. Beyond it the
+ * answer comes by path: ordering by time reads every match's time (about 2 µs of kernel time a
+ * file here), which on a large tree costs more than listing it, and fd, the anchor, reads none.
+ */
+export const NEWEST_FIRST_UP_TO = 5000;
+
+/** The order a call gets: the one it asked for, else newest first unless more than {@link NEWEST_FIRST_UP_TO} files match. */
+export function orderFor(asked: FileOrder | undefined, total: number): FileOrder {
+  return asked ?? (total <= NEWEST_FIRST_UP_TO ? "modified" : "path");
+}
+
 /** A file and when it was last modified (milliseconds since the epoch). */
 export interface TimedPath {
   path: string;
   mtime: number;
 }
 
-const byNewest = (a: TimedPath, b: TimedPath) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byNewest = (a: TimedPath, b: TimedPath) => b.mtime - a.mtime || byPath(a.path, b.path);
 const NO_THROW = { throwIfNoEntry: false } as const;
+
+/** The first `count` of `paths` in path order (by UTF-16 code unit, as ties in {@link FileTimes} are). */
+export function firstByPath(paths: readonly string[], count: number): string[] {
+  return [...paths].sort(byPath).slice(0, count);
+}
 
 /** Files and their modification times, from which the newest are taken. */
 export class FileTimes {

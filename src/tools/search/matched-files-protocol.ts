@@ -1,4 +1,4 @@
-import type { TimedPath } from "./file-times.js";
+import type { FileOrder } from "./file-order.js";
 import type { LevelSource } from "./gitignore.js";
 import type { GlobFilter } from "./glob-match.js";
 import type { Folder } from "./walk.js";
@@ -35,23 +35,29 @@ export interface Setup {
   base: string;
   filter: GlobFilter;
   control: SharedArrayBuffer;
+  /** The order asked for, if any: with "modified" each file's time is read as it is found, not at the end. */
+  order?: FileOrder;
 }
 
 /**
- * To a worker: walk folders (keeping files the filter matches), or read the times of files
- * already matched ("\0"-joined paths relative to the base), for request `id`; then `finish`
- * it (answer with the `finish` newest files) or `drop` it.
+ * To a worker: walk folders (keeping the files the filter matches), or keep files already
+ * matched ("\0"-joined paths relative to the base), for request `id`; then `finish` it (answer
+ * with the first `count` of its files in `order`, reading their times only for "modified") or
+ * `drop` it.
  */
 export type WorkerRequest =
   | { id: number; setup?: Setup; folders: FolderSource[] }
   | { id: number; setup?: Setup; paths: string }
-  | { id: number; finish: number }
+  | { id: number; finish: { count: number; order: FileOrder } }
   | { id: number; drop: true };
 
 /**
- * From a worker: folders it spares for a hungry one; `idle` after each walk or stat message,
- * with how many of the request's messages it has handled; its newest files and how many
- * files it found, after `finish`.
+ * From a worker: folders it spares for a hungry one; `idle` after each walk or keep message, with
+ * how many of the request's messages it has handled and how many files it holds; after `finish`,
+ * how many of its files count (for "modified", those that still exist) and its first ones, with
+ * their times for "modified".
  */
 export type WorkerReply =
-  { id: number; shared: FolderSource[] } | { id: number; idle: number } | { id: number; total: number; newest: TimedPath[] };
+  | { id: number; shared: FolderSource[] }
+  | { id: number; idle: number; held: number }
+  | { id: number; total: number; first: string[]; times?: number[] };

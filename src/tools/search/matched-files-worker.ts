@@ -1,8 +1,8 @@
-// A thread of NewestFiles (newest-files.ts): walks the folders it is handed and reads the
-// modification time of every file it keeps, so neither the walk nor a stat per file runs on the
-// main thread. Only its newest files go back.
+// A thread of MatchedFiles (matched-files.ts): walks the folders it is handed and keeps the files
+// the filter matches, so the walk does not run on the main thread. At the end it reads their times
+// if the answer is newest first, and sends back only its first files.
 import { parentPort } from "node:worker_threads";
-import { FileTimes } from "./file-times.js";
+import { FileTimes, firstByPath, type FileOrder } from "./file-order.js";
 import { makeLevel, type IgnoreLevel, type LevelSource } from "./gitignore.js";
 import { globMatcher } from "./glob-match.js";
 import {
@@ -13,7 +13,7 @@ import {
   type Setup,
   type WorkerReply,
   type WorkerRequest,
-} from "./newest-files-protocol.js";
+} from "./matched-files-protocol.js";
 import { readFolder, type Folder } from "./walk.js";
 
 const port = parentPort!;
@@ -26,7 +26,11 @@ class Part {
   readonly #base: string;
   readonly #match: (relative: string) => boolean;
   readonly #control: Int32Array;
-  readonly #found = new FileTimes();
+  /** Matched files whose times are not read yet, relative to the base. */
+  readonly #found: string[] = [];
+  /** Matched files and their times, read as they are found when newest first was asked for. */
+  readonly #timed = new FileTimes();
+  readonly #timeAsFound: boolean;
   /** Levels rebuilt from their sources, by directory: folders sent together share theirs. */
   readonly #levels = new Map<string, IgnoreLevel>();
 
@@ -35,6 +39,7 @@ class Part {
     this.#base = setup.base;
     this.#match = globMatcher(setup.filter);
     this.#control = new Int32Array(setup.control);
+    this.#timeAsFound = setup.order === "modified";
   }
 
   get cancelled(): boolean {
@@ -47,7 +52,7 @@ class Part {
     const onFolder = (folder: Folder) => void stack.push(folder);
     const onFile = (absolute: string) => {
       const relative = absolute.slice(this.#base.length);
-      if (this.#match(relative)) this.#found.stamp(absolute, relative);
+      if (this.#match(relative)) this.#hold(absolute, relative);
     };
     while (stack.length > 0 && !this.cancelled) {
       // A folder that cannot be read is skipped, as ripgrep does; the root was read on the main thread.
@@ -58,15 +63,32 @@ class Part {
     }
   }
 
-  stat(joined: string): void {
+  keep(joined: string): void {
     for (const relative of joined.split("\0")) {
       if (this.cancelled) return;
-      this.#found.stamp(this.#base + relative, relative);
+      this.#hold(this.#base + relative, relative);
     }
   }
 
-  finish(count: number): WorkerReply {
-    return { id: this.#id, total: this.#found.size, newest: this.#found.newest(count) };
+  /** Files held; with times read as found, those that still existed. */
+  get held(): number {
+    return this.#found.length + this.#timed.size;
+  }
+
+  finish(count: number, order: FileOrder): WorkerReply {
+    // Path order is only ever chosen for a request that did not ask for newest first, whose times were not read.
+    if (order === "path") return { id: this.#id, total: this.#found.length, first: firstByPath(this.#found, count) };
+    for (const relative of this.#found.splice(0)) {
+      if (this.cancelled) break;
+      this.#timed.stamp(this.#base + relative, relative);
+    }
+    const newest = this.#timed.newest(count);
+    return { id: this.#id, total: this.#timed.size, first: newest.map((f) => f.path), times: newest.map((f) => f.mtime) };
+  }
+
+  #hold(absolute: string, relative: string): void {
+    if (this.#timeAsFound) this.#timed.stamp(absolute, relative);
+    else this.#found.push(relative);
   }
 
   #folder(source: FolderSource): Folder {
@@ -95,7 +117,7 @@ port.on("message", (message: WorkerRequest) => {
   if ("finish" in message) {
     const part = parts.get(id);
     parts.delete(id);
-    reply(part ? part.finish(message.finish) : { id, total: 0, newest: [] });
+    reply(part ? part.finish(message.finish.count, message.finish.order) : { id, total: 0, first: [] });
     return;
   }
   let part = parts.get(id);
@@ -104,7 +126,7 @@ port.on("message", (message: WorkerRequest) => {
     parts.set(id, part);
   }
   if ("folders" in message) part.walk(message.folders);
-  else part.stat(message.paths);
+  else part.keep(message.paths);
   part.handled++;
-  reply({ id, idle: part.handled });
+  reply({ id, idle: part.handled, held: part.held });
 });
