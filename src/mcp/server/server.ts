@@ -152,6 +152,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
       // Loaded only when asked for: a stdio server never pays for node:http and the SDK's web handler.
       const { serveHttp } = await import("./server-http.js");
       const http = await serveHttp(service, options.http, logger);
+      service.prepareToolList();
       stopTransport = http.close;
       notifyTransport = http.notifyToolsChanged;
       logger.info(`tackle MCP server listening on ${http.url}`);
@@ -177,6 +178,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
       onerror: (error) => logger.debug("mcp stdio", { error: error.message }),
     });
     stopTransport = () => handle.close();
+    service.prepareToolList();
     // The MCP stdio binding: when the client closes our stdin, we are done.
     const onEnd = () => void close();
     input.once("end", onEnd);
