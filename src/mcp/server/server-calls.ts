@@ -167,7 +167,11 @@ export class ToolCallService {
     let next = 0;
     const step = () => {
       if (this.#closed || next >= tools.length) return;
-      toMcpTool(tools[next++]!);
+      try {
+        toMcpTool(tools[next++]!);
+      } catch {
+        // A schema that cannot be converted fails tools/list itself, where the client hears of it.
+      }
       setImmediate(step);
     };
     setImmediate(step);

@@ -1,4 +1,6 @@
 import { PassThrough } from "node:stream";
+import { z } from "zod";
+import { defineTool } from "../../../src/core/define-tool.js";
 import { describe, expect, it } from "vitest";
 import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
 import { runMcpServer } from "../../../src/mcp/server/server.js";
@@ -89,5 +91,42 @@ describe("LineLimit", () => {
     expect(idFromHead(Buffer.from('{"jsonrpc":"2.0","id":42,"method":"x"'))).toBe(42);
     expect(idFromHead(Buffer.from('{"id":"a\\"b","jsonrpc"'))).toBe('a"b');
     expect(idFromHead(Buffer.from('{"jsonrpc":"2.0","method":"x","params":{"text":"aaaa'))).toBeNull();
+  });
+});
+
+describe("tackle mcp works out the tools' JSON Schemas before the first tools/list", () => {
+  it("a tool whose schema cannot be converted fails tools/list, not the server", async () => {
+    const registry = servedRegistry();
+    const broken = defineTool({
+      name: "broken",
+      description: "Never listed.",
+      effect: "read",
+      input: z.object({}),
+      execute: async () => ({ content: "" }),
+    });
+    Object.defineProperty(broken, "inputSchema", {
+      get() {
+        throw new Error("this schema cannot be converted");
+      },
+    });
+    registry.register(broken);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
+    const replies = reader(output);
+    try {
+      input.write(`${JSON.stringify(INIT)}\n`);
+      await replies.reply(1);
+      // Enough turns of the event loop for the schemas to have been worked out.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+      expect(JSON.stringify(await replies.reply(2))).toContain("this schema cannot be converted");
+      input.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })}\n`,
+      );
+      expect(await replies.reply(3)).toMatchObject({ result: { structuredContent: { echo: "hi", length: 2 } } });
+    } finally {
+      await server.close();
+    }
   });
 });
