@@ -5,7 +5,7 @@
 // function that first runs when it is imported. The library (dist/index.js) stays tsc's output.
 import { build } from "esbuild";
 import { readFile, rm } from "node:fs/promises";
-import { relative, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 
 const src = resolve("src");
 // Code run by node:vm cannot import() without an experimental flag, so the launcher lends its own
@@ -44,6 +44,25 @@ const ownModuleUrls = {
   },
 };
 
+/**
+ * zod's `z.locales` holds every language's error messages (about 400 KB of the bundle, read and
+ * compiled on every start); tackle and the packages it bundles only ever use English, which zod
+ * configures itself. The namespace keeps English alone.
+ */
+const englishOnlyZod = {
+  name: "english-only-zod",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? { path: resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" } : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
 // Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
 // wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages'
 // own import.meta.url becomes the bundle's URL.
@@ -64,7 +83,7 @@ await build({
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
-  plugins: [ownModuleUrls],
+  plugins: [ownModuleUrls, englishOnlyZod],
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",
