@@ -4,8 +4,9 @@
 // other parts only some commands use stay lazy: esbuild keeps each dynamic import's module behind a
 // function that first runs when it is imported. The library (dist/index.js) stays tsc's output.
 import { build } from "esbuild";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
+import { asciiEscaped } from "./ascii-escaped.mjs";
 
 const src = resolve("src");
 // Code run by node:vm cannot import() without an experimental flag, so the launcher lends its own
@@ -53,7 +54,9 @@ const englishOnlyZod = {
   name: "english-only-zod",
   setup(esbuild) {
     esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? { path: resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
+        ? { path: resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
+        : undefined,
     );
     esbuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,
@@ -89,3 +92,8 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
+
+// ASCII alone, so the launcher reads it as a one-byte string (see scripts/ascii-escaped.mjs).
+const bundled = await readFile("dist/cli/tackle.cjs", "utf8");
+const ascii = asciiEscaped(bundled);
+if (ascii !== bundled) await writeFile("dist/cli/tackle.cjs", ascii);
