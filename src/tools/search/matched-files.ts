@@ -78,8 +78,9 @@ function pool(): Worker[] | null {
 /**
  * One walk or list handed to the threads. Every thread starts hungry; folders are spread over
  * them, and a thread with folders to spare sends some back for a hungry one (see
- * {@link CONTROL}). Once all is given and every thread has handled all it was sent, each thread
- * sends its newest files, and the newest of those are the answer.
+ * {@link CONTROL}). Once all is given and every thread has handled all it was sent, the order is
+ * chosen from how many files they hold; each thread sends its first files in that order, and the
+ * first of those are the answer.
  */
 class Request {
   readonly id = nextId++;
