@@ -1,7 +1,8 @@
 import { isIP } from "node:net";
-import zlib from "node:zlib";
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { lazyRequire } from "../process/lazy-require.js";
+// Loaded by the first compressed response, not by every run that lists the web tools.
+const zlib = lazyRequire<typeof import("node:zlib")>("node:zlib");
 
 const undici = lazyRequire<typeof import("undici")>("undici");
 import { parseRetryAfter } from "./retry-after.js";
@@ -175,11 +176,11 @@ function decoder(encoding: string | undefined): Transform | undefined {
   switch ((encoding ?? "").trim().toLowerCase()) {
     case "gzip":
     case "x-gzip":
-      return zlib.createGunzip();
+      return zlib().createGunzip();
     case "deflate":
-      return zlib.createInflate();
+      return zlib().createInflate();
     case "br":
-      return zlib.createBrotliDecompress();
+      return zlib().createBrotliDecompress();
     default:
       return undefined;
   }

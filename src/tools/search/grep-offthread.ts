@@ -1,7 +1,7 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
 import type { GrepWorkerInput, GrepWorkerOutput } from "./grep-worker.js";
-import { workerScript } from "./worker-script.js";
+import { startWorker, workerScript } from "./worker-script.js";
 
 /** Threads kept for the next search once theirs is done. */
 const MAX_IDLE = 2;
@@ -28,7 +28,7 @@ function takeWorker(): Worker {
   }
   const script = workerScript("grep-worker");
   if (!script) throw new Error("no worker script");
-  return new Worker(script.code, { eval: script.eval, stderr: true });
+  return startWorker(script, { stderr: true });
 }
 
 /** Keeps a thread whose search ended cleanly for the next one; it never holds the process open. */

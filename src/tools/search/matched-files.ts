@@ -1,4 +1,4 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors.js";
 import { raceAbort } from "../../core/race-abort.js";
 import { FileTimes, firstByPath, orderFor, type FileOrder } from "./file-order.js";
@@ -13,7 +13,7 @@ import {
   type WorkerRequest,
 } from "./matched-files-protocol.js";
 import { ancestorLevels, readFolder, walkFiles, type Folder } from "./walk.js";
-import { workerScript } from "./worker-script.js";
+import { startWorker, workerScript } from "./worker-script.js";
 import { yielder } from "../yielder.js";
 
 /** How many files matched in all, and the first of them (paths relative to the base) in `order`. */
@@ -51,7 +51,7 @@ function pool(): Worker[] | null {
   const started: Worker[] = [];
   try {
     for (let i = 0; i < THREADS; i++) {
-      const worker = new Worker(script.code, { eval: script.eval });
+      const worker = startWorker(script);
       worker.on("message", (reply: WorkerReply) => {
         if (!("shared" in reply) && --owed[i]! === 0) worker.unref();
         running.get(reply.id)?.onReply(i, reply);

@@ -2,6 +2,11 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Worker, WorkerOptions } from "node:worker_threads";
+import { lazyRequire } from "../../process/lazy-require.js";
+
+// Loaded by the first search that starts a thread, not by every run that lists the search tools.
+const workerThreads = lazyRequire<typeof import("node:worker_threads")>("node:worker_threads");
 
 /** What `new Worker` is given to run one of the worker modules in this folder. */
 export interface WorkerScript {
@@ -39,4 +44,9 @@ function locate(name: string): WorkerScript | null {
   } catch {
     return null;
   }
+}
+
+/** A thread running `script`. */
+export function startWorker(script: WorkerScript, options: WorkerOptions = {}): Worker {
+  return new (workerThreads().Worker)(script.code, { ...options, eval: script.eval });
 }

@@ -1,8 +1,9 @@
-import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import { lazyRequire } from "../../process/lazy-require.js";
 
 const htmlParser = lazyRequire<typeof import("node-html-parser")>("node-html-parser");
+// node:http only for its reason phrases: loading it at start-up costs every run that never fetches.
+const http = lazyRequire<typeof import("node:http")>("node:http");
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { ToolError, type ErrorCode } from "../../core/errors.js";
@@ -164,7 +165,7 @@ function normalizeLineEnds(text: string): string {
 }
 
 function statusLine(status: number): string {
-  const reason = STATUS_CODES[status];
+  const reason = http().STATUS_CODES[status];
   return reason ? `${status} ${reason}` : String(status);
 }
 
