@@ -66,6 +66,24 @@ const englishOnlyZod = {
   },
 };
 
+/**
+ * commander loads node:child_process when it loads (about 10 ms: net, dgram and their internals)
+ * for the one thing tackle never does with it, running a subcommand as its own program. It gets
+ * the module on that first use instead, as tackle's own code does (src/process/child-process.ts).
+ */
+const lazyChildProcessInCommander = {
+  name: "lazy-child-process-in-commander",
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`${args.path} no longer loads node:child_process as expected; update ${import.meta.url}`);
+      const lazy = "const childProcess = { get spawn() { return require('node:child_process').spawn; } };";
+      return { contents: text.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
+
 // Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
 // wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages'
 // own import.meta.url becomes the bundle's URL.
@@ -86,7 +104,7 @@ await build({
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
-  plugins: [ownModuleUrls, englishOnlyZod],
+  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander],
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",

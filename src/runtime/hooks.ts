@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../process/child-process.js";
 import { z } from "zod";
 import type { HooksConfig } from "../config/hooks-config.js";
 import type { ToolOutcome } from "../core/result.js";

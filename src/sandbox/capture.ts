@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "../process/child-process.js";
 import type { Writable } from "node:stream";
 
 /** The PATH sandboxes and their probes run with. */

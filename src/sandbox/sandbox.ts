@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "../process/child-process.js";
 import type { Readable, Writable } from "node:stream";
 import { existsSync, writeFileSync } from "node:fs";
 import os from "node:os";

@@ -1,6 +1,6 @@
 import { opendir, lstat } from "node:fs/promises";
 import path from "node:path";
-import picomatch from "picomatch";
+import { lazyGlob } from "./lazy-glob.js";
 
 /**
  * Files no tool may write: an agent that could edit these could grant itself permissions, or make
@@ -63,8 +63,8 @@ const EXECUTION_SENSITIVE = [
   "**/.inputrc",
 ];
 
-const isProtected = picomatch(PROTECTED, { dot: true, nocase: true });
-const isExecutionSensitive = picomatch(EXECUTION_SENSITIVE, { dot: true, nocase: true });
+const isProtected = lazyGlob(PROTECTED, { dot: true, nocase: true });
+const isExecutionSensitive = lazyGlob(EXECUTION_SENSITIVE, { dot: true, nocase: true });
 
 /** Entries a folder's scan looks at before it stops and counts the folder as sensitive (fail closed). */
 const MAX_SCAN_ENTRIES = 20_000;

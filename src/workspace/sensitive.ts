@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import { lazyGlob } from "./lazy-glob.js";
 
 /**
  * Files that hold secrets. Tools are denied them unless a rule allows the path explicitly
@@ -47,8 +47,8 @@ export function sensitivePathspecs(exclude = false): string[] {
 /** Folder names that hold secrets wherever they appear in a path. */
 export const SENSITIVE_FOLDERS: readonly string[] = [".ssh", ".aws", ".gnupg"];
 
-const ALLOWED_TEMPLATES = picomatch(["**/.env.example", "**/.env.sample", "**/.env.template"], { dot: true });
-const matcher = picomatch(SENSITIVE_PATTERNS as string[], { dot: true, nocase: true });
+const ALLOWED_TEMPLATES = lazyGlob(["**/.env.example", "**/.env.sample", "**/.env.template"], { dot: true });
+const matcher = lazyGlob(SENSITIVE_PATTERNS, { dot: true, nocase: true });
 
 /**
  * Literal text every sensitive path must contain: for each pattern its longest run of

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";

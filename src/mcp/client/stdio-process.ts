@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { Readable, Writable } from "node:stream";

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile } from "../../process/child-process.js";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import { killProcessTree } from "../../process/process-tree.js";

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 
 /** Opens `url` in a browser; resolves false when it could not (no opener, no display, it failed). */
 export type OpenBrowser = (url: string) => Promise<boolean>;

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { StringDecoder } from "node:string_decoder";
 import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
 

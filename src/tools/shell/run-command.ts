@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn } from "../../process/child-process.js";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { descendantsOf } from "../../process/process-tree.js";
