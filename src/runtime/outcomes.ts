@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
 import { ToolError, type ErrorCode } from "../core/errors.js";
 import type { Prepared } from "./parse-call.js";

@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import { randomUUID } from "node:crypto";
 import type { AnyTool, ToolAccess } from "../core/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";

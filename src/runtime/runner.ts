@@ -1,5 +1,4 @@
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";

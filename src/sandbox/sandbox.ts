@@ -4,7 +4,6 @@ import type { Readable, Writable } from "node:stream";
 import { existsSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "../core/errors.js";
 import { BoundedOutput } from "../process/bounded-output.js";

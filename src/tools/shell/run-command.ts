@@ -1,5 +1,4 @@
 import { spawn } from "../../process/child-process.js";
-import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { descendantsOf } from "../../process/process-tree.js";
 import { DEFAULT_OUTPUT_LIMITS, OutputCollector, type OutputLimits } from "./output-collector.js";
