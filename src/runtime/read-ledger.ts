@@ -30,6 +30,18 @@ export interface ReadLedgerOptions {
 
 const stampOf = (st: Stats): Stamp => ({ m: st.mtimeMs, c: st.ctimeMs, s: st.size, i: st.ino });
 
+/**
+ * The ledger only records and advises: a path it cannot stat for any reason (a link loop, a folder
+ * it may not search) counts as not seen, and never fails the call that asked.
+ */
+function statQuietly(absolute: string): Stats | undefined {
+  try {
+    return statOrUndefined(absolute);
+  } catch {
+    return undefined;
+  }
+}
+
 const time = (ms: number) =>
   new Date(ms)
     .toISOString()
@@ -55,7 +67,7 @@ export class ReadLedger implements FileReads {
   }
 
   saw(absolute: string, stat?: Stats): void {
-    const st = stat ?? statOrUndefined(absolute);
+    const st = stat ?? statQuietly(absolute);
     if (!st) {
       this.#seen.delete(absolute);
       return;
@@ -66,7 +78,7 @@ export class ReadLedger implements FileReads {
   }
 
   staleness(absolute: string): string | undefined {
-    const st = statOrUndefined(absolute);
+    const st = statQuietly(absolute);
     if (!st) return undefined;
     this.#load();
     const seen = this.#seen.get(absolute);

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReadLedger } from "../../../src/runtime/read-ledger.js";
@@ -116,6 +116,16 @@ describe("the stale-edit guard", () => {
     const bare = makeRunner(sb.ws, { approval: "all" });
     expect((await bare.run({ name: "edit_file", args: { path: "a.txt", old: "two", new: "three" } })).status).toBe("success");
     await bare.close();
+  });
+});
+
+describe("the read ledger", () => {
+  it("counts a path it cannot stat (a link loop) as not seen, and never throws", () => {
+    const loop = at("loop");
+    symlinkSync(loop, loop);
+    const ledger = new ReadLedger();
+    expect(() => ledger.saw(loop)).not.toThrow();
+    expect(ledger.staleness(loop)).toBeUndefined();
   });
 });
 
