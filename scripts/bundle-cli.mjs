@@ -38,24 +38,28 @@ const ownModuleUrls = {
       if (args.path === runtimeImport) {
         return { contents: "export const importAtRuntime = (specifier) => __tackleImport(specifier);", loader: "ts" };
       }
-      const text = await withDescriptions(args.path, await readFile(args.path, "utf8"));
+      const text = await readFile(args.path, "utf8");
       const compiled = relative(src, args.path).replace(/\.ts$/, ".js").split("\\").join("/");
-      return { contents: text.replaceAll("import.meta.url", `__tackleModuleUrl(${JSON.stringify(compiled)})`), loader: "ts" };
+      // Descriptions go in last, so their text is never taken for code to rewrite.
+      const urls = text.replaceAll("import.meta.url", `__tackleModuleUrl(${JSON.stringify(compiled)})`);
+      return { contents: await withDescriptions(args.path, urls), loader: "ts" };
     });
   },
 };
 
 /**
- * A tool's description named by a literal file (`loadDescription(import.meta.url, "glob.txt")`)
- * becomes the text itself, as loadDescription returns it: read at build time rather than one file
- * at a time on every start (about 5 ms for the built-in tools). Other calls still read their file.
+ * A tool's description named by a literal file (`loadDescription(import.meta.url, "glob.txt")`, its
+ * URL already rewritten by ownModuleUrls) becomes the text itself, as loadDescription returns it:
+ * read at build time rather than one file at a time on every start (about 5 ms for the built-in
+ * tools). Other calls still read their file. The text goes in as it is (a function, so `$&` or `$$`
+ * in it are not replacement patterns).
  */
 async function withDescriptions(file, text) {
-  const calls = [...text.matchAll(/loadDescription\(import\.meta\.url, "([\w.-]+\.txt)"\)/g)];
+  const calls = [...text.matchAll(/loadDescription\(__tackleModuleUrl\("[\w./-]+"\), "([\w.-]+\.txt)"\)/g)];
   let out = text;
   for (const [call, name] of calls) {
     const description = (await readFile(resolve(dirname(file), name), "utf8")).trim();
-    out = out.replace(call, JSON.stringify(description));
+    out = out.replace(call, () => JSON.stringify(description));
   }
   return out;
 }
