@@ -50,8 +50,13 @@ function confirmationType(effect: Effect): CallConfirmation["type"] {
   return effect === "network" ? "execute" : effect;
 }
 
-/** The message, which holds what a model chose, on one line, its controls made visible, of a length read at a glance. */
-function shown(text: string, max = 300): string {
+/**
+ * The message, which holds what a model chose, on one line, its controls made visible, of a length
+ * read at a glance. A longer one keeps its end as well as its start: what a command does last
+ * (`…; curl … | sh`) must not hide behind a harmless beginning.
+ */
+function shown(text: string, head = 200, tail = 100): string {
   const flat = oneLine(text);
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  if (flat.length <= head + tail) return flat;
+  return `${flat.slice(0, head)} …[${flat.length - head - tail} characters]… ${flat.slice(-tail)}`;
 }
