@@ -5,6 +5,7 @@
 // function that first runs when it is imported. The library (dist/index.js) stays tsc's output.
 import { build } from "esbuild";
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 import { asciiEscaped } from "./ascii-escaped.mjs";
 
@@ -14,16 +15,7 @@ const src = resolve("src");
 const runtimeImport = resolve("src/process/import-at-runtime.ts");
 
 // Loaded by tackle on first use, or finding their own files at run time: left to Node, unbundled.
-const external = [
-  "googleapis",
-  "mammoth",
-  "pdfjs-dist",
-  "web-tree-sitter",
-  "tree-sitter-bash",
-  "playwright-core",
-  "pg",
-  "@opentelemetry/*",
-];
+const external = ["googleapis", "mammoth", "pdfjs-dist", "tree-sitter-bash", "playwright-core", "pg", "@opentelemetry/*"];
 
 /**
  * Rewrites `import.meta.url` in tackle's own modules to the URL of their tsc output in dist/, so
@@ -103,6 +95,21 @@ const lazyChildProcessInCommander = {
   },
 };
 
+/**
+ * The shell tools' grammar runtime goes into the bundle, so the code cache covers it: loaded as an
+ * ES module it was compiled afresh by every process that judged a command (~10 ms of a first shell
+ * call). Its CommonJS build: the ES one finds its files through import.meta.url, which the bundle
+ * does not have; tackle names both wasm files itself (src/tools/shell/analysis/bash-parser.ts).
+ */
+const treeSitterCommonJs = {
+  name: "tree-sitter-commonjs",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^web-tree-sitter$/ }, (args) => ({
+      path: createRequire(resolve(args.resolveDir, "x.js")).resolve("web-tree-sitter"),
+    }));
+  },
+};
+
 // Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
 // wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages'
 // own import.meta.url becomes the bundle's URL.
@@ -123,7 +130,7 @@ await build({
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
-  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander],
+  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander, treeSitterCommonJs],
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",

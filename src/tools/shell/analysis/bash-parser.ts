@@ -1,6 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { Parser, Tree } from "web-tree-sitter";
-import { importAtRuntime } from "../../../process/import-at-runtime.js";
 import { withBaselineWasm } from "../../../process/baseline-wasm.js";
 
 const require = createRequire(import.meta.url);
@@ -14,10 +14,11 @@ let ready: Promise<Parser> | undefined;
  */
 export function bashParser(): Promise<Parser> {
   ready ??= (async () => {
-    const { Language, Parser } = await importAtRuntime<typeof import("web-tree-sitter")>("web-tree-sitter");
+    const { Language, Parser } = await import("web-tree-sitter");
     const language = await withBaselineWasm(async () => {
       await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
-      return Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+      // Bytes, not a path: given a path it would import() node:fs/promises, which the bundle cannot.
+      return Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
     });
     const parser = new Parser();
     parser.setLanguage(language);
