@@ -1,22 +1,10 @@
 import { isAscii } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { ownFolder, tackleCacheDir } from "../workspace/own-folders.js";
+import { ownFolder, readOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
@@ -70,33 +58,6 @@ function sealer(keyFile: string, identity: string): Sealer | undefined {
   const key = readKey(keyFile);
   if (!key) return undefined;
   return (data) => createHmac("sha256", key).update(`${identity}\n`).update(data).digest();
-}
-
-/** A regular file of this user that nobody else may write, read without following a link or blocking on a FIFO. */
-function readOwnFile(file: string, maxBytes: number): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0 || st.size > maxBytes) return undefined;
-    const buffer = Buffer.alloc(st.size);
-    let offset = 0;
-    while (offset < st.size) {
-      const read = readSync(fd, buffer, offset, st.size - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return offset === st.size ? buffer : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The folder's key, made on first use. */

@@ -21,6 +21,8 @@ export function ownFoldersInside(root: string): string[] {
 export interface ReadOnlyOptions {
   /** The workspace root: mounted read-only, its secrets and tackle's folders in it hidden. */
   root: string;
+  /** The bubblewrap binary (the configuration's `sandbox.bwrap`); default `bwrap` on PATH. */
+  bwrap?: string;
   /** Where the program starts, inside the root. */
   cwd: string;
   /** Time the program has; the CPU limit only stops a runaway past it. */
@@ -38,7 +40,7 @@ export interface ReadOnlyOptions {
  * see. Undefined where bubblewrap cannot run.
  */
 export async function readOnlyLaunch(argv: readonly string[], o: ReadOnlyOptions): Promise<{ file: string; args: string[] } | undefined> {
-  const status = await sandboxAvailable();
+  const status = await sandboxAvailable(o.bwrap === undefined ? {} : { bwrap: o.bwrap });
   if (!status.available) return undefined;
   const env: Record<string, string> = { ...NON_INTERACTIVE_ENV, ...o.env };
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && PASSED_THROUGH.test(name)) env[name] = value;

@@ -18,6 +18,7 @@ import { findExecutable } from "../process/find-executable.js";
 import { Workspace } from "../workspace/workspace.js";
 import { overlayArgv, type Overlay } from "./overlay.js";
 import { capture, SANDBOX_PATH } from "./capture.js";
+import { forgetProbes, probeKey, recalledProbe, rememberProbe } from "./probe-memo.js";
 import { envArgs, hideArgs, procHardening, protectArgs, PROTECTED_IN_WORKSPACE } from "./mounts.js";
 
 /*
@@ -147,9 +148,10 @@ export function sandboxAvailable(options: { bwrap?: string } = {}): Promise<Sand
   return probe;
 }
 
-/** Forgets cached detection results (for tests, or after installing bubblewrap). */
+/** Forgets detection results, this process's and those remembered for later ones (for tests, or after installing bubblewrap). */
 export function resetSandboxDetection(): void {
   probes.clear();
+  forgetProbes();
 }
 
 export { seccompProgram, BLOCKED_SYSCALLS } from "./seccomp.js";
@@ -173,31 +175,20 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
       reason: `bubblewrap (\`${name}\`) is not installed or not executable. ${SANDBOX_INSTALL_HINT}`,
     };
   }
-  // The sandbox's /etc is prepared only where bubblewrap is there to use it, beside the version check.
-  const [version, prepared] = await Promise.all([
-    capture(bwrap, ["--version"]),
-    prepareSystem().then(
-      () => undefined,
-      (err: unknown) => err as Error,
-    ),
-  ]);
-  if (version.code !== 0) {
-    return {
-      available: false,
-      bwrap,
-      reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}`,
-    };
-  }
+  // The sandbox's /etc is prepared only where bubblewrap is there to use it.
+  const prepared = await prepareSystem().then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
   if (prepared) return { available: false, bwrap, reason: `the sandbox's /etc could not be prepared: ${prepared.message}` };
   const trueCmd = ["/usr/bin/true", "/bin/true"].find(isExecutableFile) ?? "true";
-  const failures: string[] = [];
+  const program = seccompProgram();
+  const inputs = program ? [program] : [];
   // First with a user namespace of our own (needed for --disable-userns); setuid builds of
   // bwrap on systems without unprivileged user namespaces may only manage the rest.
-  for (const userns of [true, false]) {
-    let args: string[];
-    const program = seccompProgram();
+  const argsFor = (userns: boolean): string[] | Error => {
     try {
-      args = buildArgs(
+      return buildArgs(
         [trueCmd],
         { workspace: undefined, limits: { cpuSeconds: 5 } },
         userns,
@@ -205,11 +196,39 @@ async function probeSandbox(name: string): Promise<SandboxStatus> {
         program ? { seccomp: 3, firstFile: 4 } : { firstFile: 3 },
       );
     } catch (err) {
-      return { available: false, bwrap, reason: `the sandbox cannot be set up: ${(err as Error).message}` };
+      return err as Error;
     }
-    const run = await capture(bwrap, args, program ? [program] : []);
-    if (run.code === 0) return { available: true, bwrap, version: version.out.trim(), userns };
+  };
+  const cannotSetUp = (err: Error): SandboxStatus => ({ available: false, bwrap, reason: `the sandbox cannot be set up: ${err.message}` });
+  const withUserns = argsFor(true);
+  if (withUserns instanceof Error) return cannotSetUp(withUserns);
+  const key = probeKey(bwrap, withUserns, program);
+  const remembered = key === undefined ? undefined : recalledProbe(key);
+  if (remembered) return { available: true, bwrap, ...remembered };
+
+  const [version, first] = await Promise.all([capture(bwrap, ["--version"]), capture(bwrap, withUserns, inputs)]);
+  if (version.code !== 0) {
+    return {
+      available: false,
+      bwrap,
+      reason: `\`${bwrap} --version\` failed (${version.err.trim() || `exit ${version.code}`}). ${SANDBOX_INSTALL_HINT}`,
+    };
+  }
+  let userns = true;
+  let run = first;
+  const failures: string[] = [];
+  if (run.code !== 0) {
     failures.push(run.err.trim() || `exit code ${run.code}`);
+    const withoutUserns = argsFor(false);
+    if (withoutUserns instanceof Error) return cannotSetUp(withoutUserns);
+    userns = false;
+    run = await capture(bwrap, withoutUserns, inputs);
+    if (run.code !== 0) failures.push(run.err.trim() || `exit code ${run.code}`);
+  }
+  if (run.code === 0) {
+    const found = { version: version.out.trim(), userns };
+    if (key !== undefined) rememberProbe(key, found);
+    return { available: true, bwrap, ...found };
   }
   return {
     available: false,

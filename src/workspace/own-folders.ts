@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -64,5 +64,32 @@ export function ownFolder(dir: string, secret = false): boolean {
     return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & (secret ? 0o077 : 0o022)) === 0;
   } catch {
     return false;
+  }
+}
+
+/** A regular file of this user that nobody else may write, read without following a link or blocking on a FIFO. */
+export function readOwnFile(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0 || st.size > maxBytes) return undefined;
+    const buffer = Buffer.alloc(st.size);
+    let offset = 0;
+    while (offset < st.size) {
+      const read = readSync(fd, buffer, offset, st.size - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return offset === st.size ? buffer : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -109,6 +109,7 @@ export async function launchFor(
     if (!("cwdError" in j) && j.readOnly) {
       const argv = await readOnlyLaunch(["/bin/bash", "-c", command], {
         root: ctx.workspace.root,
+        ...(s.sandbox.bwrap ? { bwrap: s.sandbox.bwrap } : {}),
         cwd,
         timeoutMs: options.timeoutMs ?? 120_000,
         // A root not made yet (the runner's folder for cut outputs) has nothing to show.
