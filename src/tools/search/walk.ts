@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "nod
 import path from "node:path";
 import { folderRules, IGNORE_FILE_NAMES, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
 import { yielder } from "../yielder.js";
+import { entryExists } from "../../workspace/stat.js";
 
 /**
  * The text of an ignore file, or undefined when there is none. Most folders have none, so it asks
@@ -14,14 +15,6 @@ function readIfPresent(file: string): string | undefined {
     return readFileSync(file, "utf8");
   } catch {
     return undefined;
-  }
-}
-
-function exists(file: string): boolean {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
   }
 }
 
@@ -41,7 +34,7 @@ export function ancestorLevels(dir: string): IgnoreLevel[] {
         ".ignore": readIfPresent(path.join(current, ".ignore")),
         ".gitignore": readIfPresent(path.join(current, ".gitignore")),
       },
-      exists(path.join(current, ".git")),
+      entryExists(path.join(current, ".git")),
     );
     if (level) levels.push(level);
     previous = current;

@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { foldersUp } from "../../workspace/path-below.js";
+import { entryExists } from "../../workspace/stat.js";
 
 /*
  * The workspace sandbox binds read-only what must not change under a command (tackle's
@@ -43,26 +44,17 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
   return [...new Set([...foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name))), ...configured])];
 }
 
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Notes which of `config` and `code` (absolute paths) are missing before a command runs; the
  * function it returns moves aside those the command created, and says so (undefined when none).
  * A config.json without tackle's keys is another program's, and stays.
  */
 export function watchNewFiles(root: string, entries: { config: readonly string[]; code: readonly string[] }): () => string | undefined {
-  const config = entries.config.filter((p) => !exists(p));
-  const code = entries.code.filter((p) => !exists(p));
+  const config = entries.config.filter((p) => !entryExists(p));
+  const code = entries.code.filter((p) => !entryExists(p));
   const moveAside = (list: readonly string[]) =>
     list.flatMap((p) => {
-      if (!exists(p) || (path.basename(p) === "config.json" && !hasTackleKeys(p))) return [];
+      if (!entryExists(p) || (path.basename(p) === "config.json" && !hasTackleKeys(p))) return [];
       let target = `${p}.refused`;
       for (let i = 2; existsSync(target); i++) target = `${p}.refused-${i}`;
       renameSync(p, target);
