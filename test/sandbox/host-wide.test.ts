@@ -71,7 +71,8 @@ sandboxed("a sandbox cannot change the machine it runs on", () => {
         cwd: ws.dir,
         encoding: "utf8",
         timeout: 120_000,
-        env: { ...process.env, HOME: ws.dir, TMPDIR: ws.dir },
+        // Its own cache folder (the sandbox's /etc goes there): the suite's is root's.
+        env: { ...process.env, HOME: ws.dir, TMPDIR: ws.dir, XDG_CACHE_HOME: path.join(ws.dir, ".cache") },
       });
       expect(run.status, run.stderr).toBe(0);
       const result = JSON.parse(run.stdout) as { stdout: string; stderr: string };

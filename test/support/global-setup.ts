@@ -5,9 +5,10 @@ import path from "node:path";
 /*
  * The suite's own folders, removed after it: a temporary folder (TMPDIR) for everything the tests
  * and the programs they start put there (tsx's cache, language servers' folders, whatever a killed
- * process leaves), a state folder (XDG_STATE_HOME) for tackle's desks and server tokens, and a
- * config folder (XDG_CONFIG_HOME) for MCP servers' sign-ins, so the tests neither read a person's
- * state nor leave theirs behind.
+ * process leaves), a state folder (XDG_STATE_HOME) for tackle's desks and server tokens, a config
+ * folder (XDG_CONFIG_HOME) for MCP servers' sign-ins, and a cache folder (XDG_CACHE_HOME) for the
+ * command line's compiled code, the sandbox's /etc and its remembered probes, so the tests neither
+ * read a person's state nor leave theirs behind.
  */
 export default function setup(): () => void {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-test-tmp-"));
@@ -18,5 +19,6 @@ export default function setup(): () => void {
   process.env.TMPDIR = tmp;
   process.env.XDG_STATE_HOME = state;
   process.env.XDG_CONFIG_HOME = mkdtempSync(path.join(tmp, "config-"));
+  process.env.XDG_CACHE_HOME = mkdtempSync(path.join(tmp, "cache-"));
   return () => rmSync(tmp, { recursive: true, force: true });
 }
