@@ -2,12 +2,46 @@ import { z } from "zod";
 import type { JsonSchema, ValidationIssue, ValidationResult } from "./tool.js";
 import { nearestNames } from "./names.js";
 import { foldAliases, type ParameterAliases } from "./parameter-aliases.js";
+import { schemaFingerprint } from "./schema-fingerprint.js";
+
+/**
+ * Conversions kept between processes, as JSON text under a schema's fingerprint (core/schema-fingerprint.ts):
+ * the command line keeps them in its cache folder (cli/schema-store.ts).
+ */
+export interface JsonSchemaStore {
+  get(key: string): string | undefined;
+  set(key: string, json: string): void;
+}
+
+let store: JsonSchemaStore | undefined;
+// Part of every key: a change to how schemas are converted (zod's version, the options, what is
+// done after) must not find conversions made the old way. Raise the number when the code below changes.
+const CONVERSION = `1 zod ${z.core.version.major}.${z.core.version.minor}.${z.core.version.patch} input any`;
+
+/** Lets {@link toJsonSchema} reuse the conversions `next` keeps (undefined: none). For the command line. */
+export function useJsonSchemaStore(next: JsonSchemaStore | undefined): void {
+  store = next;
+}
 
 /** JSON Schema for the arguments a model sends, from zod 4's own conversion; descriptions survive. */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
+  const fingerprint = store && schemaFingerprint(schema);
+  const key = fingerprint && `${CONVERSION} ${fingerprint}`;
+  const kept = key ? store?.get(key) : undefined;
+  if (kept !== undefined) return JSON.parse(kept) as JsonSchema;
   const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   delete json.$schema;
+  if (key && isJson(json)) store?.set(key, JSON.stringify(json));
   return json;
+}
+
+/** Whether JSON text holds all of `value` (no undefined, NaN, Infinity, function or bigint in it). */
+function isJson(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJson);
+  if (typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(isJson);
 }
 
 /** Turns zod issues into messages that name the field and say what was expected. */

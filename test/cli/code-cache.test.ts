@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../support/tools.js";
@@ -141,5 +141,37 @@ describe("the code cache", { timeout: 180_000 }, () => {
     expect(JSON.parse(write.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
     const read = await runCli(["call", "read_file", "path=tackle/key", "--json"], { env: env(), cwd: home.dir });
     expect(JSON.parse(read.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
+  });
+});
+
+describe("the tools' JSON Schemas kept between runs", { timeout: 180_000 }, () => {
+  const store = () => path.join(cacheDir, "json-schemas.json");
+
+  it("are written privately by the first run and give the next the same listing", async () => {
+    const first = await runCli(["tools", "--json"], { env: env() });
+    expect(first.code).toBe(0);
+    expect(statSync(store()).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(readFileSync(store(), "utf8")) as Record<string, string>;
+    expect(Object.keys(kept).length).toBeGreaterThan(20);
+    const written = statSync(store()).mtimeMs;
+    const second = await runCli(["tools", "--json"], { env: env() });
+    expect(second.stdout).toBe(first.stdout);
+    // Nothing new was converted, so nothing is written again.
+    expect(statSync(store()).mtimeMs).toBe(written);
+  });
+
+  it("are not read from a file others may write, nor kept with TACKLE_CODE_CACHE=0", async () => {
+    const first = await runCli(["tools", "--json"], { env: env() });
+    const planted = Object.fromEntries(
+      Object.keys(JSON.parse(readFileSync(store(), "utf8")) as Record<string, string>).map((k) => [k, '{"type":"object","planted":true}']),
+    );
+    writeFileSync(store(), JSON.stringify(planted));
+    chmodSync(store(), 0o666);
+    const second = await runCli(["tools", "--json"], { env: env() });
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stdout).not.toContain("planted");
+    rmSync(store());
+    expect((await runCli(["tools", "--json"], { env: { ...env(), TACKLE_CODE_CACHE: "0" } })).stdout).toBe(first.stdout);
+    expect(existsSync(store())).toBe(false);
   });
 });
