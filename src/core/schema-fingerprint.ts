@@ -16,6 +16,7 @@ const MAX_VALUES = 50_000;
 
 interface ZodInternals {
   def: unknown;
+  constr?: { name?: string };
   traits?: Set<string>;
   parent?: object;
   toJSONSchema?: unknown;
@@ -65,7 +66,8 @@ export function schemaFingerprint(schema: z.ZodType): string | undefined {
     if (zod) {
       // A schema may carry its own conversion: it is not named.
       if (zod.toJSONSchema !== undefined) return false;
-      parts.push(`Z${JSON.stringify([...(zod.traits ?? [])])}(`);
+      // Its kind: the zod class that made it (which sets its traits), or the traits where there is none.
+      parts.push(`Z${zod.constr?.name ?? JSON.stringify([...(zod.traits ?? [])])}(`);
       if (!value(zod.def, "def")) return false;
       parts.push(";");
       if (!value(z.globalRegistry.get(v as z.ZodType), "meta")) return false;
