@@ -10,8 +10,6 @@ import { rulesCommand } from "./rules-command.js";
 import { undoCommands } from "./undo-command.js";
 import { loginCommands } from "./login-command.js";
 import { EXIT } from "./exit-codes.js";
-import { useJsonSchemaStore } from "../core/schema.js";
-import { fileJsonSchemaStore } from "./schema-store.js";
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -74,7 +72,6 @@ export function toolHelpArgv(argv: readonly string[]): string[] | undefined {
 
 /** Runs the command line and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  useJsonSchemaStore(fileJsonSchemaStore());
   try {
     const asked = toolHelpArgv(argv);
     await program().parseAsync(asked ?? argv);

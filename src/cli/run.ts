@@ -1,6 +1,11 @@
 // The command line's entry, bundled with everything it uses into dist/cli/tackle.cjs, which
 // main.ts runs (scripts/bundle-cli.mjs).
 import { main } from "./program.js";
+import { useJsonSchemaStore } from "../core/schema.js";
+import { fileJsonSchemaStore } from "./schema-store.js";
+
+// Once per process: the store writes what it learned when the process exits.
+useJsonSchemaStore(fileJsonSchemaStore());
 
 // A reader that stops early (`tackle tools | head`) is not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
