@@ -1,10 +1,10 @@
 import { isAscii } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { ownFolder, readOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
+import { cacheTurnedOff, ownFolder, readOwnFile, replaceOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
@@ -91,8 +91,7 @@ function wrap(source: string): string {
 }
 
 function cachePath(file: string, argv: readonly string[]): { file: string; key: string; identity: string } | undefined {
-  const setting = process.env["TACKLE_CODE_CACHE"];
-  if (setting === "0" || setting === "false" || setting === "off") return undefined;
+  if (cacheTurnedOff()) return undefined;
   const dir = cacheDir();
   if (!dir) return undefined;
   let stamp: string;
@@ -127,11 +126,9 @@ function cacheDir(): string | undefined {
 }
 
 function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {
-  const temporary = `${cacheFile}.${process.pid}.tmp`;
   try {
     const data = script.createCachedData();
-    writeFileSync(temporary, Buffer.concat([seal(data), data]), { mode: 0o600, flag: "wx" });
-    renameSync(temporary, cacheFile);
+    replaceOwnFile(cacheFile, Buffer.concat([seal(data), data]));
     // Caches of earlier builds for the same command are dead weight.
     // What follows the build's stamp: the Node version, the architecture and the command.
     const suffix = path.basename(cacheFile).replace(/^cli-[^-]*/, "");
@@ -142,6 +139,5 @@ function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {
     }
   } catch {
     // A cache is an optimisation: a full disk or a read-only home must not fail the command.
-    rmSync(temporary, { force: true });
   }
 }

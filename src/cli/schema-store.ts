@@ -1,7 +1,6 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { JsonSchemaStore } from "../core/schema.js";
-import { ownFolder, readOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
+import { cacheTurnedOff, ownFolder, readOwnFile, replaceOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
 
 /** Past this, the file is begun afresh (tackle's own tools hold about 40 schemas, 20 KB). */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -15,8 +14,7 @@ const FILE = "json-schemas.json";
  * such a folder, or with `TACKLE_CODE_CACHE=0`, every schema is converted as it is needed.
  */
 export function fileJsonSchemaStore(): JsonSchemaStore | undefined {
-  const setting = process.env["TACKLE_CODE_CACHE"];
-  if (setting === "0" || setting === "false" || setting === "off") return undefined;
+  if (cacheTurnedOff()) return undefined;
   const dir = tackleCacheDir();
   const file = path.join(dir, FILE);
   let entries: Map<string, string> | undefined;
@@ -39,14 +37,11 @@ export function fileJsonSchemaStore(): JsonSchemaStore | undefined {
   };
   const save = () => {
     if (!added || !entries || !ownFolder(dir)) return;
-    const temporary = `${file}.${process.pid}.tmp`;
     try {
       const kept = entries.size > MAX_ENTRIES ? [...entries].slice(-MAX_ENTRIES) : [...entries];
-      writeFileSync(temporary, JSON.stringify(Object.fromEntries(kept)), { mode: 0o600, flag: "wx" });
-      renameSync(temporary, file);
+      replaceOwnFile(file, JSON.stringify(Object.fromEntries(kept)));
     } catch {
       // A cache is an optimisation: a full disk or a read-only home must not fail the command.
-      rmSync(temporary, { force: true });
     }
   };
   process.once("exit", save);

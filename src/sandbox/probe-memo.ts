@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { ownFolder, readOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
+import { ownFolder, readOwnFile, replaceOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
 
 /*
  * A bubblewrap probe that worked, remembered for the processes that follow: each `tackle call
@@ -20,6 +20,9 @@ import { ownFolder, readOwnFile, tackleCacheDir } from "../workspace/own-folders
 
 /** How long a remembered probe is trusted. */
 export const REMEMBERED_MS = 15 * 60_000;
+
+/** The name of a remembered probe's file in the folder. */
+const ENTRY = /^probe-[0-9a-f]+\.json$/;
 
 /** What a successful probe found. */
 export interface RememberedProbe {
@@ -99,18 +102,15 @@ export function rememberProbe(key: string, found: RememberedProbe): void {
   const dir = folder();
   if (!dir) return;
   const file = path.join(dir, `probe-${key}.json`);
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, JSON.stringify({ ...found, at: Date.now() }), { mode: 0o600, flag: "wx" });
-    renameSync(temporary, file);
+    replaceOwnFile(file, JSON.stringify({ ...found, at: Date.now() }));
     for (const name of readdirSync(dir)) {
-      if (!/^probe-[0-9a-f]+\.json$/.test(name) || name === path.basename(file)) continue;
+      if (!ENTRY.test(name) || name === path.basename(file)) continue;
       const other = path.join(dir, name);
       if (Date.now() - statSync(other).mtimeMs > REMEMBERED_MS) rmSync(other, { force: true });
     }
   } catch {
     // Remembering is an optimisation: a full disk or a read-only home must not fail the probe.
-    rmSync(temporary, { force: true });
   }
 }
 
@@ -119,7 +119,7 @@ export function forgetProbes(): void {
   const dir = folder();
   if (!dir) return;
   try {
-    for (const name of readdirSync(dir)) if (/^probe-[0-9a-f]+\.json$/.test(name)) rmSync(path.join(dir, name), { force: true });
+    for (const name of readdirSync(dir)) if (ENTRY.test(name)) rmSync(path.join(dir, name), { force: true });
   } catch {
     // nothing remembered
   }

@@ -1,4 +1,16 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -12,6 +24,12 @@ import path from "node:path";
 /** Where the compiled-code cache lives: `$XDG_CACHE_HOME/tackle`, or `~/.cache/tackle`. */
 export function tackleCacheDir(): string {
   return path.join(process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "tackle");
+}
+
+/** Whether `TACKLE_CODE_CACHE=0` (or `false`, `off`) turns off what the command line keeps in {@link tackleCacheDir}. */
+export function cacheTurnedOff(): boolean {
+  const setting = process.env["TACKLE_CODE_CACHE"];
+  return setting === "0" || setting === "false" || setting === "off";
 }
 
 /** Where tackle keeps state between calls: `$XDG_STATE_HOME/tackle`, or `~/.local/state/tackle`. */
@@ -91,5 +109,21 @@ export function readOwnFile(file: string, maxBytes: number): Buffer | undefined 
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `file` whole with a file only this user may read or write: written under a temporary
+ * name first (made new, never through a link found there), then renamed over it, so a reader sees
+ * the old content or the new. Throws when it cannot, leaving no temporary file behind.
+ */
+export function replaceOwnFile(file: string, data: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+    renameSync(temporary, file);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw err;
   }
 }
