@@ -14,7 +14,7 @@ import { trackProcess } from "./process-cleanup.js";
 export interface StdioProcessOptions {
   command: string;
   args?: string[];
-  /** Merged over a safe base environment (HOME, PATH, USER... as the SDK chooses). */
+  /** Merged over a safe base environment (HOME, PATH, USER... as the SDK chooses, and TMPDIR). */
   env?: Record<string, string>;
   cwd?: string;
   /** Bytes of stderr kept for error messages. Default 8 KiB. */
@@ -90,7 +90,10 @@ export class StdioProcessTransport implements Transport {
   async start(): Promise<void> {
     if (this.#child) throw new Error("StdioProcessTransport already started.");
     const { command, args = [], env = {}, cwd } = this.#options;
-    const childEnv = { ...getDefaultEnvironment(), ...env };
+    // The SDK's base passes Windows' TEMP but not TMPDIR: without it a server falls back to the
+    // shared /tmp instead of the user's own temporary folder.
+    const tmpdir = process.env["TMPDIR"];
+    const childEnv: Record<string, string> = { ...getDefaultEnvironment(), ...(tmpdir ? { TMPDIR: tmpdir } : {}), ...env };
     // Under limits the process is started by prlimit: a missing program must still read as one.
     const limits = this.#options.limits ?? {};
     if (Object.keys(limits).length > 0 && !findExecutable(command, { ...(cwd ? { cwd } : {}), dirs: (childEnv.PATH ?? "").split(":") })) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ToolRegistry } from "../../../src/registry/registry.js";
@@ -250,6 +250,22 @@ describe("McpManager over stdio with the fixture server", () => {
     expect(out.error).toMatchObject({ code: "UNAVAILABLE", recoverable: false });
     expect(out.content).toContain("flag file present");
     expect(await leftoverProcesses(marker)).toEqual([]);
+  });
+
+  it("starts a server with tackle's own temporary folder (TMPDIR), beside the SDK's base environment", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-mcp-env-"));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const seen = path.join(dir, "seen.json");
+    const script = `require("fs").writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.env)); process.exit(1);`;
+    const { manager } = setup({ envy: { command: process.execPath, args: ["-e", script] } }, { backoff: { initialMs: 60_000 } });
+    await manager.connectAll();
+    await until(() => existsSync(seen));
+    const env = JSON.parse(readFileSync(seen, "utf8")) as Record<string, string>;
+    expect(process.env.TMPDIR).toBeTruthy();
+    expect(env.TMPDIR).toBe(process.env.TMPDIR);
+    expect(env.PATH).toBe(process.env.PATH);
+    // Still the SDK's base and no more: nothing else of the parent's environment is passed.
+    expect(env.XDG_STATE_HOME).toBeUndefined();
   });
 
   it("respawns a server killed from outside", async () => {
