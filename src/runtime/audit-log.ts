@@ -15,6 +15,8 @@ export interface AuditRecord {
   errorCode?: string;
   executionTimeMs: number;
   approvedBy?: string;
+  /** The result was the cached one of an earlier identical read: the tool did not run again. */
+  cached?: true;
 }
 
 /**
@@ -31,6 +33,7 @@ export function auditRecord(args: unknown, outcome: ToolOutcome, options: { resu
     status: outcome.status,
     executionTimeMs: outcome.executionTimeMs,
     ...(outcome.approvedBy ? { approvedBy: outcome.approvedBy } : {}),
+    ...(outcome.metadata?.["cached"] === true ? { cached: true as const } : {}),
     ...(outcome.status === "success" && options.result !== false ? { result: redact(outcome.content, 1_000) as string } : {}),
     ...(outcome.error ? { error: redact(outcome.error.message) as string, errorCode: outcome.error.code } : {}),
   };
