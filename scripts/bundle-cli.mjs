@@ -96,6 +96,35 @@ const lazyChildProcessInCommander = {
 };
 
 /**
+ * The MCP SDK's server and client each load their own copy of ajv when they load (about 8,000
+ * lines run at every start) for the JSON Schemas they check: elicitation answers, other servers'
+ * tool outputs. Most runs check none. Their default validator here is the SDK's own class, made
+ * when first asked for a validator; esbuild keeps a module that is only required behind a function.
+ */
+const lazyAjvInMcpSdk = {
+  name: "lazy-ajv-in-mcp-sdk",
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/](server|client)[\\/]dist[\\/]shimsNode\.mjs$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const eager = /^import \{ n as AjvJsonSchemaValidator \} from "(\.\/ajvProvider-[\w-]+\.mjs)";$/m;
+      const found = eager.exec(text);
+      if (!found) throw new Error(`${args.path} no longer imports ajv's validator as expected; update ${import.meta.url}`);
+      const lazy = [
+        "let loadedValidator;",
+        "class AjvJsonSchemaValidator {",
+        "  #args; #real;",
+        "  constructor(...args) { this.#args = args; }",
+        "  get ajv() { return this.#made().ajv; }",
+        "  getValidator(schema) { return this.#made().getValidator(schema); }",
+        `  #made() { return (this.#real ??= new (loadedValidator ??= require(${JSON.stringify(found[1])}).n)(...this.#args)); }`,
+        "}",
+      ].join("\n");
+      return { contents: text.replace(found[0], () => lazy), loader: "js", resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/**
  * The shell tools' grammar runtime goes into the bundle, so the code cache covers it: loaded as an
  * ES module it was compiled afresh by every process that judged a command (~10 ms of a first shell
  * call). Its CommonJS build: the ES one finds its files through import.meta.url, which the bundle
@@ -130,7 +159,7 @@ await build({
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
-  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander, treeSitterCommonJs],
+  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander, lazyAjvInMcpSdk, treeSitterCommonJs],
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",
