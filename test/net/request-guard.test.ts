@@ -32,14 +32,34 @@ describe("the request guard", () => {
     ).toBeUndefined();
   });
 
-  it.each([[undefined], ["Bearer wrong"], ["Basic tok"], ["Bearer tokx"], ["Bearer"], ["tok"]])(
-    "refuses Authorization %j",
-    (authorization) => {
-      const headers: Record<string, string> = { host: "127.0.0.1:4000" };
-      if (authorization !== undefined) headers["authorization"] = authorization;
-      expect(local(req(headers), at("/mcp"))).toMatchObject({ status: 401 });
-    },
-  );
+  it.each([
+    [undefined],
+    ["Bearer wrong"],
+    ["Basic tok"],
+    ["Bearer tokx"],
+    ["Bearer"],
+    ["tok"],
+    ["Bearer to"],
+    ["Bearer TOK"],
+    ["Bearer tok\u0000"],
+    // as many bytes as the token (ö is two), and a guess cut inside a character
+    ["Bearer t\u00f6"],
+    ["Bearer \u20ac\u20ac"],
+  ])("refuses Authorization %j", (authorization) => {
+    const headers: Record<string, string> = { host: "127.0.0.1:4000" };
+    if (authorization !== undefined) headers["authorization"] = authorization;
+    expect(local(req(headers), at("/mcp"))).toMatchObject({ status: 401 });
+  });
+
+  it("judges each request's Host afresh, however often one Host came before", () => {
+    const guard = requestGuard({ host: "127.0.0.1", port: () => 4000, token: "tok" });
+    for (let i = 0; i < 3; i++) {
+      expect(guard(req({ host: "127.0.0.1:4000", authorization: "Bearer tok" }), at("/mcp"))).toBeUndefined();
+      expect(guard(req({ host: "evil.example:4000", authorization: "Bearer tok" }), at("/mcp"))).toMatchObject({ status: 403 });
+      expect(guard(req({ authorization: "Bearer tok" }), at("/mcp"))).toMatchObject({ status: 403 });
+    }
+    expect(local(req({ host: "evil.example:4000", authorization: "Bearer tok" }), at("/mcp"))).toMatchObject({ status: 403 });
+  });
 
   it("takes the token from the query only where allowed, and asks for it only where needed", () => {
     const guard = requestGuard({

@@ -5,6 +5,7 @@ import type { Logger } from "../../core/logger.js";
 import { requestGuard } from "../../net/request-guard.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { LegacySessions } from "./legacy-sessions.js";
+import { surelyModern } from "./modern-claim.js";
 import type { ToolCallService } from "./server-calls.js";
 import { jsonRpcError, readBody, send, toWebRequest } from "./web-bridge.js";
 
@@ -56,7 +57,7 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     });
     const request = toWebRequest(req, body, controller.signal, MCP_PATH);
     const parsedBody = parseJson(body);
-    if (!(await isLegacyRequest(request, parsedBody))) {
+    if (surelyModern(parsedBody) || !(await isLegacyRequest(request, parsedBody))) {
       return send(res, await modern.fetch(request, parsedBody !== undefined ? { parsedBody } : {}));
     }
     const response = await legacy.handle(request, parsedBody);
