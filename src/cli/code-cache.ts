@@ -11,6 +11,8 @@ const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "com
 /** A cache entry larger than this is not one tackle wrote. */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 const MAC_BYTES = 32;
+/** How long another build's cache entry is kept after it was written. */
+const OTHER_BUILDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Runs a bundled CommonJS file with V8's code cache, so a cold start skips most parsing and
@@ -129,13 +131,19 @@ function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {
   try {
     const data = script.createCachedData();
     replaceOwnFile(cacheFile, Buffer.concat([seal(data), data]));
-    // Caches of earlier builds for the same command are dead weight.
-    // What follows the build's stamp: the Node version, the architecture and the command.
-    const suffix = path.basename(cacheFile).replace(/^cli-[^-]*/, "");
+    // Caches of other builds for the same command are dead weight; so are other builds' caches
+    // written over a week ago for any command (an upgrade leaves one per command and tool used).
+    // A second installed build still in use writes its own again, once a week at most.
+    const name = path.basename(cacheFile);
+    const stamp = name.slice(0, name.indexOf("-", 4) + 1);
+    const suffix = name.slice(stamp.length - 1);
     const dir = path.dirname(cacheFile);
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith("cli-") && name.endsWith(suffix) && path.join(dir, name) !== cacheFile)
-        rmSync(path.join(dir, name), { force: true });
+    const weekAgo = Date.now() - OTHER_BUILDS_KEPT_MS;
+    for (const other of readdirSync(dir)) {
+      if (!other.startsWith("cli-") || other.startsWith(stamp)) continue;
+      const file = path.join(dir, other);
+      if (other.endsWith(suffix) || (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < weekAgo)
+        rmSync(file, { force: true });
     }
   } catch {
     // A cache is an optimisation: a full disk or a read-only home must not fail the command.

@@ -1,6 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../support/tools.js";
@@ -85,6 +96,25 @@ describe("the code cache", { timeout: 180_000 }, () => {
     writeFileSync(stale, "old");
     await runCli(["--version"], { env: env() });
     expect(cacheFiles()).toEqual([expect.not.stringContaining("oldbuild")]);
+  });
+
+  it("drops other builds' caches written over a week ago for any command, and keeps newer ones", async () => {
+    mkdirSync(cacheDir, { mode: 0o700 });
+    const entry = (build: string, command: string, daysAgo: number) => {
+      const file = path.join(cacheDir, `cli-${build}-${process.version}-${process.arch}-${command}.bin`);
+      writeFileSync(file, "old");
+      const at = new Date(Date.now() - daysAgo * 24 * 60 * 60 * 1000);
+      utimesSync(file, at, at);
+      return path.basename(file);
+    };
+    const old = entry("oldbuild", "call.glob", 8);
+    const recent = entry("otherbuild", "call.glob", 1);
+    const recentTools = entry("otherbuild", "tools", 6);
+    await runCli(["--version"], { env: env() });
+    const left = cacheFiles();
+    expect(left).not.toContain(old);
+    expect(left).toEqual(expect.arrayContaining([recent, recentTools]));
+    expect(left).toHaveLength(3);
   });
 
   it("is not used from a folder others can write, nor when TACKLE_CODE_CACHE=0", async () => {
