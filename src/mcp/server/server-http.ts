@@ -5,7 +5,7 @@ import type { Logger } from "../../core/logger.js";
 import { requestGuard } from "../../net/request-guard.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { LegacySessions } from "./legacy-sessions.js";
-import { surelyModern } from "./modern-claim.js";
+import { surelyLegacy, surelyModern } from "./era-shortcut.js";
 import type { ToolCallService } from "./server-calls.js";
 import { jsonRpcError, readBody, send, toWebRequest } from "./web-bridge.js";
 
@@ -57,7 +57,11 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     });
     const request = toWebRequest(req, body, controller.signal, MCP_PATH);
     const parsedBody = parseJson(body);
-    if (surelyModern(parsedBody) || !(await isLegacyRequest(request, parsedBody))) {
+    const version = req.headers["mcp-protocol-version"];
+    const legacyEra =
+      !surelyModern(parsedBody) &&
+      (surelyLegacy(parsedBody, typeof version === "string" ? version : undefined) || (await isLegacyRequest(request, parsedBody)));
+    if (!legacyEra) {
       return send(res, await modern.fetch(request, parsedBody !== undefined ? { parsedBody } : {}));
     }
     const response = await legacy.handle(request, parsedBody);

@@ -3,12 +3,12 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isLegacyRequest, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { surelyModern } from "../../../src/mcp/server/modern-claim.js";
+import { surelyLegacy, surelyModern } from "../../../src/mcp/server/era-shortcut.js";
 import { runMcpServer } from "../../../src/mcp/server/server.js";
 import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
 import { tempDir } from "../../support/tools.js";
 
-/* The HTTP server's shortcut past the SDK's classification must never call legacy traffic modern. */
+/* The HTTP server's shortcuts past the SDK's classification must never put a message in the wrong era. */
 
 const KEY = PROTOCOL_VERSION_META_KEY;
 const claim = (version: unknown = "2026-07-28") => ({ _meta: { [KEY]: version } });
@@ -36,6 +36,18 @@ const bodies: unknown[] = [
   { jsonrpc: "2.0", id: 1, result: { _meta: { [KEY]: "2026-07-28" } } },
   [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: claim() }],
   { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  { jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "read", arguments: { path: "x" } } },
+  { jsonrpc: "2.0", id: 1.5, method: "tools/list" },
+  { jsonrpc: "2.0", id: 2 ** 60, method: "tools/list" },
+  { jsonrpc: "2.0", id: null, method: "tools/list" },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", extra: true },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { progressToken: 1 } } },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { progressToken: {} } } },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", method: "notifications/initialized", id: {} },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", result: {} },
+  { jsonrpc: "2.0", id: 1, result: {} },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: [KEY] } },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: null } },
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: [claim()] },
@@ -55,31 +67,43 @@ function post(body: unknown, headers: Record<string, string> = {}): Request {
   });
 }
 
-describe("surelyModern", () => {
+describe("the era shortcuts", () => {
   const headerSets: Array<Record<string, string>> = [
     {},
     { "mcp-protocol-version": "2025-06-18" },
+    { "mcp-protocol-version": " 2025-03-26\t" },
+    { "mcp-protocol-version": "" },
     { "mcp-protocol-version": "2026-07-28" },
+    { "mcp-protocol-version": "\t2026-07-28 " },
+    { "mcp-protocol-version": "2027-01-01" },
     { "mcp-protocol-version": "2026-07-28", "mcp-method": "initialize" },
   ];
 
-  it.each(bodies.map((b) => [JSON.stringify(b).slice(0, 90), b]))("is never true where the SDK says legacy: %s", async (_, body) => {
+  it.each(bodies.map((b) => [JSON.stringify(b).slice(0, 90), b]))("agree with the SDK wherever they answer: %s", async (_, body) => {
     for (const headers of headerSets) {
       const legacy = await isLegacyRequest(post(body, headers), body);
-      if (surelyModern(body)) expect(legacy, JSON.stringify(headers)).toBe(false);
+      if (surelyModern(body)) expect(legacy, `surelyModern, ${JSON.stringify(headers)}`).toBe(false);
+      if (surelyLegacy(body, headers["mcp-protocol-version"])) expect(legacy, `surelyLegacy, ${JSON.stringify(headers)}`).toBe(true);
     }
   });
 
-  it("takes the shortcut for a 2026-era client's calls and never for a 2025-era client's", async () => {
+  it("answer for the plain messages of each era", () => {
+    expect(surelyModern(bodies[0])).toBe(true);
+    expect(surelyLegacy({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "x", arguments: {} } }, "2025-06-18")).toBe(true);
+    expect(surelyLegacy({ jsonrpc: "2.0", method: "notifications/initialized" }, undefined)).toBe(true);
+  });
+
+  it("take the shortcut for each era's real client calls, and only the right one", async () => {
     const ws = tempDir();
     const handle = await runMcpServer({ registry: servedRegistry(), workspace: ws.dir, http: { port: 0 } });
-    const seen: Array<{ era: string; body: unknown; legacy: boolean }> = [];
+    const seen: Array<{ era: string; body: unknown; version: string | undefined; legacy: boolean }> = [];
     const recording =
       (era: string) =>
       async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
         if (init?.method === "POST" && typeof init.body === "string") {
           const body = JSON.parse(init.body) as unknown;
-          seen.push({ era, body, legacy: await isLegacyRequest(post(body, Object.fromEntries(new Headers(init.headers))), body) });
+          const headers = Object.fromEntries(new Headers(init.headers));
+          seen.push({ era, body, version: headers["mcp-protocol-version"], legacy: await isLegacyRequest(post(body, headers), body) });
         }
         return fetch(input, init);
       };
@@ -100,9 +124,11 @@ describe("surelyModern", () => {
     expect(calls("2026").length).toBeGreaterThan(0);
     expect(calls("2025").length).toBeGreaterThan(0);
     expect(calls("2026").every((s) => surelyModern(s.body))).toBe(true);
+    expect(calls("2025").every((s) => surelyLegacy(s.body, s.version))).toBe(true);
     for (const s of seen) {
-      if (s.era === "2025") expect(surelyModern(s.body)).toBe(false);
+      expect(s.legacy).toBe(s.era === "2025");
       if (surelyModern(s.body)) expect(s.legacy).toBe(false);
+      if (surelyLegacy(s.body, s.version)) expect(s.legacy).toBe(true);
     }
   });
 });
