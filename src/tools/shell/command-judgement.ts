@@ -4,9 +4,15 @@ import { judgeCommand, toAssessment, type CommandJudgement } from "./command-pol
 
 /**
  * Judges `command` as it would run in `cwd` (workspace-relative), once per call: the policy asks
- * the scope and the assessment separately, and execute asks again, all from one parse.
+ * the scope and the assessment separately, and execute asks again, all from one parse. `bwrap`
+ * is the configured bubblewrap (`sandbox.bwrap`), which the judgement's own git runs use too.
  */
-export function judgeOnce(command: string, cwd: string | undefined, ctx: ToolContext): Promise<CommandJudgement | { cwdError: string }> {
+export function judgeOnce(
+  command: string,
+  cwd: string | undefined,
+  ctx: ToolContext,
+  bwrap: string | undefined,
+): Promise<CommandJudgement | { cwdError: string }> {
   return ctx.memo.once(`judge:${cwd ?? "."}:${command}`, async () => {
     let absolute: string;
     try {
@@ -14,13 +20,18 @@ export function judgeOnce(command: string, cwd: string | undefined, ctx: ToolCon
     } catch (err) {
       return { cwdError: (err as Error).message };
     }
-    return judgeCommand(command, absolute, ctx.workspace);
+    return judgeCommand(command, absolute, ctx.workspace, undefined, { bwrap });
   });
 }
 
 /** What rules match for a command: its parsed parts, or the text as written when cwd is unusable. */
-export async function commandSubjects(command: string, cwd: string | undefined, ctx: ToolContext): Promise<string[]> {
-  const j = await judgeOnce(command, cwd, ctx);
+export async function commandSubjects(
+  command: string,
+  cwd: string | undefined,
+  ctx: ToolContext,
+  bwrap: string | undefined,
+): Promise<string[]> {
+  const j = await judgeOnce(command, cwd, ctx, bwrap);
   return "cwdError" in j ? [command] : j.subjects;
 }
 
@@ -29,9 +40,10 @@ export async function commandAssessment(
   command: string,
   cwd: string | undefined,
   ctx: ToolContext,
+  bwrap: string | undefined,
   unconfined = false,
 ): Promise<Assessment> {
-  const j = await judgeOnce(command, cwd, ctx);
+  const j = await judgeOnce(command, cwd, ctx, bwrap);
   if ("cwdError" in j) return { deny: `cwd is not usable: ${j.cwdError}` };
   const assessment = toAssessment(j);
   if (!unconfined) return assessment;

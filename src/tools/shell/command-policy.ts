@@ -70,6 +70,8 @@ interface Line {
   fallback: SimpleCommand[];
   workspace: Workspace;
   home: string;
+  /** The bubblewrap the judgement's own git runs use (`sandbox.bwrap`); default `bwrap` on PATH. */
+  bwrap: string | undefined;
 }
 
 type LineCheck = (line: Line, so: Readonly<Verdict>) => Finding | undefined | Promise<Finding | undefined>;
@@ -119,9 +121,9 @@ const COMMAND_CHECKS: readonly CommandCheck[] = [
   },
   async (cmd, { workspace, home }, so) => (so.secret ? undefined : { secret: await secretNamed(cmd.args, cmd.cwd, workspace, home) }),
   // Whatever else the line does (`npm -v; grep -r KEY .`), a command that reads a secret is one.
-  async (cmd, { workspace, home }, so) => {
+  async (cmd, { workspace, home, bwrap }, so) => {
     if (so.secret) return undefined;
-    const unnamed = await secretUnnamed(cmd, readOnlyVerdict(cmd), workspace, home);
+    const unnamed = await secretUnnamed(cmd, readOnlyVerdict(cmd), workspace, home, bwrap);
     return unnamed ? { secret: unnamed, notReadOnly: unnamed.why } : undefined;
   },
   (cmd, line, so) => (so.notReadOnly ? undefined : readsOnly(cmd, line)),
@@ -173,13 +175,19 @@ async function redirections({ analysis, workspace, home }: Line, v: Verdict): Pr
  * checks run in a fixed order and each adds to one verdict: every question asked is kept, and
  * for a refusal, a reason or a secret the first found stands.
  */
-export async function judgeCommand(command: string, cwd: string, workspace: Workspace, home = os.homedir()): Promise<CommandJudgement> {
+export async function judgeCommand(
+  command: string,
+  cwd: string,
+  workspace: Workspace,
+  home = os.homedir(),
+  sandbox: { bwrap?: string | undefined } = {},
+): Promise<CommandJudgement> {
   const analysis = await analyzeCommand(command, { cwd, home });
   // A loop or assignment whose values are in the line (`for i in 1 2; do echo tick $i; done`) is
   // judged as what it runs, value by value: rules and checks then see `echo tick 1`, not `$i`.
   if (analysis.ok && analysis.flags.has("dynamic") && !FLAG_ASKS.some((f) => f !== "dynamic" && analysis.flags.has(f))) {
     const variants = variantsOf(command);
-    const judged = variants && (await Promise.all(variants.map((v) => judgeCommand(v, cwd, workspace, home))));
+    const judged = variants && (await Promise.all(variants.map((v) => judgeCommand(v, cwd, workspace, home, sandbox))));
     if (judged && judged.every((j) => j.analysis.ok && !FLAG_ASKS.some((f) => j.analysis.flags.has(f)))) return combine(analysis, judged);
   }
   // The bare form lets deny rules see through `FOO=1 rm`; the full and as-written forms keep allow rules narrow.
@@ -188,7 +196,7 @@ export async function judgeCommand(command: string, cwd: string, workspace: Work
   const fallback = analysis.ok ? [] : fallbackCommands(command);
   if (!analysis.ok) subjects.push(...fallback.map((c) => c.text), command.trim());
 
-  const line: Line = { analysis, fallback, workspace, home };
+  const line: Line = { analysis, fallback, workspace, home, bwrap: sandbox.bwrap };
   const v: Verdict = { asks: [], writes: [], destructive: false };
   for (const check of LINE_CHECKS) fold(v, await check(line, v));
   for (const cmd of analysis.commands) for (const check of COMMAND_CHECKS) fold(v, await check(cmd, line, v));

@@ -104,7 +104,7 @@ export async function launchFor(
     return { argv: { file: status.bwrap, args }, confinement: "strict" };
   }
   if (!status.available) return { confinement: "none", ...(mode === "off" ? {} : { unconfinedBecause: status.reason }) };
-  const j = await judgeOnce(command, relativeCwd, ctx);
+  const j = await judgeOnce(command, relativeCwd, ctx, s.sandbox.bwrap);
   if (s.shell.confineReadOnly) {
     if (!("cwdError" in j) && j.readOnly) {
       const argv = await readOnlyLaunch(["/bin/bash", "-c", command], {

@@ -87,7 +87,8 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     cacheable: false,
     scope: {
       kind: "command",
-      subjects: async (args: Args, ctx) => (args.action === "start" && args.command ? commandSubjects(args.command, args.cwd, ctx) : []),
+      subjects: async (args: Args, ctx) =>
+        args.action === "start" && args.command ? commandSubjects(args.command, args.cwd, ctx, launch.sandbox.bwrap) : [],
     },
     describeCall: (args: Args) =>
       args.action === "start"
@@ -96,7 +97,7 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
     assess: async (args: Args, ctx) => {
       if (args.action === "read" || args.action === "list") return { effect: "read" };
       if (args.action === "stop") return undefined;
-      return commandAssessment(args.command!, args.cwd, ctx, unconfinedAsked(args, settings));
+      return commandAssessment(args.command!, args.cwd, ctx, launch.sandbox.bwrap, unconfinedAsked(args, settings));
     },
     // Stopping a job this session started needs nobody's approval in safe mode.
     needsApproval: (args: Args) => args.action === "start",

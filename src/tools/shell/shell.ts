@@ -161,6 +161,7 @@ function confinementMetadata(launch: Launch): Record<string, unknown> {
 /** Builds `shell`, `bash` (the same with a 30-second default) or another name over the same engine. */
 export function createShellTool(options: ShellToolOptions): AnyTool {
   const { settings } = options;
+  const bwrap = options.launch.sandbox.bwrap;
   const input = z.object({
     command: z.string().min(1, "command is empty").describe("The bash command to run"),
     timeout: z
@@ -190,15 +191,15 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     effect: "execute",
     idempotent: false,
     cacheable: false,
-    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx) },
+    scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx, bwrap) },
     describeCall: (args: Args) => `Run \`${args.command}\``,
     // The policy assesses first, before anything else of the call: the sandbox probe starts there.
     assess: (args: Args, ctx) => {
       warmLaunch(options.launch);
-      return commandAssessment(args.command, args.cwd, ctx, unconfinedAsked(args, settings));
+      return commandAssessment(args.command, args.cwd, ctx, bwrap, unconfinedAsked(args, settings));
     },
     preview: async (args: Args, ctx) => {
-      const j = await judgeOnce(args.command, args.cwd, ctx);
+      const j = await judgeOnce(args.command, args.cwd, ctx, bwrap);
       if ("cwdError" in j) return undefined;
       const parts = j.subjects.map((s) => `  ${s}`).join("\n");
       const outside = unconfinedAsked(args, settings) ? "\nOutside the sandbox: the whole file system and the network." : "";

@@ -67,9 +67,11 @@ export async function secretUnnamed(
   verdict: ReadOnlyVerdict,
   workspace: Workspace,
   home: string,
+  bwrap?: string,
 ): Promise<Secret | undefined> {
-  const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root, workspace.root) : undefined;
-  return history ?? (verdict.recursive ? secretUnder(verdict.recursive, cmd.cwd, workspace, home) : undefined);
+  const confine = confineIn(workspace.root, bwrap);
+  const history = cmd.name === "git" ? await secretInGitHistory(cmd, cmd.cwd ?? workspace.root, confine) : undefined;
+  return history ?? (verdict.recursive ? secretUnder(verdict.recursive, cmd.cwd, workspace, home, confine) : undefined);
 }
 
 /**
@@ -77,7 +79,13 @@ export async function secretUnnamed(
  * read-only only when no file that may hold secrets lies there (hidden ones count only when it
  * reads hidden files; for `git grep`, only those it reads: tracked, or not hidden by .gitignore).
  */
-async function secretUnder(search: TreeSearch, cwd: string | undefined, workspace: Workspace, home: string): Promise<Secret | undefined> {
+async function secretUnder(
+  search: TreeSearch,
+  cwd: string | undefined,
+  workspace: Workspace,
+  home: string,
+  confine: Confine,
+): Promise<Secret | undefined> {
   const here = cwd ?? workspace.root;
   const dirs = search.roots.length ? search.roots.map((r) => path.resolve(here, expandTilde(r.text, home))) : [here];
   // A root that is not there may be an option's value read as a folder (an option this judgement
@@ -97,7 +105,7 @@ async function secretUnder(search: TreeSearch, cwd: string | undefined, workspac
       const root = workspace.rootOf(f);
       return root !== undefined && isSensitivePath(path.relative(root, f).split(path.sep).join("/"));
     });
-    const read = search.git && secrets.length ? await gitReads(here, workspace.root, secrets, search.git) : secrets;
+    const read = search.git && secrets.length ? await gitReads(here, secrets, search.git, confine) : secrets;
     if (read.length) {
       const file = workspace.relative(read[0]!);
       return { why: `it searches ${workspace.relative(dir)} recursively, which holds ${file} (may hold secrets)`, file };
@@ -141,14 +149,15 @@ function printsGitContent(sub: string | undefined, options: string[], operands: 
 const GIT_SENSITIVE = sensitivePathspecs();
 
 /**
- * The read-only sandbox for git the judgement runs in the workspace `root`: nothing tackle runs to
- * decide may act on what a repository's config names. A cwd outside the workspace (`cd /elsewhere
- * && git log`) holds nothing a tool could have written, and runs as it is.
+ * The read-only sandbox for git the judgement runs in the workspace `root` (under the configured
+ * bubblewrap, `sandbox.bwrap`, as commands run): nothing tackle runs to decide may act on what a
+ * repository's config names. A cwd outside the workspace (`cd /elsewhere && git log`) holds
+ * nothing a tool could have written, and runs as it is.
  */
-function confineIn(root: string): Confine {
+function confineIn(root: string, bwrap: string | undefined): Confine {
   return (argv, cwd) =>
     Workspace.isInside(root, cwd)
-      ? readOnlyLaunch(argv, { root, cwd, timeoutMs: 10_000, env: { LC_ALL: "C" } })
+      ? readOnlyLaunch(argv, { root, cwd, timeoutMs: 10_000, env: { LC_ALL: "C" }, ...(bwrap === undefined ? {} : { bwrap }) })
       : Promise.resolve(undefined);
 }
 
@@ -157,15 +166,15 @@ function confineIn(root: string): Confine {
  * print, from any commit a ref or reflog reaches or from the index, within the pathspecs after
  * `--` when it gives some. Asked of git itself (`git log --all --reflog -- <patterns>`).
  */
-async function secretInGitHistory(cmd: SimpleCommand, cwd: string, root: string): Promise<Secret | undefined> {
+async function secretInGitHistory(cmd: SimpleCommand, cwd: string, confine: Confine): Promise<Secret | undefined> {
   const { sub, rest } = gitSubcommand(cmd);
   const { options, operands } = splitOptions(rest);
   if (!printsGitContent(sub, options, operands)) return undefined;
   const guard = gitGuardArgs(cwd);
   const [history, index, prefix] = await Promise.all([
-    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard, confineIn(root)),
-    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard, confineIn(root)),
-    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard, confineIn(root)),
+    guardedGitOutput(cwd, ["log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", ...GIT_SENSITIVE], guard, confine),
+    guardedGitOutput(cwd, ["ls-files", "-z", "--full-name", "--", ...GIT_SENSITIVE], guard, confine),
+    guardedGitOutput(cwd, ["rev-parse", "--show-prefix"], guard, confine),
   ]);
   if (history === undefined || index === undefined || prefix === undefined) return undefined;
   const dash = rest.findIndex((w) => w.text === "--");
@@ -181,9 +190,9 @@ async function secretInGitHistory(cmd: SimpleCommand, cwd: string, root: string)
 }
 
 /** Which of `files` git grep reads: those git tracks, or also untracked ones .gitignore does not hide. All when git cannot say. */
-async function gitReads(cwd: string, root: string, files: string[], which: "tracked" | "visible"): Promise<string[]> {
+async function gitReads(cwd: string, files: string[], which: "tracked" | "visible", confine: Confine): Promise<string[]> {
   const args = ["ls-files", "-z", "--cached", ...(which === "visible" ? ["--others", "--exclude-standard"] : []), "--", ...files];
-  const out = await guardedGitOutput(cwd, args, undefined, confineIn(root));
+  const out = await guardedGitOutput(cwd, args, undefined, confine);
   if (out === undefined) return files;
   // Names come back relative to cwd, as the files were found.
   const listed = new Set(
