@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { formatCount } from "../core/format-count.js";
 import { appendLines } from "./append-line.js";
 import { applyAllOrNone, type FileChange } from "./file-transaction.js";
 import { READ_NOFOLLOW } from "./no-follow.js";
-import { ownFolder, tackleStateDir } from "./own-folders.js";
+import { ownFolder, replaceOwnFile, tackleStateDir } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
 import type { Workspace } from "./workspace.js";
 
@@ -318,9 +318,7 @@ export class ChangeJournal {
     try {
       statSync(blob);
     } catch {
-      const temporary = `${blob}.${process.pid}.${randomBytes(3).toString("hex")}`;
-      writeFileSync(temporary, bytes, { mode: 0o600 });
-      renameSync(temporary, blob);
+      replaceOwnFile(blob, bytes);
     }
     return { h, m: st.mode & 0o777, s: st.size };
   }
@@ -391,9 +389,7 @@ export class ChangeJournal {
     const kept = lines.filter((l, i) =>
       l.kind === "change" ? !dropped.has(l.id) : l.kind === "undo" ? !dropped.has(l.id) : i >= firstKept,
     );
-    const temporary = `${this.#journal}.${process.pid}.tmp`;
-    writeFileSync(temporary, kept.map((l) => `${JSON.stringify(l)}\n`).join(""), { mode: 0o600 });
-    renameSync(temporary, this.#journal);
+    replaceOwnFile(this.#journal, kept.map((l) => `${JSON.stringify(l)}\n`).join(""));
     const used = new Set(
       kept.flatMap((l) =>
         l.kind === "change" ? l.files.flatMap((f) => [f.a, f.b]).flatMap((s) => (s !== TOO_LARGE && s.h ? [s.h] : [])) : [],

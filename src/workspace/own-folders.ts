@@ -120,7 +120,14 @@ export function readOwnFile(file: string, maxBytes: number): Buffer | undefined 
 export function replaceOwnFile(file: string, data: string | Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+    try {
+      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+    } catch (err) {
+      // Left by a process that died with this pid: it is ours to remove.
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      rmSync(temporary, { force: true });
+      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+    }
     renameSync(temporary, file);
   } catch (err) {
     rmSync(temporary, { force: true });

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { appendLines } from "./append-line.js";
-import { ownFolder, tackleStateDir } from "./own-folders.js";
+import { ownFolder, replaceOwnFile, tackleStateDir } from "./own-folders.js";
 
 /** Past this size a record is rewritten with only what is still kept. */
 const COMPACT_BYTES = 1024 * 1024;
@@ -37,15 +37,12 @@ export class WorkspaceRecord<E extends { t: number }> {
       // One short append is one write: concurrent tackle processes do not interleave inside a line.
       appendLines(this.#file, `${JSON.stringify(entry)}\n`);
       if (lstatSync(this.#file).size > COMPACT_BYTES) {
-        const temporary = `${this.#file}.${process.pid}.tmp`;
-        writeFileSync(
-          temporary,
+        replaceOwnFile(
+          this.#file,
           this.entries()
             .map((e) => `${JSON.stringify(e)}\n`)
             .join(""),
-          { mode: 0o600 },
         );
-        renameSync(temporary, this.#file);
       }
     } catch {
       // Without a state folder the entry is lost; callers treat a missing entry as never recorded.

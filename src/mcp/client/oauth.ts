@@ -1,6 +1,6 @@
 import { spawn } from "../../process/child-process.js";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import {
@@ -12,7 +12,7 @@ import {
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { ToolError } from "../../core/errors.js";
-import { ownFolder, tackleConfigDir } from "../../workspace/own-folders.js";
+import { ownFolder, replaceOwnFile, tackleConfigDir } from "../../workspace/own-folders.js";
 
 /** What is kept for one server: its registration with the authorization server, the tokens, the PKCE verifier of a sign-in under way. */
 interface Stored {
@@ -145,10 +145,7 @@ function writeStored(file: string, stored: Stored): void {
       `${dir} is not a folder only you can enter, so no tokens are kept there; remove it or chmod 700 it, then sign in again.`,
     );
   }
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, file);
+  replaceOwnFile(file, `${JSON.stringify(stored, null, 2)}\n`);
 }
 
 /** Forgets a server's sign-in. Returns whether there was one. */
