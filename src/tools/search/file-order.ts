@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { statOrUndefined } from "../../workspace/stat.js";
 
 /** How glob orders what it finds: most recently modified first, or by path. */
 export type FileOrder = "modified" | "path";
@@ -23,7 +23,6 @@ export interface TimedPath {
 
 const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byNewest = (a: TimedPath, b: TimedPath) => b.mtime - a.mtime || byPath(a.path, b.path);
-const NO_THROW = { throwIfNoEntry: false } as const;
 
 /** The first `count` of `paths` in path order (by UTF-16 code unit, as ties in {@link FileTimes} are). */
 export function firstByPath(paths: readonly string[], count: number): string[] {
@@ -47,7 +46,7 @@ export class FileTimes {
 
   /** A file whose time is read now (`absolute`), kept as `relative`; one that vanished since it was listed is left out. */
   stamp(absolute: string, relative: string): void {
-    const st = statSync(absolute, NO_THROW);
+    const st = statOrUndefined(absolute);
     if (st) this.add(relative, st.mtimeMs);
   }
 
