@@ -6,7 +6,8 @@
 //   - `tackle mcp` itself (dist/cli/main.js), when the build has the subcommand;
 //   - the reference filesystem server (@modelcontextprotocol/server-filesystem, read_text_file);
 //   - a bare server on the same SDK entry tackle uses that returns the file with no checks.
-// Goals: at least as fast as the reference server; tackle's layer < 5% over the bare server.
+// Goals: at least as fast as the reference server, `tackle mcp` 0.9x its p50 (issue 31); tackle's
+// layer < 5% over the bare server.
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import os from "node:os";
@@ -153,7 +154,7 @@ for (const [label, s] of stats) {
   if (!label.startsWith("tackle")) continue;
   const overBare = (s.p50 / bare.p50 - 1) * 100;
   console.log(
-    `${label}: p50 ${(s.p50 / reference.p50).toFixed(2)}x the reference server (goal <= 1.00), ` +
+    `${label}: p50 ${(s.p50 / reference.p50).toFixed(2)}x the reference server (goal <= ${label.startsWith("tackle mcp") ? "0.90" : "1.00"}), ` +
       `${overBare >= 0 ? "+" : ""}${overBare.toFixed(1)}% (${((s.p50 - bare.p50) * 1000).toFixed(0)} µs) over the bare server (goal < 5%); ` +
       `throughput ${(s.perSecond / reference.perSecond).toFixed(2)}x reference, ${(s.perSecond / bare.perSecond).toFixed(2)}x bare`,
   );

@@ -44,6 +44,26 @@ const HEARTBEAT_MS = 3_000;
 const EVENTS_KEPT_BYTES = 32 * 1024 * 1024;
 /** Answers are kept this long after their wait settles, to tell a late second answer who won. */
 const ANSWER_KEPT_MS = 60 * 60_000;
+/**
+ * End rows of the audit trail wait this long, or for this many others, to share one write: under
+ * load a write per call costs more than the rest of the row (measured: ~30 µs of the next call's
+ * latency on a busy machine), and nothing waits on an end row.
+ */
+const AUDIT_BATCH_MS = 20;
+const AUDIT_BATCH_ROWS = 64;
+
+/** End rows waiting for their write, and who waits for it. */
+interface AuditBatch {
+  text: string;
+  rows: number;
+  written: Promise<void>;
+  settle: (error?: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Stores with end rows still waiting: written when the process exits, however it got there. */
+const waitingAtExit = new Set<FileStore>();
+let exitHooked = false;
 
 /** The folder of a workspace's desk: `$XDG_STATE_HOME/tackle/desks/<hash of the workspace's real path>`. */
 export function deskFolder(workspace: string): string {
@@ -71,6 +91,7 @@ export class FileStore implements Store {
   readonly #listeners = new Set<(what: "desk" | "rules" | "events") => void>();
   #watchers: FSWatcher[] = [];
   #lastSweep = 0;
+  #auditBatch: AuditBatch | undefined;
 
   readonly #eventsKeptBytes: number;
 
@@ -328,9 +349,62 @@ export class FileStore implements Store {
     return Number(a) > Number(b);
   }
 
+  /**
+   * A start row is written at once (a call runs only once its start is on disk), after any end
+   * rows still waiting; an end row joins the next batch (AUDIT_BATCH_MS) and resolves once written.
+   */
   async audit(entry: AuditEntry): Promise<void> {
-    const line = { ...entry, instance: this.instance, at: new Date().toISOString() };
-    this.#append("audit.jsonl", `${JSON.stringify(line)}\n`);
+    const line = `${JSON.stringify({ ...entry, instance: this.instance, at: new Date().toISOString() })}\n`;
+    if (entry.phase === "end") {
+      const batch = (this.#auditBatch ??= this.#newAuditBatch());
+      batch.text += line;
+      if (++batch.rows >= AUDIT_BATCH_ROWS) this.flushAudit();
+      return batch.written;
+    }
+    const batch = this.#takeAuditBatch();
+    try {
+      this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
+    } catch (err) {
+      batch?.settle(err);
+      throw err;
+    }
+    batch?.settle();
+  }
+
+  /** Writes the end rows still waiting, now. */
+  flushAudit(): void {
+    const batch = this.#takeAuditBatch();
+    if (!batch) return;
+    try {
+      this.#append("audit.jsonl", batch.text);
+      batch.settle();
+    } catch (err) {
+      batch.settle(err);
+    }
+  }
+
+  #newAuditBatch(): AuditBatch {
+    let settle!: (error?: unknown) => void;
+    const written = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    const timer = setTimeout(() => this.flushAudit(), AUDIT_BATCH_MS);
+    timer.unref();
+    waitingAtExit.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.once("exit", () => {
+        for (const store of waitingAtExit) store.flushAudit();
+      });
+    }
+    return { text: "", rows: 0, written, settle, timer };
+  }
+
+  #takeAuditBatch(): AuditBatch | undefined {
+    const batch = this.#auditBatch;
+    if (!batch) return undefined;
+    this.#auditBatch = undefined;
+    clearTimeout(batch.timer);
+    waitingAtExit.delete(this);
+    return batch;
   }
 
   onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {
@@ -386,6 +460,7 @@ export class FileStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.flushAudit();
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
     this.#unwatch();

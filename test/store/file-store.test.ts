@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileStore } from "../../src/store/file-store.js";
@@ -72,6 +72,46 @@ describe("the file store", () => {
     expect(parsed.filter((e) => e.type === "mine").map((e) => e.data.i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect((await store.eventsAfter(undefined, 1_000_000)).length).toBe(parsed.length);
     await store.close();
+  });
+
+  it("writes the audit trail's end rows in batches, after them any start row at once, and what waits when the process exits", async () => {
+    const at = fresh();
+    const store = new FileStore(at);
+    const rows = () =>
+      existsSync(path.join(at, "audit.jsonl"))
+        ? readFileSync(path.join(at, "audit.jsonl"), "utf8")
+            .trim()
+            .split("\n")
+            .map((l) => JSON.parse(l) as { phase: string; toolCallId: string })
+            .map((r) => `${r.phase} ${r.toolCallId}`)
+        : [];
+    await store.audit({ phase: "start", toolCallId: "a", tool: "t", record: {} });
+    expect(rows()).toEqual(["start a"]);
+    const ends = [
+      store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} }),
+      store.audit({ phase: "end", toolCallId: "b", tool: "t", record: {} }),
+    ];
+    expect(rows()).toEqual(["start a"]);
+    await Promise.all(ends);
+    expect(rows()).toEqual(["start a", "end a", "end b"]);
+    const waiting = store.audit({ phase: "end", toolCallId: "c", tool: "t", record: {} });
+    await store.audit({ phase: "start", toolCallId: "d", tool: "t", record: {} });
+    expect(rows()).toEqual(["start a", "end a", "end b", "end c", "start d"]);
+    await waiting;
+    await store.audit({ phase: "end", toolCallId: "d", tool: "t", record: {} });
+    await store.close();
+    expect(rows()).toHaveLength(6);
+
+    // A process that exits with an end row still waiting writes it on the way out.
+    const script = `
+      import { FileStore } from ${JSON.stringify(path.resolve("src/store/file-store.ts"))};
+      const s = new FileStore(${JSON.stringify(at)});
+      void s.audit({ phase: "end", toolCallId: "last", tool: "t", record: {} });
+      process.exit(0);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "inherit" });
+    expect(await new Promise((r) => child.once("exit", r))).toBe(0);
+    expect(rows().at(-1)).toBe("end last");
   });
 
   it("starts a new line after a torn one, so no event glues to what a killed writer left", async () => {
