@@ -52,12 +52,10 @@ const ANSWER_KEPT_MS = 60 * 60_000;
 const AUDIT_BATCH_MS = 20;
 const AUDIT_BATCH_ROWS = 64;
 
-/** End rows waiting for their write, and who waits for it. */
+/** End rows waiting for their write. */
 interface AuditBatch {
   text: string;
   rows: number;
-  written: Promise<void>;
-  settle: (error?: unknown) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -92,6 +90,8 @@ export class FileStore implements Store {
   #watchers: FSWatcher[] = [];
   #lastSweep = 0;
   #auditBatch: AuditBatch | undefined;
+  /** Why a batch of end rows could not be written, told by close(). */
+  #auditFailed: Error | undefined;
 
   readonly #eventsKeptBytes: number;
 
@@ -351,7 +351,9 @@ export class FileStore implements Store {
 
   /**
    * A start row is written at once (a call runs only once its start is on disk), after any end
-   * rows still waiting; an end row joins the next batch (AUDIT_BATCH_MS) and resolves once written.
+   * rows still waiting. An end row joins the next batch, written within AUDIT_BATCH_MS, by
+   * close(), or as the process exits, whichever comes first; a batch that cannot be written is
+   * told by close(). Nothing waits on it: the timer does not hold the process open.
    */
   async audit(entry: AuditEntry): Promise<void> {
     const line = `${JSON.stringify({ ...entry, instance: this.instance, at: new Date().toISOString() })}\n`;
@@ -359,16 +361,10 @@ export class FileStore implements Store {
       const batch = (this.#auditBatch ??= this.#newAuditBatch());
       batch.text += line;
       if (++batch.rows >= AUDIT_BATCH_ROWS) this.flushAudit();
-      return batch.written;
+      return;
     }
     const batch = this.#takeAuditBatch();
-    try {
-      this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
-    } catch (err) {
-      batch?.settle(err);
-      throw err;
-    }
-    batch?.settle();
+    this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
   }
 
   /** Writes the end rows still waiting, now. */
@@ -377,15 +373,12 @@ export class FileStore implements Store {
     if (!batch) return;
     try {
       this.#append("audit.jsonl", batch.text);
-      batch.settle();
     } catch (err) {
-      batch.settle(err);
+      this.#auditFailed ??= err as Error;
     }
   }
 
   #newAuditBatch(): AuditBatch {
-    let settle!: (error?: unknown) => void;
-    const written = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
     const timer = setTimeout(() => this.flushAudit(), AUDIT_BATCH_MS);
     timer.unref();
     waitingAtExit.add(this);
@@ -395,7 +388,7 @@ export class FileStore implements Store {
         for (const store of waitingAtExit) store.flushAudit();
       });
     }
-    return { text: "", rows: 0, written, settle, timer };
+    return { text: "", rows: 0, timer };
   }
 
   #takeAuditBatch(): AuditBatch | undefined {
@@ -469,6 +462,9 @@ export class FileStore implements Store {
     this.#fds.clear();
     this.#ends.clear();
     if (this.#made) unlinkQuietly(path.join(this.#dir, "instances", `${safeId(this.instance)}.json`));
+    const failed = this.#auditFailed;
+    this.#auditFailed = undefined;
+    if (failed) throw new Error(`Some of the audit trail's end rows could not be written: ${failed.message}`);
   }
 }
 

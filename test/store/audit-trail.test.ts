@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -47,4 +48,28 @@ describe("the session's audit trail", () => {
     expect(rows.find((r) => r.phase === "end" && r.toolCallId === "r2")!.record).toMatchObject({ status: "success", cached: true });
     expect(JSON.stringify(rows)).not.toContain("sk-abcdefghijklmnop");
   });
+
+  it("lets a process go on after closing a session that made calls: nothing waits on a timer that does not hold the process", async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const ws = path.join(d.dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const script = `
+      import { openSession } from ${JSON.stringify(path.resolve("src/session.ts"))};
+      const session = await openSession({ workspace: ${JSON.stringify(ws)}, mcp: false, desk: { store: ${JSON.stringify(`file:${path.join(d.dir, "store")}`)} } });
+      await session.runner.run({ name: "read_file", args: { path: "a.txt" } });
+      await session.close();
+      await new Promise((r) => setTimeout(r, 20));
+      process.stdout.write("went on");
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += String(c)));
+    expect(await new Promise((r) => child.once("exit", r))).toBe(0);
+    expect(out).toBe("went on");
+    expect(readFileSync(path.join(d.dir, "store", "audit.jsonl"), "utf8")).toMatch(/"phase":"end"/);
+  }, 60_000);
 });

@@ -74,7 +74,7 @@ describe("the file store", () => {
     await store.close();
   });
 
-  it("writes the audit trail's end rows in batches, after them any start row at once, and what waits when the process exits", async () => {
+  it("writes the audit trail's end rows in batches, any start row at once after them, and what waits at close or exit", async () => {
     const at = fresh();
     const store = new FileStore(at);
     const rows = () =>
@@ -87,17 +87,15 @@ describe("the file store", () => {
         : [];
     await store.audit({ phase: "start", toolCallId: "a", tool: "t", record: {} });
     expect(rows()).toEqual(["start a"]);
-    const ends = [
-      store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} }),
-      store.audit({ phase: "end", toolCallId: "b", tool: "t", record: {} }),
-    ];
+    await store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} });
+    await store.audit({ phase: "end", toolCallId: "b", tool: "t", record: {} });
     expect(rows()).toEqual(["start a"]);
-    await Promise.all(ends);
+    // One write for both, within the batch's time.
+    while (rows().length < 3) await new Promise((r) => setTimeout(r, 5));
     expect(rows()).toEqual(["start a", "end a", "end b"]);
-    const waiting = store.audit({ phase: "end", toolCallId: "c", tool: "t", record: {} });
+    await store.audit({ phase: "end", toolCallId: "c", tool: "t", record: {} });
     await store.audit({ phase: "start", toolCallId: "d", tool: "t", record: {} });
     expect(rows()).toEqual(["start a", "end a", "end b", "end c", "start d"]);
-    await waiting;
     await store.audit({ phase: "end", toolCallId: "d", tool: "t", record: {} });
     await store.close();
     expect(rows()).toHaveLength(6);
@@ -106,12 +104,24 @@ describe("the file store", () => {
     const script = `
       import { FileStore } from ${JSON.stringify(path.resolve("src/store/file-store.ts"))};
       const s = new FileStore(${JSON.stringify(at)});
-      void s.audit({ phase: "end", toolCallId: "last", tool: "t", record: {} });
-      process.exit(0);
+      await s.audit({ phase: "end", toolCallId: "last", tool: "t", record: {} });
     `;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "inherit" });
     expect(await new Promise((r) => child.once("exit", r))).toBe(0);
     expect(rows().at(-1)).toBe("end last");
+  });
+
+  it("tells close() when a batch of end rows could not be written", async () => {
+    const at = fresh();
+    const store = new FileStore(at);
+    await store.register(false);
+    await store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} });
+    // A folder where the file would be: the append fails when the batch is written.
+    mkdirSync(path.join(at, "audit.jsonl"));
+    await store.close().then(
+      () => expect.unreachable("close() said nothing"),
+      (err: Error) => expect(err.message).toMatch(/audit trail's end rows could not be written/),
+    );
   });
 
   it("starts a new line after a torn one, so no event glues to what a killed writer left", async () => {
