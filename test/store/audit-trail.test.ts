@@ -55,9 +55,10 @@ describe("the session's audit trail", () => {
     const ws = path.join(d.dir, "ws");
     mkdirSync(ws);
     writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const desk = { store: `file:${path.join(d.dir, "store")}` };
     const script = `
       import { openSession } from ${JSON.stringify(path.resolve("src/session.ts"))};
-      const session = await openSession({ workspace: ${JSON.stringify(ws)}, mcp: false, desk: { store: ${JSON.stringify(`file:${path.join(d.dir, "store")}`)} } });
+      const session = await openSession({ workspace: ${JSON.stringify(ws)}, mcp: false, desk: ${JSON.stringify(desk)} });
       await session.runner.run({ name: "read_file", args: { path: "a.txt" } });
       await session.close();
       await new Promise((r) => setTimeout(r, 20));
