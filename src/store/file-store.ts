@@ -364,7 +364,12 @@ export class FileStore implements Store {
       return;
     }
     const batch = this.#takeAuditBatch();
-    this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
+    try {
+      this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
+    } catch (err) {
+      if (batch) this.#auditFailed ??= err as Error;
+      throw err;
+    }
   }
 
   /** Writes the end rows still waiting, now. */

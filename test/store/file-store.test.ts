@@ -116,8 +116,10 @@ describe("the file store", () => {
     const store = new FileStore(at);
     await store.register(false);
     await store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} });
-    // A folder where the file would be: the append fails when the batch is written.
+    // A folder where the file would be: the append fails when the batch is written, with a start
+    // row (which its call is told of) or alone.
     mkdirSync(path.join(at, "audit.jsonl"));
+    await expect(store.audit({ phase: "start", toolCallId: "b", tool: "t", record: {} })).rejects.toThrow();
     await store.close().then(
       () => expect.unreachable("close() said nothing"),
       (err: Error) => expect(err.message).toMatch(/audit trail's end rows could not be written/),
