@@ -93,10 +93,8 @@ export interface ToolRunnerOptions {
    */
   sharedRules?: SharedRules;
   /**
-   * An audit trail: a call's start row is written before it runs (a call whose start cannot be
-   * written does not run), its end row right after its outcome is handed back, so no disk or
-   * database write stands between a result and the model. {@link ToolRunner.close} waits for
-   * every end row.
+   * An audit trail written before each call runs and before its outcome is returned: a call whose
+   * start cannot be written does not run.
    */
   audit?: AuditSink;
   /** One span per call (OpenTelemetry, when configured). */
@@ -142,8 +140,6 @@ export class ToolRunner {
   readonly #sessionAllows = new Map<string, Rule[]>();
   readonly #shared: SharedRules | undefined;
   readonly #audit: AuditSink | undefined;
-  /** End rows on their way to the audit trail. */
-  readonly #trailing = new Set<Promise<void>>();
   readonly #tracer: CallTracer | undefined;
   readonly #log?: AuditLog;
   readonly #ownsLog: boolean;
@@ -253,9 +249,8 @@ export class ToolRunner {
     return Promise.all(running);
   }
 
-  /** Writes the audit trail's last rows, flushes the audit log and removes saved outputs. */
+  /** Flushes the audit log and removes saved outputs. */
   async close(): Promise<void> {
-    while (this.#trailing.size) await Promise.all(this.#trailing);
     if (this.#log && this.#ownsLog) await this.#log.close();
     this.#spill.dispose();
   }
@@ -857,31 +852,25 @@ export class ToolRunner {
     return { ...capped, content: cut.text, metadata: { ...capped.metadata, truncated: true, fullOutputPath: cut.fullPath } };
   }
 
-  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {
-    if (this.#audit) this.#trail(outcome, args);
+  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome | Promise<ToolOutcome> {
+    if (this.#audit) return this.#audited(outcome, args, options);
     return this.#told(outcome, args, options);
   }
 
   /**
-   * The outcome's end row, written once the outcome has gone on: a macrotask runs after the promise
-   * chain that hands the outcome back (an MCP server's reply is written within that chain), where a
-   * microtask would run before it.
+   * The outcome, once its row is in the audit trail: a result nobody could trace is not handed back
+   * untraced: every result a client received has its row, even when the process is killed
+   * right after).
    */
-  #trail(outcome: ToolOutcome, args: unknown): void {
-    const audit = this.#audit!;
-    const written = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() =>
-        audit.end(
-          outcome.toolCallId,
-          outcome.toolName,
-          auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>,
-        ),
-      )
-      .catch((err: unknown) =>
-        this.#logger.warn(`the audit trail did not take the outcome of ${outcome.toolCallId}: ${toToolError(err).message}`),
-      )
-      .finally(() => this.#trailing.delete(written));
-    this.#trailing.add(written);
+  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
+    const record = auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>;
+    try {
+      await this.#audit!.end(outcome.toolCallId, outcome.toolName, record);
+    } catch (err) {
+      this.#logger.warn(`the audit trail did not take the outcome of ${outcome.toolCallId}: ${toToolError(err).message}`);
+      outcome = { ...outcome, metadata: { ...outcome.metadata, auditFailed: toToolError(err).message } };
+    }
+    return this.#told(outcome, args, options);
   }
 
   #told(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome {

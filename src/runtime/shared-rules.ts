@@ -12,7 +12,7 @@ export interface SharedRules {
   add(rules: readonly Rule[], origin: { by: string; tool?: string; toolCallId?: string }): Promise<void>;
 }
 
-/** Where the runner writes its audit trail beyond the JSONL log: before a call runs, and once its outcome is handed back. */
+/** Where the runner writes its audit trail beyond the JSONL log: before a call runs, and before its outcome is returned. */
 export interface AuditSink {
   begin(toolCallId: string, tool: string, args: unknown): Promise<void>;
   end(toolCallId: string, tool: string, record: Record<string, unknown>): Promise<void>;

@@ -44,24 +44,6 @@ const HEARTBEAT_MS = 3_000;
 const EVENTS_KEPT_BYTES = 32 * 1024 * 1024;
 /** Answers are kept this long after their wait settles, to tell a late second answer who won. */
 const ANSWER_KEPT_MS = 60 * 60_000;
-/**
- * End rows of the audit trail wait this long, or for this many others, to share one write: under
- * load a write per call costs more than the rest of the row (measured: ~30 µs of the next call's
- * latency on a busy machine), and nothing waits on an end row.
- */
-const AUDIT_BATCH_MS = 20;
-const AUDIT_BATCH_ROWS = 64;
-
-/** End rows waiting for their write. */
-interface AuditBatch {
-  text: string;
-  rows: number;
-  timer: NodeJS.Timeout;
-}
-
-/** Stores with end rows still waiting: written when the process exits, however it got there. */
-const waitingAtExit = new Set<FileStore>();
-let exitHooked = false;
 
 /** The folder of a workspace's desk: `$XDG_STATE_HOME/tackle/desks/<hash of the workspace's real path>`. */
 export function deskFolder(workspace: string): string {
@@ -89,9 +71,6 @@ export class FileStore implements Store {
   readonly #listeners = new Set<(what: "desk" | "rules" | "events") => void>();
   #watchers: FSWatcher[] = [];
   #lastSweep = 0;
-  #auditBatch: AuditBatch | undefined;
-  /** Why a batch of end rows could not be written, told by close(). */
-  #auditFailed: Error | undefined;
 
   readonly #eventsKeptBytes: number;
 
@@ -349,60 +328,9 @@ export class FileStore implements Store {
     return Number(a) > Number(b);
   }
 
-  /**
-   * A start row is written at once (a call runs only once its start is on disk), after any end
-   * rows still waiting. An end row joins the next batch, written within AUDIT_BATCH_MS, by
-   * close(), or as the process exits, whichever comes first; a batch that cannot be written is
-   * told by close(). Nothing waits on it: the timer does not hold the process open.
-   */
   async audit(entry: AuditEntry): Promise<void> {
-    const line = `${JSON.stringify({ ...entry, instance: this.instance, at: new Date().toISOString() })}\n`;
-    if (entry.phase === "end") {
-      const batch = (this.#auditBatch ??= this.#newAuditBatch());
-      batch.text += line;
-      if (++batch.rows >= AUDIT_BATCH_ROWS) this.flushAudit();
-      return;
-    }
-    const batch = this.#takeAuditBatch();
-    try {
-      this.#append("audit.jsonl", `${batch?.text ?? ""}${line}`);
-    } catch (err) {
-      if (batch) this.#auditFailed ??= err as Error;
-      throw err;
-    }
-  }
-
-  /** Writes the end rows still waiting, now. */
-  flushAudit(): void {
-    const batch = this.#takeAuditBatch();
-    if (!batch) return;
-    try {
-      this.#append("audit.jsonl", batch.text);
-    } catch (err) {
-      this.#auditFailed ??= err as Error;
-    }
-  }
-
-  #newAuditBatch(): AuditBatch {
-    const timer = setTimeout(() => this.flushAudit(), AUDIT_BATCH_MS);
-    timer.unref();
-    waitingAtExit.add(this);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.once("exit", () => {
-        for (const store of waitingAtExit) store.flushAudit();
-      });
-    }
-    return { text: "", rows: 0, timer };
-  }
-
-  #takeAuditBatch(): AuditBatch | undefined {
-    const batch = this.#auditBatch;
-    if (!batch) return undefined;
-    this.#auditBatch = undefined;
-    clearTimeout(batch.timer);
-    waitingAtExit.delete(this);
-    return batch;
+    const line = { ...entry, instance: this.instance, at: new Date().toISOString() };
+    this.#append("audit.jsonl", `${JSON.stringify(line)}\n`);
   }
 
   onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {
@@ -458,7 +386,6 @@ export class FileStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.flushAudit();
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
     this.#unwatch();
@@ -467,9 +394,6 @@ export class FileStore implements Store {
     this.#fds.clear();
     this.#ends.clear();
     if (this.#made) unlinkQuietly(path.join(this.#dir, "instances", `${safeId(this.instance)}.json`));
-    const failed = this.#auditFailed;
-    this.#auditFailed = undefined;
-    if (failed) throw new Error(`Some of the audit trail's end rows could not be written: ${failed.message}`);
   }
 }
 

@@ -57,7 +57,7 @@ export interface StoredEvent {
   at: number;
 }
 
-/** One row of the audit trail: written before a call runs ("start") and once its outcome is handed back ("end"). */
+/** One row of the audit trail: written before a call runs ("start") and before its answer is returned ("end"). */
 export interface AuditEntry {
   phase: "start" | "end";
   toolCallId: string;

@@ -549,18 +549,16 @@ describe("records", () => {
     });
     const out = await r.run({ id: "t1", name: "echo", args: { text: "token=sk-abcdefghijklmnopqrstuvwxyz and more" } });
     expect(out.status).toBe("success");
-    // The end row follows the outcome, and close() waits for it.
-    expect(rows.map((row) => row.phase)).toEqual(["start"]);
-    await r.close();
     expect(rows.map((row) => row.phase)).toEqual(["start", "end"]);
     expect(rows[1]!.data).toMatchObject({ toolCallId: "t1", status: "success" });
     expect(rows[1]!.data).not.toHaveProperty("result");
     expect(JSON.stringify(rows)).not.toContain("sk-abcdefghijklmnop");
   });
 
-  it("writes the end row after an MCP-style reply went out in the same chain, and warns when the trail refuses it", async () => {
+  it("writes the end row before the outcome is handed back, and marks an outcome whose row was refused", async () => {
     const order: string[] = [];
     const warnings: string[] = [];
+    let refuse = false;
     const r = runner({
       approval: "all",
       logger: { ...silentLogger, warn: (m: string) => void warnings.push(m) },
@@ -568,20 +566,18 @@ describe("records", () => {
         begin: async () => void order.push("start"),
         end: async () => {
           order.push("end");
-          throw new Error("disk full");
+          if (refuse) throw new Error("disk full");
         },
       },
     });
-    // A reply sent a few promise turns after the outcome, as the MCP SDK does.
-    const out = await r
-      .run({ id: "t3", name: "echo", args: { text: "hi" } })
-      .then((o) => Promise.resolve(o))
-      .then((o) => (order.push("reply"), o));
+    // Every result a client receives has its row, even if the process dies right after replying.
+    const out = await r.run({ id: "t3", name: "echo", args: { text: "hi" } }).then((o) => (order.push("reply"), o));
     expect(out.status).toBe("success");
-    expect(out.metadata?.auditFailed).toBeUndefined();
-    await r.close();
-    expect(order).toEqual(["start", "reply", "end"]);
-    expect(warnings.join("\n")).toMatch(/audit trail did not take the outcome of t3: disk full/);
+    expect(order).toEqual(["start", "end", "reply"]);
+    refuse = true;
+    const marked = await r.run({ id: "t4", name: "echo", args: { text: "hi" } });
+    expect(marked.metadata?.auditFailed).toMatch(/disk full/);
+    expect(warnings.join("\n")).toMatch(/audit trail did not take the outcome of t4: disk full/);
   });
 
   it("does not run a call whose start row cannot be written", async () => {

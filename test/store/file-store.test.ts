@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileStore } from "../../src/store/file-store.js";
@@ -72,58 +72,6 @@ describe("the file store", () => {
     expect(parsed.filter((e) => e.type === "mine").map((e) => e.data.i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect((await store.eventsAfter(undefined, 1_000_000)).length).toBe(parsed.length);
     await store.close();
-  });
-
-  it("writes the audit trail's end rows in batches, any start row at once after them, and what waits at close or exit", async () => {
-    const at = fresh();
-    const store = new FileStore(at);
-    const rows = () =>
-      existsSync(path.join(at, "audit.jsonl"))
-        ? readFileSync(path.join(at, "audit.jsonl"), "utf8")
-            .trim()
-            .split("\n")
-            .map((l) => JSON.parse(l) as { phase: string; toolCallId: string })
-            .map((r) => `${r.phase} ${r.toolCallId}`)
-        : [];
-    await store.audit({ phase: "start", toolCallId: "a", tool: "t", record: {} });
-    expect(rows()).toEqual(["start a"]);
-    await store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} });
-    await store.audit({ phase: "end", toolCallId: "b", tool: "t", record: {} });
-    expect(rows()).toEqual(["start a"]);
-    // One write for both, within the batch's time.
-    while (rows().length < 3) await new Promise((r) => setTimeout(r, 5));
-    expect(rows()).toEqual(["start a", "end a", "end b"]);
-    await store.audit({ phase: "end", toolCallId: "c", tool: "t", record: {} });
-    await store.audit({ phase: "start", toolCallId: "d", tool: "t", record: {} });
-    expect(rows()).toEqual(["start a", "end a", "end b", "end c", "start d"]);
-    await store.audit({ phase: "end", toolCallId: "d", tool: "t", record: {} });
-    await store.close();
-    expect(rows()).toHaveLength(6);
-
-    // A process that exits with an end row still waiting writes it on the way out.
-    const script = `
-      import { FileStore } from ${JSON.stringify(path.resolve("src/store/file-store.ts"))};
-      const s = new FileStore(${JSON.stringify(at)});
-      await s.audit({ phase: "end", toolCallId: "last", tool: "t", record: {} });
-    `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "inherit" });
-    expect(await new Promise((r) => child.once("exit", r))).toBe(0);
-    expect(rows().at(-1)).toBe("end last");
-  });
-
-  it("tells close() when a batch of end rows could not be written", async () => {
-    const at = fresh();
-    const store = new FileStore(at);
-    await store.register(false);
-    await store.audit({ phase: "end", toolCallId: "a", tool: "t", record: {} });
-    // A folder where the file would be: the append fails when the batch is written, with a start
-    // row (which its call is told of) or alone.
-    mkdirSync(path.join(at, "audit.jsonl"));
-    await expect(store.audit({ phase: "start", toolCallId: "b", tool: "t", record: {} })).rejects.toThrow();
-    await store.close().then(
-      () => expect.unreachable("close() said nothing"),
-      (err: Error) => expect(err.message).toMatch(/audit trail's end rows could not be written/),
-    );
   });
 
   it("starts a new line after a torn one, so no event glues to what a killed writer left", async () => {
