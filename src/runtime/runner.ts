@@ -859,8 +859,8 @@ export class ToolRunner {
 
   /**
    * The outcome, once its row is in the audit trail: a result nobody could trace is not handed back
-   * untraced: every result a client received has its row, even when the process is killed
-   * right after).
+   * untraced, so every result a client received has its row even when the process is killed right
+   * after replying.
    */
   async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
     const record = auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>;

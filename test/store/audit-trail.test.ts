@@ -49,7 +49,7 @@ describe("the session's audit trail", () => {
     expect(JSON.stringify(rows)).not.toContain("sk-abcdefghijklmnop");
   });
 
-  it("lets a process go on after closing a session that made calls: nothing waits on a timer that does not hold the process", async () => {
+  it("lets a process go on after closing a session that made calls, their end rows written", async () => {
     const d = tempDir();
     dirs.push(d);
     const ws = path.join(d.dir, "ws");
