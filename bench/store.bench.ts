@@ -26,6 +26,18 @@ const ws = path.join(tmp, "ws");
 const children: ChildProcess[] = [];
 let server: Postgres | undefined;
 
+// However the run ends (an error out of a top-level await, Ctrl-C, a reader that closed the pipe),
+// no instance or PostgreSQL server is left running and the temporary folder goes: `finally` does not
+// run then, this does (every step synchronous, as an exit handler must be).
+function leaveNothing(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  server?.stop().catch(() => undefined);
+  server = undefined;
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.once("exit", leaveNothing);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(1));
+
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -255,5 +267,6 @@ try {
 } finally {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await server?.stop();
+  server = undefined;
   rmSync(tmp, { recursive: true, force: true });
 }

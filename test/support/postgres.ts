@@ -56,16 +56,13 @@ function runAs(): { uid: number; gid: number } | undefined {
 }
 
 export async function startPostgres(bin: string): Promise<Postgres> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-pg-"));
+  // What may wait comes before the folder, and all after it is synchronous and removes the folder
+  // when it fails: a process that ends in between, or a start that fails, leaves nothing behind.
+  const port = await freePort();
   const user = runAs();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tackle-pg-"));
   const password = `pw${Math.random().toString(36).slice(2)}`;
   const pwfile = path.join(dir, "pw");
-  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (user) {
-    chownSync(dir, user.uid, user.gid);
-    chownSync(pwfile, user.uid, user.gid);
-  }
-  chmodSync(dir, 0o700);
   const data = path.join(dir, "data");
   const run = (program: string, args: string[]) => {
     const command = user ? "setpriv" : path.join(bin, program);
@@ -73,8 +70,13 @@ export async function startPostgres(bin: string): Promise<Postgres> {
     // Its own folder as the working one: the user it runs as may not enter ours.
     execFileSync(command, full, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
   };
-  const port = await freePort();
   try {
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    if (user) {
+      chownSync(dir, user.uid, user.gid);
+      chownSync(pwfile, user.uid, user.gid);
+    }
+    chmodSync(dir, 0o700);
     run("initdb", [
       "-D",
       data,
