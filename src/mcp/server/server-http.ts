@@ -55,8 +55,9 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     res.on("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const request = toWebRequest(req, body, controller.signal, MCP_PATH);
     const parsedBody = parseJson(body);
+    // The SDK reads a request's body only when it is not handed the parsed one: to answer a parse error.
+    const request = toWebRequest(req, parsedBody === undefined ? body : undefined, controller.signal, MCP_PATH);
     const version = req.headers["mcp-protocol-version"];
     const legacyEra =
       !surelyModern(parsedBody) &&

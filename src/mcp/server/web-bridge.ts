@@ -38,17 +38,34 @@ export function toWebRequest(req: IncomingMessage, body: string | undefined, sig
   });
 }
 
-/** Writes a web Response to a Node response, streaming (SSE) bodies chunk by chunk. */
+/**
+ * Writes a web Response to a Node response: an event stream (SSE) chunk by chunk as it comes, any
+ * other body whole, with its headers in the same write (one packet for a JSON answer, where
+ * streaming it sent the headers, the body and the end apart).
+ */
 export async function send(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
-  res.writeHead(response.status, headers);
   if (!response.body) {
+    res.writeHead(response.status, headers);
     res.end();
     return;
   }
+  if (!headers["content-type"]?.startsWith("text/event-stream")) {
+    let whole: Buffer;
+    try {
+      whole = Buffer.from(await response.arrayBuffer());
+    } catch {
+      res.destroy();
+      return;
+    }
+    res.writeHead(response.status, { ...headers, "content-length": String(whole.length) });
+    res.end(whole);
+    return;
+  }
+  res.writeHead(response.status, headers);
   res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => {
