@@ -30,6 +30,22 @@ const SECRET_SUFFIXES = ["password", "passwd", "passphrase", "secret", "apikey",
  * words or word pairs is: `apiKey`, `DB_PASSWORD`, `x-auth-token` are; `author`, `passage` are not.
  */
 function isSecretKey(key: string): boolean {
+  if (key.length > KEPT_KEY_CHARS) return judgeKey(key);
+  let known = secretKeys.get(key);
+  if (known === undefined) {
+    known = judgeKey(key);
+    // Field names repeat from call to call (path, command, content); a name seen is not split again.
+    if (secretKeys.size >= SECRET_KEYS_KEPT) secretKeys.clear();
+    secretKeys.set(key, known);
+  }
+  return known;
+}
+
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_KEPT = 1024;
+const KEPT_KEY_CHARS = 64;
+
+function judgeKey(key: string): boolean {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
