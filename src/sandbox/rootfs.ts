@@ -181,8 +181,10 @@ export function etcFingerprint(uid: number, gid: number, sources: readonly strin
       }
       const settled = Date.now() - st.ctimeMs > SETTLED_MS;
       for (const entry of entries) {
-        if (settled && entry.isSymbolicLink()) hash.update(`${path.join(p, entry.name)} link\n`);
-        else walk(path.join(p, entry.name), false);
+        // p is absolute and normal, and a name holds no slash: the path as path.join would make it, without normalising it again.
+        const child = `${p}/${entry.name}`;
+        if (settled && entry.isSymbolicLink()) hash.update(`${child} link\n`);
+        else walk(child, false);
       }
     }
   };

@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Parser, Tree } from "web-tree-sitter";
 import { withBaselineWasm } from "../../../process/baseline-wasm.js";
 
@@ -16,9 +19,9 @@ export function bashParser(): Promise<Parser> {
   ready ??= (async () => {
     const { Language, Parser } = await import("web-tree-sitter");
     const language = await withBaselineWasm(async () => {
-      await Parser.init({ locateFile: () => require.resolve("web-tree-sitter/tree-sitter.wasm") });
+      await Parser.init({ locateFile: () => packageFile("web-tree-sitter", "tree-sitter.wasm") });
       // Bytes, not a path: given a path it would import() node:fs/promises, which the bundle cannot.
-      return Language.load(await readFile(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
+      return Language.load(await readFile(packageFile("tree-sitter-bash", "tree-sitter-bash.wasm")));
     });
     const parser = new Parser();
     parser.setLanguage(language);
@@ -29,6 +32,20 @@ export function bashParser(): Promise<Parser> {
     ready = undefined;
   });
   return ready;
+}
+
+/**
+ * A file of an installed package, looked for as Node looks for packages (node_modules in this
+ * module's folder, then in each folder above): Node's resolver, loaded by the first
+ * require.resolve, cost about 2 ms of a process's first shell call. It still answers where no such
+ * folder holds the package.
+ */
+function packageFile(name: string, file: string): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules", name, file);
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return require.resolve(`${name}/${file}`);
+  }
 }
 
 /** Parses bash source; the caller must `delete()` the tree. Null when the parser gave up. */
