@@ -163,6 +163,11 @@ await build({
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",
+  // Every start reads the whole file into a string, and a first run (no code cache yet) parses all
+  // of it: without whitespace and with simpler syntax it is 31% smaller, and such a start about 5 ms
+  // shorter (2 ms with the cache). Names stay as written, so stack traces still name functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
 });
 
