@@ -33,7 +33,8 @@ describe("the bundled `tackle mcp` when its client goes away", () => {
     });
     let err = "";
     const client = new Client({ name: "cancel-test", version: "2.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    const marker = `${20 + Math.floor(Math.random() * 9)}.${String(process.pid % 997).padStart(3, "0")}71`;
+    // Far longer than the test waits for it to end, so only being stopped ends it in time.
+    const marker = `${600 + Math.floor(Math.random() * 99)}.${String(process.pid % 997).padStart(3, "0")}71`;
     try {
       const url = await new Promise<string>((resolve, reject) => {
         proc.stderr!.on("data", (d: Buffer) => {
@@ -60,9 +61,12 @@ describe("the bundled `tackle mcp` when its client goes away", () => {
     } finally {
       await client.close().catch(() => undefined);
       await stopProcess(proc, "SIGKILL");
+      // A command the server failed to stop must not outlive the test.
+      for (const pid of processesWith(`sleep${"\0"}${marker}`)) process.kill(pid, "SIGKILL");
       ws.cleanup();
     }
   }, 120_000);
+
   it("on stdio: exits cleanly, having written nothing, when the client hangs up while its person is asked", async () => {
     const ws = tempDir();
     writeFileSync(path.join(ws.dir, "a.txt"), "first");
