@@ -220,7 +220,8 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const result = await runCommand({
         command: args.command,
         cwd,
-        env: commandEnv(settings.env),
+        // bubblewrap clears the environment and sets the command's own (--clearenv, --setenv): its own process needs none.
+        env: launch.argv ? {} : commandEnv(settings.env),
         timeoutMs,
         inactivityMs: settings.inactivityTimeoutMs,
         promptInactivityMs: settings.promptTimeoutMs,

@@ -108,6 +108,30 @@ sandboxed("a command judged read-only runs where it cannot act", () => {
     }
   });
 
+  it("a confined or sandboxed command has tackle's environment, though bubblewrap itself is given none", async () => {
+    const saved = { LANG: process.env["LANG"], TACKLE_TEST_KEPT: process.env["TACKLE_TEST_KEPT"] };
+    process.env["LANG"] = "C.UTF-8";
+    process.env["TACKLE_TEST_KEPT"] = "kept-value";
+    const registry = new ToolRegistry();
+    registry.registerAll(createShellTools(shellSettingsFrom({})).tools);
+    const runner = new ToolRunner({ registry, workspace: ws.root, approval: "all", cache: false });
+    try {
+      // locale reads LANG from its environment: without it, it says LANG= and the POSIX locale.
+      const read = await runner.run({ name: "shell", args: { command: "locale" } });
+      expect(read.metadata?.confined).toBe(true);
+      expect(String(read.content)).toContain("LANG=C.UTF-8");
+      const write = await runner.run({ name: "shell", args: { command: "echo $PAGER $GIT_CONFIG_COUNT $TACKLE_TEST_KEPT > env.txt" } });
+      expect(write.status).toBe("success");
+      expect(readFileSync(path.join(ws.root, "env.txt"), "utf8")).toBe("cat 2 kept-value\n");
+    } finally {
+      await runner.close();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it("can be switched off in configuration (shell.confineReadOnly: false)", async () => {
     writeFileSync(path.join(ws.root, "b.txt"), "b\n");
     const registry = new ToolRegistry();
