@@ -1,25 +1,12 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { isAlive, stopProcess, waitFor } from "../mcp/server/helpers.js";
+import { isAlive, listeningOn, stopProcess, waitFor } from "../mcp/server/helpers.js";
 import { spawnEnv, tempDir } from "../support/tools.js";
 import { CLI } from "./run-cli.js";
-
-/** Pids of the processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
-    } catch {
-      // gone while listing
-    }
-  }
-  return found;
-}
+import { processesWith } from "../support/processes.js";
 
 // Clients that go away mid-call, against the command as it is shipped (the bundle): what a call
 // started ends, and what it would have changed stays as it was.
@@ -31,19 +18,11 @@ describe("the bundled `tackle mcp` when its client goes away", () => {
       env: spawnEnv(),
       stdio: ["pipe", "ignore", "pipe"],
     });
-    let err = "";
     const client = new Client({ name: "cancel-test", version: "2.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
     // Far longer than the test waits for it to end, so only being stopped ends it in time.
     const marker = `${600 + Math.floor(Math.random() * 99)}.${String(process.pid % 997).padStart(3, "0")}71`;
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        proc.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (\S+)/.exec(err);
-          if (m) resolve(m[1]!);
-        });
-        proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
-      });
+      const { url } = await listeningOn(proc);
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       const controller = new AbortController();
       const call = client.callTool({ name: "shell", arguments: { command: `sleep ${marker}` } }, { signal: controller.signal });

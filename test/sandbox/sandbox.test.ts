@@ -20,6 +20,7 @@ import {
 import { DEFAULT_SANDBOX_LIMITS, sandboxSettingsFrom } from "../../src/sandbox/config.js";
 import { tempDir } from "../support/tools.js";
 import { prepareSystem } from "../../src/sandbox/rootfs.js";
+import { processesWith as hostProcessesWith } from "../support/processes.js";
 
 const status = await sandboxAvailable();
 if (!status.available) console.warn(`sandbox tests that need bubblewrap are skipped: ${status.reason}`);
@@ -30,19 +31,6 @@ beforeEach(() => {
   ws = tempDir("tackle-sandbox-ws-");
 });
 afterEach(() => ws.cleanup());
-
-function hostProcessesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 describe("detection", () => {
   it("is done once per bwrap path and cached", () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSession } from "../../../src/session.js";
 import { toMcpTools } from "../../../src/adapters/mcp.js";
 import { tempDir, spawnEnv } from "../../support/tools.js";
-import { connect, fixtureCommand, isAlive, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
+import { connect, fixtureCommand, isAlive, listeningOn, ROOT, stopProcess, textOf, TSX, waitFor } from "./helpers.js";
 
 /** `tackle` from source, so the tests do not depend on a fresh build. */
 const TACKLE = { command: process.execPath, args: ["--import", TSX, path.join(ROOT, "src/cli/main.ts")] };
@@ -177,17 +177,10 @@ describe("tackle mcp --http", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      let err = "";
       let out = "";
       proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-      const url = await new Promise<string>((resolve, reject) => {
-        proc.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (\S+)/.exec(err);
-          if (m) resolve(m[1]!);
-        });
-        proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
-      });
+      const { url, stderr } = await listeningOn(proc);
+      const err = stderr();
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       // A token by default: printed, and kept in a file only this user can read.
       const token = /Authorization: Bearer (\S+) \(kept in (\S+)\)/.exec(err);

@@ -204,6 +204,20 @@ export interface SpawnedServer {
   stop(): Promise<number | null>;
 }
 
+/** Waits for a server process to print its address ("listening on URL"); `stderr()` is all it has printed so far. */
+export function listeningOn(proc: ChildProcess): Promise<{ url: string; stderr: () => string }> {
+  let err = "";
+  const stderr = () => err;
+  return new Promise((resolve, reject) => {
+    proc.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) resolve({ url: m[1]!, stderr });
+    });
+    proc.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
 /** Starts the fixture server on HTTP (port 0) and waits for its address. */
 export async function spawnHttpServer(args: string[]): Promise<SpawnedServer> {
   const cmd = fixtureCommand(["--http", "0", ...args]);

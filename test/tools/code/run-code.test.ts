@@ -15,6 +15,7 @@ import { codeTools, createRunCodeTool } from "../../../src/tools/code/index.js";
 import { resolveInterpreter } from "../../../src/tools/code/interpreters.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { tempDir } from "../../support/tools.js";
+import { processesWith as hostProcessesWith } from "../../support/processes.js";
 
 const status = await sandboxAvailable();
 if (!status.available) console.warn(`run_code sandbox tests skipped: ${status.reason}`);
@@ -78,20 +79,6 @@ const limits = (l: Partial<SandboxSettings["limits"]>) => ({
     ...l,
   },
 });
-
-/** Host processes whose command line contains `marker`. */
-function hostProcessesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 describe("when the sandbox cannot run", () => {
   it("refuses with how to install bubblewrap, and runs nothing", async () => {

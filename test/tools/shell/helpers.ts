@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Workspace } from "../../../src/workspace/workspace.js";
@@ -16,20 +16,7 @@ export function makeWorkspace(): { root: string; workspace: Workspace; cleanup: 
   return { root, workspace: Workspace.open(root), cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Processes whose command line contains `marker` (read from /proc). */
-export function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (cmdline.includes(marker)) found.push(Number(name));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return found;
-}
+export { processesWith } from "../../support/processes.js";
 
 /** Waits until `check` holds, up to `ms`. */
 export async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
