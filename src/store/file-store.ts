@@ -32,11 +32,18 @@ import { DeskAnswerSchema, DeskEntrySchema, InstanceFileSchema, RuleLineSchema }
  * no sandbox reaches. Concurrent writers in other processes are safe without locks:
  *   pending/ID.json   a waiting call, written whole then renamed into place;
  *   answers/ID.json   its answer, linked into place, so exactly one claim creates it;
- *   rules.jsonl, events.jsonl, audit.jsonl   lines appended with one write(2) each under O_APPEND,
- *                     so a killed process leaves whole lines or none, never a half or a double;
+ *   rules.jsonl, events.jsonl, audit/audit.jsonl   lines appended with one write(2) each under
+ *                     O_APPEND, so a killed process leaves whole lines or none, never a half or a double;
  *   instances/ID.json heartbeats: a file's modification time is its instance's last sign of life.
  * An event's id is the offset just past its line, so ids grow and a client resumes by offset.
  */
+
+/**
+ * The audit trail, in a folder of its own: a row goes in before every answer, and in the top folder,
+ * which processes watch for rules and events, each row woke every one of them (tackle mcp's own
+ * included, just as its client was being answered: some 40 µs of a 0.5 ms read, measured).
+ */
+const TRAIL = path.join("audit", "audit.jsonl");
 
 /** How often an instance touches its heartbeat file. */
 const HEARTBEAT_MS = 3_000;
@@ -84,7 +91,7 @@ export class FileStore implements Store {
   #folder(): string {
     if (this.#made) return this.#dir;
     mkdirSync(path.dirname(this.#dir), { recursive: true, mode: 0o700 });
-    for (const sub of ["", "pending", "answers", "instances"]) {
+    for (const sub of ["", "pending", "answers", "instances", "audit"]) {
       const dir = path.join(this.#dir, sub);
       if (!ownFolder(dir, true)) {
         throw new Error(`The store folder ${dir} is not a private folder of this user's (it must be 0700 and owned by them).`);
@@ -330,7 +337,22 @@ export class FileStore implements Store {
 
   async audit(entry: AuditEntry): Promise<void> {
     const line = { ...entry, instance: this.instance, at: new Date().toISOString() };
-    this.#append("audit.jsonl", `${JSON.stringify(line)}\n`);
+    if (!this.#fds.has(TRAIL)) this.#adoptOldTrail();
+    this.#append(TRAIL, `${JSON.stringify(line)}\n`);
+  }
+
+  /**
+   * A trail that an earlier version kept in the top folder moves into audit/: linked, so a writer
+   * still holding it open appends to the same file, and never over a trail already there.
+   */
+  #adoptOldTrail(): void {
+    const old = this.#path("audit.jsonl");
+    try {
+      linkSync(old, this.#path(TRAIL));
+    } catch {
+      return;
+    }
+    unlinkQuietly(old);
   }
 
   onChange(listener: (what: "desk" | "rules" | "events") => void): () => void {

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSession } from "../../src/session.js";
 import { tempDir } from "../support/tools.js";
 
-/* The audit trail a session keeps in its shared store, read back from the file store's audit.jsonl. */
+/* The audit trail a session keeps in its shared store, read back from the file store's audit/audit.jsonl. */
 
 const dirs: Array<{ cleanup(): void }> = [];
 afterAll(() => dirs.forEach((d) => d.cleanup()));
@@ -36,7 +36,7 @@ describe("the session's audit trail", () => {
     expect([first.status, again.status, wrote.status]).toEqual(["success", "success", "success"]);
     expect(again.metadata?.cached).toBe(true);
     await session.close();
-    const rows = readFileSync(path.join(folder, "audit.jsonl"), "utf8")
+    const rows = readFileSync(path.join(folder, "audit", "audit.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as Row);
@@ -71,6 +71,78 @@ describe("the session's audit trail", () => {
     child.stdout.on("data", (c: Buffer) => (out += String(c)));
     expect(await new Promise((r) => child.once("exit", r))).toBe(0);
     expect(out).toBe("went on");
-    expect(readFileSync(path.join(d.dir, "store", "audit.jsonl"), "utf8")).toMatch(/"phase":"end"/);
+    expect(readFileSync(path.join(d.dir, "store", "audit", "audit.jsonl"), "utf8")).toMatch(/"phase":"end"/);
   }, 60_000);
+
+  it("keeps its rows out of the store's top folder, which processes watch for rules and events", async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const ws = path.join(d.dir, "ws");
+    const folder = path.join(d.dir, "store");
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const session = await openSession({ workspace: ws, mcp: false, approval: "all", desk: { store: `file:${folder}` } });
+    try {
+      await session.runner.run({ id: "r0", name: "read_file", args: { path: "a.txt" } });
+      const seen: string[] = [];
+      let sawSentinel!: () => void;
+      const sentinel = new Promise<void>((resolve) => (sawSentinel = resolve));
+      const watcher = watch(folder, (_type, name) => {
+        seen.push(String(name));
+        if (name === "sentinel") sawSentinel();
+      });
+      try {
+        for (const id of ["r1", "r2", "w1"]) {
+          const args = id === "w1" ? { path: "b.txt", content: "beta\n" } : { path: "a.txt" };
+          await session.runner.run({ id, name: id === "w1" ? "write_file" : "read_file", args });
+        }
+        // Events come in order: once the sentinel's is in, any the calls made are too.
+        writeFileSync(path.join(folder, "sentinel"), "");
+        await sentinel;
+      } finally {
+        watcher.close();
+      }
+      expect(seen.filter((n) => n !== "sentinel")).toEqual([]);
+    } finally {
+      await session.close();
+    }
+    const rows = readFileSync(path.join(folder, "audit", "audit.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(rows.map((l) => (JSON.parse(l) as Row).toolCallId)).toEqual(["r0", "r0", "r1", "r2", "w1", "w1"]);
+  });
+
+  it("moves a trail an earlier version kept in the top folder into audit/, and never over one already there", async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const ws = path.join(d.dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const earlier = `${JSON.stringify({ phase: "end", toolCallId: "old", tool: "read_file", record: {} })}\n`;
+    const run = async (folder: string) => {
+      const session = await openSession({ workspace: ws, mcp: false, desk: { store: `file:${folder}` } });
+      await session.runner.run({ id: "new", name: "read_file", args: { path: "a.txt" } });
+      await session.close();
+    };
+    const ids = (file: string) =>
+      readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as Row).toolCallId);
+
+    const moved = path.join(d.dir, "moved");
+    mkdirSync(moved, { mode: 0o700 });
+    writeFileSync(path.join(moved, "audit.jsonl"), earlier, { mode: 0o600 });
+    await run(moved);
+    expect(existsSync(path.join(moved, "audit.jsonl"))).toBe(false);
+    expect(ids(path.join(moved, "audit", "audit.jsonl"))).toEqual(["old", "new", "new"]);
+
+    const both = path.join(d.dir, "both");
+    mkdirSync(path.join(both, "audit"), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(both, "audit.jsonl"), earlier, { mode: 0o600 });
+    writeFileSync(path.join(both, "audit", "audit.jsonl"), earlier.replace('"old"', '"kept"'), { mode: 0o600 });
+    await run(both);
+    expect(ids(path.join(both, "audit.jsonl"))).toEqual(["old"]);
+    expect(ids(path.join(both, "audit", "audit.jsonl"))).toEqual(["kept", "new", "new"]);
+  });
 });
