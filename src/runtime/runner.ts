@@ -705,7 +705,11 @@ export class ToolRunner {
         );
       }
     }
-    if (this.#audit) {
+    // A read's start row goes in with its end row, in one write (for PostgreSQL one round trip, most
+    // of what it adds to a call): a read changes nothing, so one that never ends leaves nothing to
+    // trace. Any other call runs only once its start row is in.
+    const read = tool.effect === "read";
+    if (this.#audit && !read) {
       try {
         await this.#audit.begin(p.id, p.name, redact(p.args));
       } catch (err) {
@@ -732,7 +736,7 @@ export class ToolRunner {
         else if (tool.effect !== "network") this.#cache.clear();
       }
       const told = this.#hooks?.hasAfter ? await this.#afterHooks(p, outcome, options) : outcome;
-      return this.#finish(withWait(told, p), p.args, options);
+      return this.#finish(withWait(told, p), p.args, options, read);
     } finally {
       if (--this.#active === 0 && heard(this.events, options)) this.events.emit({ type: "agent.state", state: "idle" }, options.onEvent);
     }
@@ -852,8 +856,9 @@ export class ToolRunner {
     return { ...capped, content: cut.text, metadata: { ...capped.metadata, truncated: true, fullOutputPath: cut.fullPath } };
   }
 
-  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions): ToolOutcome | Promise<ToolOutcome> {
-    if (this.#audit) return this.#audited(outcome, args, options);
+  /** The outcome as it is returned, once audited; `ranRead`: a read that ran, whose start row is not in yet. */
+  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions, ranRead = false): ToolOutcome | Promise<ToolOutcome> {
+    if (this.#audit) return this.#audited(outcome, args, options, ranRead);
     return this.#told(outcome, args, options);
   }
 
@@ -862,8 +867,21 @@ export class ToolRunner {
    * untraced, so every result a client received has its row even when the process is killed right
    * after replying.
    */
-  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
+  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions, ranRead: boolean): Promise<ToolOutcome> {
     const record = auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>;
+    if (ranRead) {
+      try {
+        await this.#audit!.read(outcome.toolCallId, outcome.toolName, redact(args), record);
+      } catch (err) {
+        // As a call whose start row cannot be written does not run, a read without its rows is not answered.
+        const error = new ToolError(
+          "UNAVAILABLE",
+          `The audit trail could not be written (${toToolError(err).message}), so the result was withheld. Try again later.`,
+        );
+        outcome = { ...errorOutcome(outcome.toolCallId, outcome.toolName, 0, error), executionTimeMs: outcome.executionTimeMs };
+      }
+      return this.#told(outcome, args, options);
+    }
     try {
       await this.#audit!.end(outcome.toolCallId, outcome.toolName, record);
     } catch (err) {

@@ -12,8 +12,13 @@ export interface SharedRules {
   add(rules: readonly Rule[], origin: { by: string; tool?: string; toolCallId?: string }): Promise<void>;
 }
 
-/** Where the runner writes its audit trail beyond the JSONL log: before a call runs, and before its outcome is returned. */
+/**
+ * Where the runner writes its audit trail beyond the JSONL log: a call's start row before it runs
+ * and its end row before its outcome is returned; a read's two rows at once, once it has run.
+ */
 export interface AuditSink {
   begin(toolCallId: string, tool: string, args: unknown): Promise<void>;
   end(toolCallId: string, tool: string, record: Record<string, unknown>): Promise<void>;
+  /** A read's start and end rows together, in one write: they stand or fall together. */
+  read(toolCallId: string, tool: string, args: unknown, record: Record<string, unknown>): Promise<void>;
 }

@@ -335,10 +335,12 @@ export class FileStore implements Store {
     return Number(a) > Number(b);
   }
 
-  async audit(entry: AuditEntry): Promise<void> {
-    const line = { ...entry, instance: this.instance, at: new Date().toISOString() };
+  async audit(...entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const at = new Date().toISOString();
+    const lines = entries.map((entry) => `${JSON.stringify({ ...entry, instance: this.instance, at })}\n`);
     if (!this.#fds.has(TRAIL)) this.#adoptOldTrail();
-    this.#append(TRAIL, `${JSON.stringify(line)}\n`);
+    this.#append(TRAIL, lines.join(""));
   }
 
   /**

@@ -282,12 +282,15 @@ export class PostgresStore implements Store {
     return BigInt(a) > BigInt(b);
   }
 
-  async audit(entry: AuditEntry): Promise<void> {
-    // Named, so each connection parses and plans it once: two of these are on every call's path.
+  async audit(...entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // One statement, so the rows go in together and in order (ids rise through a multi-row VALUES).
+    // Named for one and two rows, the calls' shapes, so each connection parses and plans them once.
+    const rows = entries.map((_, i) => `($1, $2, $${3 + i * 4}, $${4 + i * 4}, $${5 + i * 4}, $${6 + i * 4})`);
     await this.#pool.query({
-      name: "tackle_audit_insert",
-      text: "INSERT INTO tackle_audit (namespace, instance, tool_call_id, phase, tool, record) VALUES ($1, $2, $3, $4, $5, $6)",
-      values: [this.#ns, this.instance, entry.toolCallId, entry.phase, entry.tool, JSON.stringify(entry.record)],
+      ...(entries.length <= 2 ? { name: `tackle_audit_insert_${entries.length}` } : {}),
+      text: `INSERT INTO tackle_audit (namespace, instance, tool_call_id, phase, tool, record) VALUES ${rows.join(", ")}`,
+      values: [this.#ns, this.instance, ...entries.flatMap((e) => [e.toolCallId, e.phase, e.tool, JSON.stringify(e.record)])],
     });
   }
 

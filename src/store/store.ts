@@ -113,8 +113,11 @@ export interface Store {
   /** Whether `a` comes after `b` (ids are opaque but ordered). */
   isAfter(a: string, b: string): boolean;
 
-  /** Appends to the audit trail; an append-only store refuses changes to what is written. */
-  audit(entry: AuditEntry): Promise<void>;
+  /**
+   * Appends rows to the audit trail, in order and all or none (one write); an append-only store
+   * refuses changes to what is written.
+   */
+  audit(...entries: AuditEntry[]): Promise<void>;
 
   /**
    * Calls `listener` when the desk, rules or events may have changed (a notification, a file

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../src/registry/registry.js";
@@ -538,18 +538,31 @@ describe("records", () => {
     expect(typeof lines[0]!.timestamp).toBe("string");
   });
 
-  it("writes the audit trail's start row before a call runs and its end row without the output", async () => {
-    const rows: Array<{ phase: string; toolCallId: string; data: unknown }> = [];
+  it("writes the audit trail's start row before a call runs and its end row without the output; a read's two rows at once", async () => {
+    const rows: Array<{ via: string; phase: string; toolCallId: string; data: unknown; fileThere?: boolean }> = [];
+    const note = path.join(ws.dir, "audited.txt");
     const r = runner({
       approval: "all",
       audit: {
-        begin: async (toolCallId, _tool, args) => void rows.push({ phase: "start", toolCallId, data: args }),
-        end: async (toolCallId, _tool, record) => void rows.push({ phase: "end", toolCallId, data: record }),
+        begin: async (toolCallId, _tool, args) =>
+          void rows.push({ via: "begin", phase: "start", toolCallId, data: args, fileThere: existsSync(note) }),
+        end: async (toolCallId, _tool, record) => void rows.push({ via: "end", phase: "end", toolCallId, data: record }),
+        read: async (toolCallId, _tool, args, record) => {
+          rows.push({ via: "read", phase: "start", toolCallId, data: args }, { via: "read", phase: "end", toolCallId, data: record });
+        },
       },
     });
     const out = await r.run({ id: "t1", name: "echo", args: { text: "token=sk-abcdefghijklmnopqrstuvwxyz and more" } });
     expect(out.status).toBe("success");
-    expect(rows.map((row) => row.phase)).toEqual(["start", "end"]);
+    const wrote = await r.run({ id: "w1", name: "write_note", args: { path: "audited.txt", text: "x" } });
+    expect(wrote.status).toBe("success");
+    expect(rows.map((row) => `${row.toolCallId} ${row.via} ${row.phase}`)).toEqual([
+      "t1 read start",
+      "t1 read end",
+      "w1 begin start",
+      "w1 end end",
+    ]);
+    expect(rows[2]!.fileThere).toBe(false);
     expect(rows[1]!.data).toMatchObject({ toolCallId: "t1", status: "success" });
     expect(rows[1]!.data).not.toHaveProperty("result");
     expect(JSON.stringify(rows)).not.toContain("sk-abcdefghijklmnop");
@@ -568,16 +581,35 @@ describe("records", () => {
           order.push("end");
           if (refuse) throw new Error("disk full");
         },
+        read: async () => void order.push("read"),
       },
     });
     // Every result a client receives has its row, even if the process dies right after replying.
-    const out = await r.run({ id: "t3", name: "echo", args: { text: "hi" } }).then((o) => (order.push("reply"), o));
+    const out = await r.run({ id: "t3", name: "write_note", args: { path: "t3.txt", text: "hi" } }).then((o) => (order.push("reply"), o));
     expect(out.status).toBe("success");
     expect(order).toEqual(["start", "end", "reply"]);
     refuse = true;
-    const marked = await r.run({ id: "t4", name: "echo", args: { text: "hi" } });
+    const marked = await r.run({ id: "t4", name: "write_note", args: { path: "t4.txt", text: "hi" } });
     expect(marked.metadata?.auditFailed).toMatch(/disk full/);
     expect(warnings.join("\n")).toMatch(/audit trail did not take the outcome of t4: disk full/);
+  });
+
+  it("answers a read whose rows cannot be written with an error, never its result", async () => {
+    const r = runner({
+      approval: "all",
+      audit: {
+        begin: async () => undefined,
+        end: async () => undefined,
+        read: async () => {
+          throw new Error("disk full");
+        },
+      },
+    });
+    const out = await r.run({ id: "t5", name: "echo", args: { text: "the secret result" } });
+    expect(out.status).toBe("error");
+    expect(out.error?.code).toBe("UNAVAILABLE");
+    expect(out.content).toMatch(/audit trail could not be written \(disk full\), so the result was withheld/);
+    expect(JSON.stringify(out)).not.toContain("the secret result");
   });
 
   it("does not run a call whose start row cannot be written", async () => {
@@ -589,6 +621,7 @@ describe("records", () => {
           throw new Error("disk full");
         },
         end: async (toolCallId) => void ran.push(toolCallId),
+        read: async (toolCallId) => void ran.push(toolCallId),
       },
     });
     const out = await r.run({ id: "t2", name: "write_note", args: { path: "never.txt", text: "x" } });

@@ -9,6 +9,8 @@ import type { DeskEntry, Store } from "../../src/store/store.js";
 export interface StoreFixture {
   /** A store for one more process on the same shared store. */
   open(): Promise<Store>;
+  /** The audit trail's rows as the store keeps them, oldest first. */
+  auditRows(): Promise<Array<{ phase: string; toolCallId: string; record: unknown }>>;
 }
 
 const entry = (id: string, instance: string, tool = "write_file"): DeskEntry => ({
@@ -174,11 +176,20 @@ export function storeContract(fixture: () => StoreFixture): void {
     }
   });
 
-  it("appends to the audit trail", async () => {
-    const a = await fixture().open();
+  it("appends to the audit trail, several rows at once in their order", async () => {
+    const f = fixture();
+    const a = await f.open();
     try {
-      await a.audit({ phase: "start", toolCallId: "c", tool: "read_file", record: { args: { path: "x" } } });
-      await a.audit({ phase: "end", toolCallId: "c", tool: "read_file", record: { status: "success" } });
+      await a.audit({ phase: "start", toolCallId: "c", tool: "write_file", record: { args: { path: "x" } } });
+      await a.audit({ phase: "end", toolCallId: "c", tool: "write_file", record: { status: "success" } });
+      await a.audit(
+        { phase: "start", toolCallId: "r", tool: "read_file", record: { args: { path: "y" } } },
+        { phase: "end", toolCallId: "r", tool: "read_file", record: { status: "success" } },
+      );
+      await a.audit();
+      const rows = await f.auditRows();
+      expect(rows.map((r) => `${r.toolCallId} ${r.phase}`)).toEqual(["c start", "c end", "r start", "r end"]);
+      expect(rows[2]!.record).toEqual({ args: { path: "y" } });
     } finally {
       await a.close();
     }

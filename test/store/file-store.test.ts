@@ -19,7 +19,14 @@ function fresh() {
 describe("the file store", () => {
   storeContract(() => {
     const dir = fresh();
-    return { open: async () => new FileStore(dir) };
+    return {
+      open: async () => new FileStore(dir),
+      auditRows: async () =>
+        readFileSync(path.join(dir, "audit", "audit.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { phase: string; toolCallId: string; record: unknown }),
+    };
   });
 
   it("makes its folder private, and refuses one another user could write", async () => {

@@ -19,7 +19,22 @@ describe.skipIf(suite.skip)(suite.title, () => {
 
   storeContract(() => {
     const namespace = `/ws/${randomUUID()}`;
-    return { open: () => openPostgresStore({ url: server.url, namespace }) };
+    return {
+      open: () => openPostgresStore({ url: server.url, namespace }),
+      auditRows: async () => {
+        const client = new pg.Client({ connectionString: server.url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ phase: string; toolCallId: string; record: unknown }>(
+            `SELECT phase, tool_call_id AS "toolCallId", record FROM tackle_audit WHERE namespace = $1 ORDER BY id`,
+            [namespace],
+          );
+          return rows;
+        } finally {
+          await client.end();
+        }
+      },
+    };
   });
 
   it("keeps the audit trail append-only: a change or removal is refused by the database", async () => {
