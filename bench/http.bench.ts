@@ -1,4 +1,4 @@
-// Streamable HTTP throughput: `tackle mcp --http` (dist/cli/main.js, every tool, its token) against a
+// Streamable HTTP throughput: `tackle mcp --http` (dist/cli/main.cjs, every tool, its token) against a
 // bare server on the same SDK handler and Node adapter with one unchecked read tool
 // (test/fixtures/mcp/bench-bare-http-server.mjs), in the same run. 8 and 32 clients, each with its
 // own session, call read_file on a 200-line file back to back: 2025-era clients (the 1.x SDK, as
@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const cli = path.join(root, "dist/cli/main.js");
+const cli = path.join(root, "dist/cli/main.cjs");
 if (!existsSync(cli)) throw new Error("Build first (npm run build): the benchmark runs tackle from dist.");
 const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-http-bench-")));
 const FILE = "sample.txt";

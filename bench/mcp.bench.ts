@@ -3,7 +3,7 @@
 //     what the bare server's does: tackle's own layer (runner, policy, MCP mapping) alone;
 //   - the same server with the real read_file (line numbers, structured output, workspace
 //     boundary), cache on and off;
-//   - `tackle mcp` itself (dist/cli/main.js), when the build has the subcommand;
+//   - `tackle mcp` itself (dist/cli/main.cjs), when the build has the subcommand;
 //   - the reference filesystem server (@modelcontextprotocol/server-filesystem, read_text_file);
 //   - a bare server on the same SDK entry tackle uses that returns the file with no checks.
 // Goals: at least as fast as the reference server, `tackle mcp` 0.9x its p50 (issue 31); tackle's
@@ -75,7 +75,7 @@ const targets: Target[] = [
   },
 ];
 
-const cli = path.join(root, "dist/cli/main.js");
+const cli = path.join(root, "dist/cli/main.cjs");
 const hasCli =
   existsSync(cli) && /^\s+mcp\b/m.test(spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8", timeout: 20_000 }).stdout ?? "");
 if (hasCli) {
@@ -87,7 +87,7 @@ if (hasCli) {
     toolArgs: { path: FILE },
   });
 } else {
-  console.log("(dist/cli/main.js has no `mcp` subcommand yet: measuring the library-level server only)");
+  console.log("(dist/cli/main.cjs has no `mcp` subcommand yet: measuring the library-level server only)");
 }
 
 interface Connected {

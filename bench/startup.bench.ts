@@ -21,7 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const cli = path.join(root, "dist/cli/main.js");
+const cli = path.join(root, "dist/cli/main.cjs");
 if (!existsSync(cli)) throw new Error("Build first (npm run build): the benchmark runs tackle from dist.");
 const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tackle-startup-bench-")));
 const plain = path.join(base, "plain");

@@ -18,7 +18,7 @@ import { postgresBin, startPostgres, type Postgres } from "../test/support/postg
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const CLI = path.resolve(import.meta.dirname, "../dist/cli/main.js");
+const CLI = path.resolve(import.meta.dirname, "../dist/cli/main.cjs");
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-store-bench-"));
 process.env.XDG_STATE_HOME = path.join(tmp, "state");

@@ -48,7 +48,7 @@
 
 (defcustom tackle-program '("npx" "--no-install" "tackle")
   "The tackle command: a program and its leading arguments.
-For a checkout, use (\"node\" \"/path/to/tackle/dist/cli/main.js\")."
+For a checkout, use (\"node\" \"/path/to/tackle/dist/cli/main.cjs\")."
   :type '(repeat string))
 
 (defcustom tackle-serve-arguments nil

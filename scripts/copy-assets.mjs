@@ -14,3 +14,4 @@ async function copyTxt(dir) {
 }
 await copyTxt("src");
 await chmod("dist/cli/main.js", 0o755);
+await chmod("dist/cli/main.cjs", 0o755);

@@ -16,7 +16,7 @@
 (defconst tackle-test--root
   (expand-file-name "../.." (file-name-directory (or load-file-name buffer-file-name))))
 
-(defconst tackle-test--main (expand-file-name "dist/cli/main.js" tackle-test--root))
+(defconst tackle-test--main (expand-file-name "dist/cli/main.cjs" tackle-test--root))
 
 (defvar tackle-test--timeout 120 "Seconds any wait may take; generous, for a loaded machine.")
 

@@ -44,7 +44,7 @@ describe("npx tackle in the clone", () => {
     // running the build each time. `prepare` makes it (scripts/link-bin.mjs).
     const root = path.resolve(import.meta.dirname, "../..");
     const link = path.join(root, "node_modules", ".bin", "tackle");
-    expect(realpathSync(link)).toBe(realpathSync(path.join(root, "dist", "cli", "main.js")));
+    expect(realpathSync(link)).toBe(realpathSync(path.join(root, "dist", "cli", "main.cjs")));
     const r = await runProcess(link, ["--version"], { cwd: root, timeoutMs: 120_000 });
     expect(r.status, r.stderr).toBe(0);
   });

@@ -130,7 +130,7 @@ describe("the read ledger", () => {
 });
 
 describe("the stale-edit guard across tackle call processes", () => {
-  const cli = path.resolve("dist/cli/main.js");
+  const cli = path.resolve("dist/cli/main.cjs");
   const tackle = (...args: string[]) =>
     spawnSync(process.execPath, [cli, "call", ...args, "--approval", "all", "--workspace", sb.ws, "--json"], {
       encoding: "utf8",
