@@ -727,7 +727,9 @@ export class ToolRunner {
       // What the call reads and writes matters to the cache and the journal: a read that is not cached skips it.
       const access = p.access ?? ((this.#cache && (key || tool.effect !== "read")) || journal ? await this.#accessOf(p) : {});
       const snap = journal ? this.#snapshot(journal, access.writes ?? [], p.id) : undefined;
-      const outcome = await this.#attempts(p, options, approvedBy);
+      const ran = await this.#attempts(p, options, approvedBy);
+      // A read's rows go in before anything keeps its result (the cache) or hands it back.
+      const outcome = read && this.#audit ? await this.#readRows(p, ran) : ran;
       if (journal && snap) this.#keepChanges(journal, snap, p);
       if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
       if (this.#cache && tool.effect !== "read") {
@@ -856,10 +858,28 @@ export class ToolRunner {
     return { ...capped, content: cut.text, metadata: { ...capped.metadata, truncated: true, fullOutputPath: cut.fullPath } };
   }
 
-  /** The outcome as it is returned, once audited; `ranRead`: a read that ran, whose start row is not in yet. */
-  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions, ranRead = false): ToolOutcome | Promise<ToolOutcome> {
-    if (this.#audit) return this.#audited(outcome, args, options, ranRead);
+  /** The outcome as it is returned, once audited (`audited`: a read, whose rows {@link #readRows} wrote). */
+  #finish(outcome: ToolOutcome, args: unknown, options: RunOptions, audited = false): ToolOutcome | Promise<ToolOutcome> {
+    if (this.#audit && !audited) return this.#audited(outcome, args, options);
     return this.#told(outcome, args, options);
+  }
+
+  /**
+   * A read's start and end rows, written together once it has run. As a call whose start row cannot
+   * be written does not run, a read whose rows cannot be is not answered: its outcome becomes the error.
+   */
+  async #readRows(p: Prepared, outcome: ToolOutcome): Promise<ToolOutcome> {
+    const record = auditRecord(p.args, outcome, { result: false }) as unknown as Record<string, unknown>;
+    try {
+      await this.#audit!.read(p.id, p.name, redact(p.args), record);
+      return outcome;
+    } catch (err) {
+      const error = new ToolError(
+        "UNAVAILABLE",
+        `The audit trail could not be written (${toToolError(err).message}), so the result was withheld. Try again later.`,
+      );
+      return { ...errorOutcome(p.id, p.name, 0, error), executionTimeMs: outcome.executionTimeMs };
+    }
   }
 
   /**
@@ -867,21 +887,8 @@ export class ToolRunner {
    * untraced, so every result a client received has its row even when the process is killed right
    * after replying.
    */
-  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions, ranRead: boolean): Promise<ToolOutcome> {
+  async #audited(outcome: ToolOutcome, args: unknown, options: RunOptions): Promise<ToolOutcome> {
     const record = auditRecord(args, outcome, { result: false }) as unknown as Record<string, unknown>;
-    if (ranRead) {
-      try {
-        await this.#audit!.read(outcome.toolCallId, outcome.toolName, redact(args), record);
-      } catch (err) {
-        // As a call whose start row cannot be written does not run, a read without its rows is not answered.
-        const error = new ToolError(
-          "UNAVAILABLE",
-          `The audit trail could not be written (${toToolError(err).message}), so the result was withheld. Try again later.`,
-        );
-        outcome = { ...errorOutcome(outcome.toolCallId, outcome.toolName, 0, error), executionTimeMs: outcome.executionTimeMs };
-      }
-      return this.#told(outcome, args, options);
-    }
     try {
       await this.#audit!.end(outcome.toolCallId, outcome.toolName, record);
     } catch (err) {

@@ -594,22 +594,33 @@ describe("records", () => {
     expect(warnings.join("\n")).toMatch(/audit trail did not take the outcome of t4: disk full/);
   });
 
-  it("answers a read whose rows cannot be written with an error, never its result", async () => {
+  it("answers a read whose rows cannot be written with an error, never its result, and keeps no such result", async () => {
+    let refuse = true;
+    const rows: string[] = [];
     const r = runner({
       approval: "all",
       audit: {
         begin: async () => undefined,
-        end: async () => undefined,
-        read: async () => {
-          throw new Error("disk full");
+        end: async (toolCallId) => void rows.push(`${toolCallId} end`),
+        read: async (toolCallId) => {
+          if (refuse) throw new Error("disk full");
+          rows.push(`${toolCallId} start`, `${toolCallId} end`);
         },
       },
     });
-    const out = await r.run({ id: "t5", name: "echo", args: { text: "the secret result" } });
-    expect(out.status).toBe("error");
-    expect(out.error?.code).toBe("UNAVAILABLE");
-    expect(out.content).toMatch(/audit trail could not be written \(disk full\), so the result was withheld/);
-    expect(JSON.stringify(out)).not.toContain("the secret result");
+    for (const id of ["t5", "t6"]) {
+      // The second is the same read: a result withheld once is not handed back from the cache.
+      const out = await r.run({ id, name: "echo", args: { text: "the secret result" } });
+      expect(out.status).toBe("error");
+      expect(out.error?.code).toBe("UNAVAILABLE");
+      expect(out.content).toMatch(/audit trail could not be written \(disk full\), so the result was withheld/);
+      expect(JSON.stringify(out)).not.toContain("the secret result");
+    }
+    refuse = false;
+    const later = await r.run({ id: "t7", name: "echo", args: { text: "the secret result" } });
+    expect(later.status).toBe("success");
+    expect(later.metadata?.cached).toBeUndefined();
+    expect(rows).toEqual(["t7 start", "t7 end"]);
   });
 
   it("does not run a call whose start row cannot be written", async () => {
