@@ -175,4 +175,37 @@ for (const c of connected) {
   console.log(`  ${c.target.label.padEnd(38)} ${parts.join("  ")}`);
 }
 
+// The same read of a different file at every call, as a model reads a codebase: no cache can
+// answer (tackle's keeps the last results), and each server opens, reads and numbers the file anew.
+const FRESH_CALLS = 2000;
+for (let f = 0; f < WARMUP + FRESH_CALLS; f++) writeFileSync(path.join(dir, `fresh-${f}.txt`), `${lines.join("\n")}\n`);
+const fresh = connected.filter((c) =>
+  ["bare SDK server (no checks)", "reference server-filesystem", "tackle mcp (CLI, all tools)"].includes(c.target.label),
+);
+const freshSamples = new Map<Connected, number[]>(fresh.map((c) => [c, []]));
+const freshArgs = (c: Connected, f: number) => {
+  const name = `fresh-${f}.txt`;
+  return { path: c.target.tool === "read_text_file" ? path.join(dir, name) : name };
+};
+for (let f = 0; f < WARMUP; f++) for (const c of fresh) await c.client.callTool({ name: c.target.tool, arguments: freshArgs(c, f) });
+for (let i = 0; i < FRESH_CALLS; i++) {
+  for (let k = 0; k < fresh.length; k++) {
+    const c = fresh[(i + k) % fresh.length]!;
+    const start = performance.now();
+    const r = await c.client.callTool({ name: c.target.tool, arguments: freshArgs(c, WARMUP + i) });
+    freshSamples.get(c)!.push(performance.now() - start);
+    if (r.isError) throw new Error(`${c.target.label}: ${JSON.stringify(r.content)}`);
+  }
+}
+console.log(`\na different file (${lines.length} lines) at each call, ${FRESH_CALLS} calls per server after ${WARMUP} warm-up calls:`);
+const freshP50 = new Map([...freshSamples].map(([c, samples]) => [c.target.label, p50Of(samples)]));
+for (const [label, p50] of freshP50) console.log(`  ${label.padEnd(38)} p50 ${p50.toFixed(3)} ms`);
+const freshReference = freshP50.get("reference server-filesystem")!;
+const freshTackle = freshP50.get("tackle mcp (CLI, all tools)");
+if (freshTackle !== undefined) {
+  console.log(
+    `tackle mcp (CLI, all tools), a different file each call: p50 ${(freshTackle / freshReference).toFixed(2)}x the reference server (goal <= 0.90)`,
+  );
+}
+
 await Promise.allSettled(connected.map((c) => c.client.close()));
