@@ -869,9 +869,10 @@ export class ToolRunner {
    * be written does not run, a read whose rows cannot be is not answered: its outcome becomes the error.
    */
   async #readRows(p: Prepared, outcome: ToolOutcome): Promise<ToolOutcome> {
-    const record = auditRecord(p.args, outcome, { result: false }) as unknown as Record<string, unknown>;
+    const record = auditRecord(p.args, outcome, { result: false });
     try {
-      await this.#audit!.read(p.id, p.name, redact(p.args), record);
+      // The start row's arguments are the end row's, redacted once.
+      await this.#audit!.read(p.id, p.name, record.params, record as unknown as Record<string, unknown>);
       return outcome;
     } catch (err) {
       const error = new ToolError(
