@@ -686,7 +686,8 @@ export class ToolRunner {
 
   async #execute(p: Prepared, options: RunOptions, approvedBy: ApprovedBy): Promise<ToolOutcome> {
     const { tool } = p;
-    const cacheable = this.#cache && (tool.cacheable ?? (tool.effect === "read" && (tool.idempotent ?? true)));
+    const read = tool.effect === "read";
+    const cacheable = this.#cache && (tool.cacheable ?? (read && (tool.idempotent ?? true)));
     const key = cacheable ? cacheKey(this.registry.canonicalName(p.name) ?? p.name, p.args) : undefined;
     if (key) {
       const hit = await this.#cache!.get(key);
@@ -708,7 +709,6 @@ export class ToolRunner {
     // A read's start row goes in with its end row, in one write (for PostgreSQL one round trip, most
     // of what it adds to a call): a read changes nothing, so one that never ends leaves nothing to
     // trace. Any other call runs only once its start row is in.
-    const read = tool.effect === "read";
     if (this.#audit && !read) {
       try {
         await this.#audit.begin(p.id, p.name, redact(p.args));
@@ -723,16 +723,16 @@ export class ToolRunner {
     if (this.#active++ === 0 && heard(this.events, options))
       this.events.emit({ type: "agent.state", state: "tool_execution" }, options.onEvent);
     try {
-      const journal = tool.effect !== "read" ? this.journal : undefined;
+      const journal = read ? undefined : this.journal;
       // What the call reads and writes matters to the cache and the journal: a read that is not cached skips it.
-      const access = p.access ?? ((this.#cache && (key || tool.effect !== "read")) || journal ? await this.#accessOf(p) : {});
+      const access = p.access ?? ((this.#cache && (key || !read)) || journal ? await this.#accessOf(p) : {});
       const snap = journal ? this.#snapshot(journal, access.writes ?? [], p.id) : undefined;
       const ran = await this.#attempts(p, options, approvedBy);
       // A read's rows go in before anything keeps its result (the cache) or hands it back.
       const outcome = read && this.#audit ? await this.#readRows(p, ran) : ran;
       if (journal && snap) this.#keepChanges(journal, snap, p);
       if (outcome.status === "success" && key) await this.#cache!.set(key, outcome, access.reads ?? []);
-      if (this.#cache && tool.effect !== "read") {
+      if (this.#cache && !read) {
         const written = [...(access.writes ?? []), ...changedPaths(outcome)];
         if (written.length) this.#cache.invalidate(written);
         else if (tool.effect !== "network") this.#cache.clear();
