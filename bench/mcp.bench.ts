@@ -117,18 +117,36 @@ const CALLS = 3000;
 const connected: Connected[] = [];
 for (const t of targets) connected.push(await open(t));
 for (const c of connected) for (let i = 0; i < WARMUP; i++) await c.client.callTool({ name: c.target.tool, arguments: c.target.toolArgs });
-// Calls go round-robin, one server after the other, so machine noise (the machine is shared)
-// lands on every server alike instead of on whichever ran during a busy spell. Each round starts
-// one server later: a server's p50 moves by 1-2% with the server before it (measured), so none
-// keeps the same neighbour.
-for (let i = 0; i < CALLS; i++) {
-  for (let k = 0; k < connected.length; k++) {
-    const c = connected[(i + k) % connected.length]!;
-    const start = performance.now();
-    await c.client.callTool({ name: c.target.tool, arguments: c.target.toolArgs });
-    c.samples.push(performance.now() - start);
+/**
+ * `calls` calls to each server, round-robin, one server after the other, so machine noise (the
+ * machine is shared) lands on every server alike instead of on whichever ran during a busy spell.
+ * Each round starts one server later: a server's p50 moves by 1-2% with the server before it
+ * (measured), so none keeps the same neighbour. Each call's time goes to `record`; a call answered
+ * with an error stops the run.
+ */
+async function roundRobin(
+  servers: Connected[],
+  calls: number,
+  argsOf: (c: Connected, i: number) => Record<string, unknown>,
+  record: (c: Connected, ms: number) => void,
+): Promise<void> {
+  for (let i = 0; i < calls; i++) {
+    for (let k = 0; k < servers.length; k++) {
+      const c = servers[(i + k) % servers.length]!;
+      const start = performance.now();
+      const r = await c.client.callTool({ name: c.target.tool, arguments: argsOf(c, i) });
+      record(c, performance.now() - start);
+      if (r.isError) throw new Error(`${c.target.label}: ${JSON.stringify(r.content)}`);
+    }
   }
 }
+
+await roundRobin(
+  connected,
+  CALLS,
+  (c) => c.target.toolArgs,
+  (c, ms) => c.samples.push(ms),
+);
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -188,15 +206,12 @@ const freshArgs = (c: Connected, f: number) => {
   return { path: c.target.tool === "read_text_file" ? path.join(dir, name) : name };
 };
 for (let f = 0; f < WARMUP; f++) for (const c of fresh) await c.client.callTool({ name: c.target.tool, arguments: freshArgs(c, f) });
-for (let i = 0; i < FRESH_CALLS; i++) {
-  for (let k = 0; k < fresh.length; k++) {
-    const c = fresh[(i + k) % fresh.length]!;
-    const start = performance.now();
-    const r = await c.client.callTool({ name: c.target.tool, arguments: freshArgs(c, WARMUP + i) });
-    freshSamples.get(c)!.push(performance.now() - start);
-    if (r.isError) throw new Error(`${c.target.label}: ${JSON.stringify(r.content)}`);
-  }
-}
+await roundRobin(
+  fresh,
+  FRESH_CALLS,
+  (c, i) => freshArgs(c, WARMUP + i),
+  (c, ms) => freshSamples.get(c)!.push(ms),
+);
 console.log(`\na different file (${lines.length} lines) at each call, ${FRESH_CALLS} calls per server after ${WARMUP} warm-up calls:`);
 const freshP50 = new Map([...freshSamples].map(([c, samples]) => [c.target.label, p50Of(samples)]));
 for (const [label, p50] of freshP50) console.log(`  ${label.padEnd(38)} p50 ${p50.toFixed(3)} ms`);

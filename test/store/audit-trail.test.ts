@@ -17,14 +17,27 @@ interface Row {
   record: Record<string, unknown>;
 }
 
+/** A workspace holding a.txt, and the folder its store goes in, in a new temporary folder. */
+function setUp(): { dir: string; ws: string; folder: string } {
+  const d = tempDir();
+  dirs.push(d);
+  const ws = path.join(d.dir, "ws");
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+  return { dir: d.dir, ws, folder: path.join(d.dir, "store") };
+}
+
+/** The rows of a trail file, oldest first. */
+function rowsOf(file: string): Row[] {
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Row);
+}
+
 describe("the session's audit trail", () => {
   it("has a start row before each call that runs and an end row for every call, a cached read included, by close", async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const ws = path.join(d.dir, "ws");
-    const folder = path.join(d.dir, "store");
-    mkdirSync(ws);
-    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const { ws, folder } = setUp();
     const session = await openSession({ workspace: ws, mcp: false, approval: "all", desk: { store: `file:${folder}` } });
     const first = await session.runner.run({ id: "r1", name: "read_file", args: { path: "a.txt" } });
     const again = await session.runner.run({ id: "r2", name: "read_file", args: { path: "a.txt" } });
@@ -36,10 +49,7 @@ describe("the session's audit trail", () => {
     expect([first.status, again.status, wrote.status]).toEqual(["success", "success", "success"]);
     expect(again.metadata?.cached).toBe(true);
     await session.close();
-    const rows = readFileSync(path.join(folder, "audit", "audit.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Row);
+    const rows = rowsOf(path.join(folder, "audit", "audit.jsonl"));
     const phases = (id: string) => rows.filter((r) => r.toolCallId === id).map((r) => r.phase);
     expect(phases("r1")).toEqual(["start", "end"]);
     expect(phases("r2")).toEqual(["end"]);
@@ -50,12 +60,8 @@ describe("the session's audit trail", () => {
   });
 
   it("lets a process go on after closing a session that made calls, their end rows written", async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const ws = path.join(d.dir, "ws");
-    mkdirSync(ws);
-    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
-    const desk = { store: `file:${path.join(d.dir, "store")}` };
+    const { ws, folder } = setUp();
+    const desk = { store: `file:${folder}` };
     const script = `
       import { openSession } from ${JSON.stringify(path.resolve("src/session.ts"))};
       const session = await openSession({ workspace: ${JSON.stringify(ws)}, mcp: false, desk: ${JSON.stringify(desk)} });
@@ -71,16 +77,11 @@ describe("the session's audit trail", () => {
     child.stdout.on("data", (c: Buffer) => (out += String(c)));
     expect(await new Promise((r) => child.once("exit", r))).toBe(0);
     expect(out).toBe("went on");
-    expect(readFileSync(path.join(d.dir, "store", "audit", "audit.jsonl"), "utf8")).toMatch(/"phase":"end"/);
+    expect(readFileSync(path.join(folder, "audit", "audit.jsonl"), "utf8")).toMatch(/"phase":"end"/);
   }, 60_000);
 
   it("keeps its rows out of the store's top folder, which processes watch for rules and events", async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const ws = path.join(d.dir, "ws");
-    const folder = path.join(d.dir, "store");
-    mkdirSync(ws);
-    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const { ws, folder } = setUp();
     const session = await openSession({ workspace: ws, mcp: false, approval: "all", desk: { store: `file:${folder}` } });
     try {
       await session.runner.run({ id: "r0", name: "read_file", args: { path: "a.txt" } });
@@ -106,38 +107,27 @@ describe("the session's audit trail", () => {
     } finally {
       await session.close();
     }
-    const rows = readFileSync(path.join(folder, "audit", "audit.jsonl"), "utf8")
-      .trim()
-      .split("\n");
-    expect(rows.map((l) => (JSON.parse(l) as Row).toolCallId)).toEqual(["r0", "r0", "r1", "r2", "w1", "w1"]);
+    expect(rowsOf(path.join(folder, "audit", "audit.jsonl")).map((r) => r.toolCallId)).toEqual(["r0", "r0", "r1", "r2", "w1", "w1"]);
   });
 
   it("moves a trail an earlier version kept in the top folder into audit/, and never over one already there", async () => {
-    const d = tempDir();
-    dirs.push(d);
-    const ws = path.join(d.dir, "ws");
-    mkdirSync(ws);
-    writeFileSync(path.join(ws, "a.txt"), "alpha\n");
+    const { dir, ws } = setUp();
     const earlier = `${JSON.stringify({ phase: "end", toolCallId: "old", tool: "read_file", record: {} })}\n`;
     const run = async (folder: string) => {
       const session = await openSession({ workspace: ws, mcp: false, desk: { store: `file:${folder}` } });
       await session.runner.run({ id: "new", name: "read_file", args: { path: "a.txt" } });
       await session.close();
     };
-    const ids = (file: string) =>
-      readFileSync(file, "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => (JSON.parse(l) as Row).toolCallId);
+    const ids = (file: string) => rowsOf(file).map((r) => r.toolCallId);
 
-    const moved = path.join(d.dir, "moved");
+    const moved = path.join(dir, "moved");
     mkdirSync(moved, { mode: 0o700 });
     writeFileSync(path.join(moved, "audit.jsonl"), earlier, { mode: 0o600 });
     await run(moved);
     expect(existsSync(path.join(moved, "audit.jsonl"))).toBe(false);
     expect(ids(path.join(moved, "audit", "audit.jsonl"))).toEqual(["old", "new", "new"]);
 
-    const both = path.join(d.dir, "both");
+    const both = path.join(dir, "both");
     mkdirSync(path.join(both, "audit"), { recursive: true, mode: 0o700 });
     writeFileSync(path.join(both, "audit.jsonl"), earlier, { mode: 0o600 });
     writeFileSync(path.join(both, "audit", "audit.jsonl"), earlier.replace('"old"', '"kept"'), { mode: 0o600 });
