@@ -5,6 +5,13 @@ const DESKS_CHECKED_MS = 2_000;
 /** Events are gathered this long and sent as one batch: one write (or one round trip) for many. */
 const BATCH_MS = 10;
 
+/** The last answer to "is any desk watching?": asked at `at`, `known` once the store has said. */
+interface DeskCheck {
+  at: number;
+  open: Promise<boolean>;
+  known?: boolean;
+}
+
 /**
  * Sends a process's events to the store, in order, a batch every few milliseconds, while
  * some desk (a dashboard, the Emacs package) watches the store: with nobody watching, a busy
@@ -16,7 +23,7 @@ export class EventRelay {
   #queue: Array<{ type: string; data: unknown }> = [];
   #scheduled = false;
   #inFlight: Promise<void> = Promise.resolve();
-  #desks: { at: number; open: Promise<boolean> } | undefined;
+  #desks: DeskCheck | undefined;
   #closed = false;
 
   constructor(store: Store) {
@@ -25,11 +32,14 @@ export class EventRelay {
 
   /** This process is itself a desk: its events are always watched. */
   watchedHere(): void {
-    this.#desks = { at: Number.POSITIVE_INFINITY, open: Promise.resolve(true) };
+    this.#desks = { at: Number.POSITIVE_INFINITY, open: Promise.resolve(true), known: true };
   }
 
   send(type: string, data: unknown): void {
     if (this.#closed) return;
+    // Known to be unwatched: dropped now. Queued, each event would hold its call's whole result for
+    // a batch's time (some twenty calls' results at a busy server's pace) only to be thrown away.
+    if (this.#desks?.known === false && Date.now() - this.#desks.at <= DESKS_CHECKED_MS) return;
     this.#queue.push({ type, data });
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -54,13 +64,12 @@ export class EventRelay {
   #watched(): Promise<boolean> {
     const now = Date.now();
     if (!this.#desks || (now - this.#desks.at > DESKS_CHECKED_MS && this.#desks.at !== Number.POSITIVE_INFINITY)) {
-      this.#desks = {
-        at: now,
-        open: this.#store.instances().then(
-          (all) => all.some((i) => i.desk),
-          () => false,
-        ),
-      };
+      const desks: DeskCheck = { at: now, open: Promise.resolve(false) };
+      desks.open = this.#store.instances().then(
+        (all) => (desks.known = all.some((i) => i.desk)),
+        () => (desks.known = false),
+      );
+      this.#desks = desks;
     }
     return this.#desks.open;
   }
