@@ -19,6 +19,7 @@ import type { ToolEvent } from "../../runtime/events.js";
 import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.js";
 import { toMcpCallToolResult, toMcpTool, toMcpTools } from "../../adapters/mcp.js";
 import { WorkspaceResources } from "./workspace-resources.js";
+import { CallServer, isModern } from "./call-server.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,
@@ -105,7 +106,7 @@ export class ToolCallService {
 
   /** A new low-level server answering tools/list and tools/call from the registry. */
   createServer(options: { track?: boolean } = {}): Server {
-    const server = new Server(
+    const server = new CallServer(
       { name: "tackle", title: "tackle", version: VERSION },
       {
         capabilities: { tools: { listChanged: true }, resources: {} },
@@ -119,7 +120,7 @@ export class ToolCallService {
       if (this.#onToolsListed) setImmediate(this.#onToolsListed);
       return { tools: tools as never };
     });
-    server.setRequestHandler("tools/call", (request, ctx) => this.#call(server, request, ctx));
+    server.onCall((request, ctx) => this.#call(server, request, ctx));
     server.setRequestHandler("resources/list", (_request, ctx) =>
       this.#resources.list({ scope: this.#scopeOf(server), signal: ctx.mcpReq.signal }),
     );
@@ -319,12 +320,6 @@ export class ToolCallService {
     question.answer(response);
     return this.#drive(server, p, ctx);
   }
-}
-
-function isModern(server: Server): boolean {
-  const version = server.getNegotiatedProtocolVersion();
-  // Protocol revisions are dates; 2026-07-28 is the first with input_required round trips.
-  return version !== undefined && version >= "2026-07-28";
 }
 
 /** Form elicitation is supported when declared, or with a bare `elicitation: {}` (the rule before modes existed). */

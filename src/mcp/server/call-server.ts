@@ -1,0 +1,75 @@
+import {
+  Server,
+  type CallToolRequest,
+  type CallToolResult,
+  type InputRequiredResult,
+  type JSONRPCRequest,
+  type Result,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+
+type CallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>;
+type Wrapped = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK's low-level server, handing a plain 2025-era tools/call straight to tackle's handler.
+ * The SDK checks such a request against its schema twice, and tackle's result once more, some
+ * 35 µs of a 500 µs file read over stdio. Neither check adds anything here: the runner checks the
+ * arguments against the tool's own schema, and the result is built by tackle to the protocol's
+ * (test/mcp/call-server.test.ts holds every kind of result to the SDK's schema).
+ *
+ * Everything else takes the SDK's way: other methods, the 2026-07-28 era (whose input_required
+ * rounds the SDK checks and carries), a request with a request state, and any request whose params
+ * hold more than a name, plain arguments and a progress token, so one the SDK would refuse still
+ * gets the SDK's own error.
+ */
+export class CallServer extends Server {
+  #onCall: CallHandler | undefined;
+
+  /** Answers tools/call with `handler`. */
+  onCall(handler: CallHandler): void {
+    this.#onCall = handler;
+    this.setRequestHandler("tools/call", handler);
+  }
+
+  protected override _wrapHandler(method: string, handler: Wrapped): Wrapped {
+    const checked = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return checked;
+    return (request, ctx) => {
+      const direct = this.#onCall;
+      const params = request.params;
+      if (!direct || !plainCall(params) || isModern(this) || ctx.mcpReq.requestState() !== undefined) return checked(request, ctx);
+      return direct({ method: "tools/call", params }, ctx);
+    };
+  }
+}
+
+/** Whether a server speaks the 2026-07-28 era or later with its client. */
+export function isModern(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  // Protocol revisions are dates; 2026-07-28 is the first with input_required round trips.
+  return version !== undefined && version >= "2026-07-28";
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Params the SDK's schema takes as they are: a name, arguments that are an object, at most a progress token besides. */
+function plainCall(params: unknown): params is CallToolRequest["params"] {
+  if (!isRecord(params) || typeof params["name"] !== "string") return false;
+  for (const key in params) {
+    if (key === "name") continue;
+    if (key === "arguments" && isRecord(params[key])) continue;
+    if (key === "_meta" && plainMeta(params[key])) continue;
+    return false;
+  }
+  return true;
+}
+
+function plainMeta(meta: unknown): boolean {
+  if (!isRecord(meta)) return false;
+  for (const key in meta) {
+    const token = meta[key];
+    if (key !== "progressToken" || !(typeof token === "string" || Number.isSafeInteger(token))) return false;
+  }
+  return true;
+}

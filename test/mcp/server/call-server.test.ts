@@ -1,0 +1,121 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { specTypeSchemas } from "@modelcontextprotocol/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/logger.js";
+import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
+import { tempDir } from "../../support/tools.js";
+
+/*
+ * A plain 2025-era tools/call goes straight to tackle's handler, without the SDK's checks of the
+ * request and of the result (src/mcp/server/call-server.ts). Its answers must be what the SDK's
+ * way gives, and valid by the SDK's schema as they are; a request the SDK would refuse is still
+ * refused by the SDK.
+ */
+
+const PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d4948445200000001000000010806000000" +
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082",
+  "hex",
+);
+
+type Message = Record<string, unknown> & { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+describe("tools/call without the SDK's second checks", () => {
+  let temp: { dir: string; cleanup(): void };
+  let server: McpServerHandle;
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const messages: Message[] = [];
+  const waiters: Array<() => void> = [];
+  let nextId = 10;
+
+  async function reply(id: number): Promise<Message> {
+    for (;;) {
+      const found = messages.find((m) => m.id === id);
+      if (found) return found;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  }
+
+  async function request(method: string, params: unknown): Promise<Message> {
+    const id = nextId++;
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return reply(id);
+  }
+
+  beforeAll(async () => {
+    temp = tempDir("tackle-call-server-");
+    const ws = path.join(temp.dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, "a.txt"), "alpha\nbeta\n");
+    writeFileSync(path.join(ws, "dot.png"), PNG);
+    let rest = "";
+    output.on("data", (d: Buffer) => {
+      rest += d.toString();
+      let i;
+      while ((i = rest.indexOf("\n")) >= 0) {
+        messages.push(JSON.parse(rest.slice(0, i)) as Message);
+        rest = rest.slice(i + 1);
+        waiters.splice(0).forEach((w) => w());
+      }
+    });
+    const store = `file:${path.join(temp.dir, "store")}`;
+    server = await runMcpServer({ workspace: ws, stdio: { input, output }, logger: silentLogger, store });
+    const init = await request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    });
+    expect(init.result).toBeDefined();
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    temp?.cleanup();
+  });
+
+  const calls: Array<[string, string, Record<string, unknown>]> = [
+    ["a text file, with structured content", "read_file", { path: "a.txt" }],
+    ["an image", "read_file", { path: "dot.png" }],
+    ["a missing file", "read_file", { path: "missing.txt" }],
+    ["a path outside the workspace", "read_file", { path: "../../etc/passwd" }],
+    ["a write the client cannot be asked about", "write_file", { path: ".env", content: "A=1" }],
+    ["arguments the tool's schema refuses", "read_file", { path: 5 }],
+    ["a tool that does not exist", "no_such_tool", {}],
+  ];
+
+  for (const [what, name, args] of calls) {
+    it(`answers ${what} as the SDK's way does, with a result valid as it is`, async () => {
+      const direct = await request("tools/call", { name, arguments: args });
+      // A _meta key other than progressToken sends the call the SDK's way.
+      const checked = await request("tools/call", { name, arguments: args, _meta: { "example.com/trace": "1" } });
+      expect(direct.error).toBeUndefined();
+      expect(checked.error).toBeUndefined();
+      const strip = (r: Record<string, unknown> | undefined) =>
+        JSON.parse(JSON.stringify(r).replace(/mcp_[0-9a-f-]{36}/g, "ID")) as unknown;
+      expect(strip(direct.result)).toEqual(strip(checked.result));
+      expect(specTypeSchemas.CallToolResult.parse(direct.result)).toEqual(direct.result);
+    });
+  }
+
+  it("answers a call carrying a progress token the plain way", async () => {
+    const answer = await request("tools/call", { name: "read_file", arguments: { path: "a.txt" }, _meta: { progressToken: 7 } });
+    expect(answer.result?.["isError"]).toBeUndefined();
+  });
+
+  const refused: Array<[string, unknown]> = [
+    ["a name that is not a string", { name: 5, arguments: {} }],
+    ["arguments that are a list", { name: "read_file", arguments: ["a.txt"] }],
+    ["no params", undefined],
+  ];
+  for (const [what, params] of refused) {
+    it(`leaves ${what} to the SDK, which refuses it`, async () => {
+      const answer = await request("tools/call", params);
+      expect(answer.result).toBeUndefined();
+      expect(answer.error?.code).toBe(-32602);
+    });
+  }
+});
