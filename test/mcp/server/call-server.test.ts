@@ -97,7 +97,8 @@ describe("tools/call without the SDK's second checks", () => {
       const strip = (r: Record<string, unknown> | undefined) =>
         JSON.parse(JSON.stringify(r).replace(/mcp_[0-9a-f-]{36}/g, "ID")) as unknown;
       expect(strip(direct.result)).toEqual(strip(checked.result));
-      expect(specTypeSchemas.CallToolResult.parse(direct.result)).toEqual(direct.result);
+      const checkedBySdk = specTypeSchemas.CallToolResult["~standard"].validate(direct.result);
+      expect(checkedBySdk).toEqual({ value: direct.result });
     });
   }
 
