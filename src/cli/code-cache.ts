@@ -5,12 +5,15 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
 import { cacheTurnedOff, ownFolder, readOwnFile, replaceOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
+import { STARTED_UP } from "../process/started-up.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
 /** A cache entry larger than this is not one tackle wrote. */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 const MAC_BYTES = 32;
+/** When a run that is still going writes its cache, if it has not said its start-up is over. */
+const SAVED_AFTER_MS = 10_000;
 /** How long another build's cache entry is kept after it was written. */
 const OTHER_BUILDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -43,8 +46,19 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const fallbackLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const script = new vm.Script(wrap(source), { filename: file, cachedData, importModuleDynamically: fallbackLoader });
   if (cache && seal && (cachedData === undefined || script.cachedDataRejected)) {
-    // At exit the cache holds every function this run compiled, not only the top level.
-    process.once("exit", () => saveCache(cache.file, script, seal));
+    // Written late, the cache holds every function this run compiled, not only the top level: at
+    // exit, or sooner in a long-running command, before V8 throws away the code that ran only at
+    // start (see STARTED_UP): when the command says its start-up is over, or some seconds in.
+    let saved = false;
+    const save = () => {
+      if (saved) return;
+      saved = true;
+      clearTimeout(timer);
+      saveCache(cache.file, script, seal);
+    };
+    const timer = setTimeout(save, SAVED_AFTER_MS).unref();
+    process.once(STARTED_UP, save);
+    process.once("exit", save);
   }
   const require = createRequire(file);
   const module = { exports: {}, filename: file, id: file, loaded: false, require };
@@ -112,10 +126,14 @@ function cachePath(file: string, argv: readonly string[]): { file: string; key: 
   };
 }
 
-/** The command a run belongs to, and for `tackle call` the tool, since each tool group compiles its own code. */
+/**
+ * The command a run belongs to, and what within it compiles code of its own: the tool for
+ * `tackle call`, the transport for `tackle mcp` (one key for both kept whichever ran first).
+ */
 function commandKey(argv: readonly string[]): string {
   const command = argv.find((arg) => !arg.startsWith("-"));
   if (command === undefined || !COMMANDS.has(command)) return "other";
+  if (command === "mcp") return argv.some((arg) => arg === "--http" || arg.startsWith("--http=")) ? "mcp.http" : "mcp";
   if (command !== "call") return command;
   const tool = argv[argv.indexOf(command) + 1];
   return tool !== undefined && /^[A-Za-z0-9_.]{1,64}$/.test(tool) ? `call.${tool}` : "call";

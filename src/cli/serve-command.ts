@@ -8,6 +8,7 @@ import { approvalOption, configOption, storeOption, toolsetOption, workspaceOpti
 import { EXIT } from "./exit-codes.js";
 import { portArg, serveUntilClosed, startFailure } from "./server-lifecycle.js";
 import { serverToken, tokenNotice } from "./server-token.js";
+import { startedUp } from "../process/started-up.js";
 
 interface ServeFlags extends SessionFlags {
   port: number;
@@ -80,6 +81,7 @@ export function serveCommand(): Command {
       // The token first: a client that waits for the address has it by then.
       process.stderr.write(tokenNotice(url, token, "dashboard"));
       process.stderr.write(`tackle: serving on ${url}\n`);
+      startedUp();
       await serveUntilClosed(handle);
     });
 }

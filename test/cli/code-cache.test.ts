@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import {
   chmodSync,
@@ -13,7 +13,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../mcp/server/helpers.js";
 import { tempDir } from "../support/tools.js";
 import { CLI, runCli } from "./run-cli.js";
 
@@ -79,6 +82,73 @@ describe("the code cache", { timeout: 180_000 }, () => {
     await runCli(["--version"], { env: env() });
     await runCli(["call", "read_file", "path=package.json", "limit=1"], { env: env() });
     expect(cacheFiles().map((n) => n.replace(/^cli-.*-/, ""))).toEqual(["call.read_file.bin", "other.bin"]);
+  });
+
+  it("is written by a running tackle mcp once its first tools/list is answered, before V8 drops the code start-up ran", async () => {
+    const ws = tempDir();
+    const client = new Client({ name: "cache-test", version: "1" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", "--workspace", ws.dir],
+      env: { ...(process.env as Record<string, string>), ...env() },
+      stderr: "ignore",
+    });
+    try {
+      await client.connect(transport);
+      expect(existsSync(cacheDir) ? cacheFiles() : []).toEqual([]);
+      await client.listTools();
+      // Still running: the entry appears while the client is connected, not when the server exits.
+      const name = await waitFor(() => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined), 60_000);
+      expect(verifies(readFileSync(path.join(cacheDir, name)))).toBe(true);
+      const written = statSync(path.join(cacheDir, name)).mtimeMs;
+      await client.callTool({ name: "list_directory", arguments: { path: "." } });
+      await client.close();
+      // Once written, it is not written again at exit.
+      expect(statSync(path.join(cacheDir, name)).mtimeMs).toBe(written);
+    } finally {
+      await client.close().catch(() => undefined);
+      ws.cleanup();
+    }
+  });
+
+  it("is written by a running tackle mcp some seconds in, when its client never lists the tools", async () => {
+    const ws = tempDir();
+    const client = new Client({ name: "cache-test", version: "1" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", "--workspace", ws.dir],
+      env: { ...(process.env as Record<string, string>), ...env() },
+      stderr: "ignore",
+    });
+    try {
+      await client.connect(transport);
+      await client.callTool({ name: "list_directory", arguments: { path: "." } });
+      const name = await waitFor(() => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined), 90_000);
+      expect(verifies(readFileSync(path.join(cacheDir, name)))).toBe(true);
+    } finally {
+      await client.close().catch(() => undefined);
+      ws.cleanup();
+    }
+  });
+
+  it("keeps tackle mcp --http's cache apart from the stdio server's: they run different code", async () => {
+    const ws = tempDir();
+    const child = spawn(process.execPath, [CLI, "mcp", "--http", "0", "--workspace", ws.dir], {
+      env: { ...process.env, ...env() },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += String(d)));
+      await waitFor(() => /listening on http:/.test(stderr), 60_000);
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      expect(cacheFiles()).toEqual([expect.stringMatching(/-mcp\.http\.bin$/)]);
+    } finally {
+      child.kill("SIGKILL");
+      ws.cleanup();
+    }
   });
 
   it("survives a damaged cache: the command runs and the cache is written afresh", async () => {

@@ -9,6 +9,7 @@ import type { Toolset } from "../../tools/toolsets.js";
 import { ElicitationRouter, type ApprovalRoute } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
+import { startedUp } from "../../process/started-up.js";
 
 /** When configured MCP servers are connected if no client has listed tools by then. */
 const MCP_START_AFTER_MS = 1_000;
@@ -117,7 +118,10 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     router,
     logger,
     ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
-    onToolsListed: () => startMcp(),
+    onToolsListed: () => {
+      startMcp();
+      startedUp();
+    },
   });
 
   let resolveClosed!: () => void;
