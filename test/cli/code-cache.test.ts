@@ -35,6 +35,19 @@ function verifies(entry: Buffer): boolean {
   return mac.equals(entry.subarray(0, 32));
 }
 
+/** tackle mcp on stdio in `workspace`, with this test's cache folder. */
+function mcpOverStdio(workspace: string): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp", "--workspace", workspace],
+    env: { ...(process.env as Record<string, string>), ...env() },
+    stderr: "ignore",
+  });
+}
+
+/** The name of the stdio server's cache entry, once there is one. */
+const mcpEntry = () => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined);
+
 beforeEach(() => {
   home = tempDir();
   cacheDir = path.join(home.dir, "tackle");
@@ -87,18 +100,12 @@ describe("the code cache", { timeout: 180_000 }, () => {
   it("is written by a running tackle mcp once its first tools/list is answered, before V8 drops the code start-up ran", async () => {
     const ws = tempDir();
     const client = new Client({ name: "cache-test", version: "1" });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--workspace", ws.dir],
-      env: { ...(process.env as Record<string, string>), ...env() },
-      stderr: "ignore",
-    });
     try {
-      await client.connect(transport);
+      await client.connect(mcpOverStdio(ws.dir));
       expect(existsSync(cacheDir) ? cacheFiles() : []).toEqual([]);
       await client.listTools();
       // Still running: the entry appears while the client is connected, not when the server exits.
-      const name = await waitFor(() => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined), 60_000);
+      const name = await waitFor(mcpEntry, 60_000);
       expect(verifies(readFileSync(path.join(cacheDir, name)))).toBe(true);
       const written = statSync(path.join(cacheDir, name)).mtimeMs;
       await client.callTool({ name: "list_directory", arguments: { path: "." } });
@@ -114,16 +121,10 @@ describe("the code cache", { timeout: 180_000 }, () => {
   it("is written by a running tackle mcp some seconds in, when its client never lists the tools", async () => {
     const ws = tempDir();
     const client = new Client({ name: "cache-test", version: "1" });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--workspace", ws.dir],
-      env: { ...(process.env as Record<string, string>), ...env() },
-      stderr: "ignore",
-    });
     try {
-      await client.connect(transport);
+      await client.connect(mcpOverStdio(ws.dir));
       await client.callTool({ name: "list_directory", arguments: { path: "." } });
-      const name = await waitFor(() => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined), 90_000);
+      const name = await waitFor(mcpEntry, 90_000);
       expect(verifies(readFileSync(path.join(cacheDir, name)))).toBe(true);
     } finally {
       await client.close().catch(() => undefined);
