@@ -1,5 +1,8 @@
 import {
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
+  specTypeSchemas,
   type CallToolRequest,
   type CallToolResult,
   type InputRequiredResult,
@@ -14,9 +17,10 @@ type Wrapped = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 /**
  * The SDK's low-level server, handing a plain 2025-era tools/call straight to tackle's handler.
  * The SDK checks such a request against its schema twice, and tackle's result once more, some
- * 35 µs of a 500 µs file read over stdio. Neither check adds anything here: the runner checks the
- * arguments against the tool's own schema, and the result is built by tackle to the protocol's
- * (test/mcp/call-server.test.ts holds every kind of result to the SDK's schema).
+ * 35 µs of a 500 µs file read over stdio. The runner checks the arguments against the tool's own
+ * schema, and a result of text alone, as tackle builds it, needs no check; one carrying anything
+ * else (an image, a block a library tool made) is still held to the SDK's schema
+ * (test/mcp/call-server.test.ts holds every kind of result tackle makes to it).
  *
  * Everything else takes the SDK's way: other methods, the 2026-07-28 era (whose input_required
  * rounds the SDK checks and carries), a request with a request state, and any request whose params
@@ -55,7 +59,7 @@ export class CallServer extends Server {
       const direct = this.#onCall;
       const params = request.params;
       if (!direct || !plainCall(params) || isModern(this) || ctx.mcpReq.requestState() !== undefined) return checked(request, ctx);
-      return direct({ method: "tools/call", params }, ctx);
+      return direct({ method: "tools/call", params }, ctx).then(checkedResult);
     };
   }
 }
@@ -88,4 +92,35 @@ function plainMeta(meta: unknown): boolean {
     if (key !== "progressToken" || !(typeof token === "string" || Number.isSafeInteger(token))) return false;
   }
   return true;
+}
+
+/** A result of text blocks, an object of structured content and an error flag: all the schema allows. */
+function plainResult(result: CallToolResult | InputRequiredResult): boolean {
+  for (const key in result) {
+    const value = (result as Record<string, unknown>)[key];
+    if (key === "content" && Array.isArray(value) && value.every(textBlock)) continue;
+    if (key === "structuredContent" && isRecord(value)) continue;
+    if (key === "isError" && typeof value === "boolean") continue;
+    return false;
+  }
+  return true;
+}
+
+function textBlock(block: unknown): boolean {
+  if (!isRecord(block) || block["type"] !== "text" || typeof block["text"] !== "string") return false;
+  for (const key in block) if (key !== "type" && key !== "text") return false;
+  return true;
+}
+
+/** The result as the SDK's way would answer it: held to the protocol's schema unless it is plainly valid. */
+function checkedResult(result: CallToolResult | InputRequiredResult): Result {
+  if (plainResult(result)) return result;
+  const checked = specTypeSchemas.CallToolResult["~standard"].validate(result);
+  if (checked.issues) {
+    const at = (path: ReadonlyArray<PropertyKey | { key: PropertyKey }> = []) =>
+      path.map((part) => String(typeof part === "object" ? part.key : part)).join(".");
+    const message = checked.issues.map((issue) => `${at(issue.path)}: ${issue.message}`).join("; ");
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call result: ${message}`);
+  }
+  return checked.value;
 }

@@ -3,6 +3,9 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { specTypeSchemas } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../../src/core/define-tool.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
 import { tempDir } from "../../support/tools.js";
@@ -22,27 +25,43 @@ const PNG = Buffer.from(
 
 type Message = Record<string, unknown> & { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
+/** The messages a server writes, one per line, and a wait for the answer to a request. */
+function lines(output: PassThrough): { reply(id: number): Promise<Message> } {
+  const messages: Message[] = [];
+  const waiters: Array<() => void> = [];
+  let rest = "";
+  output.on("data", (d: Buffer) => {
+    rest += d.toString();
+    let i;
+    while ((i = rest.indexOf("\n")) >= 0) {
+      messages.push(JSON.parse(rest.slice(0, i)) as Message);
+      rest = rest.slice(i + 1);
+      waiters.splice(0).forEach((w) => w());
+    }
+  });
+  return {
+    async reply(id) {
+      for (;;) {
+        const found = messages.find((m) => m.id === id);
+        if (found) return found;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+  };
+}
+
 describe("tools/call without the SDK's second checks", () => {
   let temp: { dir: string; cleanup(): void };
   let server: McpServerHandle;
   const input = new PassThrough();
   const output = new PassThrough();
-  const messages: Message[] = [];
-  const waiters: Array<() => void> = [];
+  const replies = lines(output);
   let nextId = 10;
-
-  async function reply(id: number): Promise<Message> {
-    for (;;) {
-      const found = messages.find((m) => m.id === id);
-      if (found) return found;
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-  }
 
   async function request(method: string, params: unknown): Promise<Message> {
     const id = nextId++;
     input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    return reply(id);
+    return replies.reply(id);
   }
 
   beforeAll(async () => {
@@ -51,16 +70,6 @@ describe("tools/call without the SDK's second checks", () => {
     mkdirSync(ws);
     writeFileSync(path.join(ws, "a.txt"), "alpha\nbeta\n");
     writeFileSync(path.join(ws, "dot.png"), PNG);
-    let rest = "";
-    output.on("data", (d: Buffer) => {
-      rest += d.toString();
-      let i;
-      while ((i = rest.indexOf("\n")) >= 0) {
-        messages.push(JSON.parse(rest.slice(0, i)) as Message);
-        rest = rest.slice(i + 1);
-        waiters.splice(0).forEach((w) => w());
-      }
-    });
     const store = `file:${path.join(temp.dir, "store")}`;
     server = await runMcpServer({ workspace: ws, stdio: { input, output }, logger: silentLogger, store });
     const init = await request("initialize", {
@@ -119,4 +128,39 @@ describe("tools/call without the SDK's second checks", () => {
       expect(answer.error?.code).toBe(-32602);
     });
   }
+});
+
+describe("a library tool's result that breaks the protocol", () => {
+  it("is refused as the SDK's way refuses it, whichever way the call came", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      defineTool({
+        name: "bad_image",
+        description: "Returns an image block whose data is not text.",
+        effect: "read",
+        input: z.object({}),
+        execute: async () => ({ content: "an image", blocks: [{ type: "image", data: 5, mimeType: "image/png" } as never] }),
+      }),
+    );
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const replies = lines(output);
+    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
+    try {
+      const send = (id: number, method: string, params: unknown) =>
+        input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      send(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
+      await replies.reply(1);
+      send(2, "tools/call", { name: "bad_image", arguments: {} });
+      send(3, "tools/call", { name: "bad_image", arguments: {}, _meta: { "example.com/trace": "1" } });
+      const [direct, checked] = [await replies.reply(2), await replies.reply(3)];
+      for (const answer of [direct, checked]) {
+        expect(answer.result).toBeUndefined();
+        expect(answer.error?.code).toBe(-32602);
+        expect(answer.error?.message).toMatch(/^Invalid tools\/call result/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });
