@@ -96,6 +96,7 @@ function plainMeta(meta: unknown): boolean {
 
 /** A result of text blocks, an object of structured content and an error flag: all the schema allows. */
 function plainResult(result: CallToolResult | InputRequiredResult): boolean {
+  if (!("content" in result)) return false;
   for (const key in result) {
     const value = (result as Record<string, unknown>)[key];
     if (key === "content" && Array.isArray(value) && value.every(textBlock)) continue;
