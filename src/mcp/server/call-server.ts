@@ -2,6 +2,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  isInputRequiredResult,
   specTypeSchemas,
   type CallToolRequest,
   type CallToolResult,
@@ -15,17 +16,21 @@ type CallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<Cal
 type Wrapped = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
 /**
- * The SDK's low-level server, handing a plain 2025-era tools/call straight to tackle's handler.
- * The SDK checks such a request against its schema twice, and tackle's result once more, some
- * 35 µs of a 500 µs file read over stdio. The runner checks the arguments against the tool's own
- * schema, and a result of text alone, as tackle builds it, needs no check; one carrying anything
- * else (an image, a block a library tool made) is still held to the SDK's schema
- * (test/mcp/call-server.test.ts holds every kind of result tackle makes to it).
+ * The SDK's low-level server, handing a plain tools/call straight to tackle's handler. The SDK
+ * checks such a request against its schema twice, and tackle's result once more, some 35 µs of a
+ * 500 µs file read. The runner checks the arguments against the tool's own schema, and a result of
+ * text alone, as tackle builds it, needs no check; one carrying anything else (an image, a block a
+ * library tool made) is still held to the SDK's schema (test/mcp/call-server.test.ts holds every
+ * kind of result tackle makes to it).
  *
- * Everything else takes the SDK's way: other methods, the 2026-07-28 era (whose input_required
- * rounds the SDK checks and carries), a request with a request state, and any request whose params
- * hold more than a name, plain arguments and a progress token, so one the SDK would refuse still
- * gets the SDK's own error.
+ * On the 2026-07-28 era a first request's input_required answer goes out as the handler made it:
+ * the SDK would check that it asks for something and that the client declared what it asks for,
+ * and tackle asks for one form elicitation, only of a client that declared one
+ * (server-calls.ts, canElicitForm, by the SDK's own reading of a bare `elicitation: {}`).
+ *
+ * Everything else takes the SDK's way: other methods, a retry carrying a request state (the SDK
+ * carries its input responses), and any request whose params hold more than a name, plain
+ * arguments and a progress token, so one the SDK would refuse still gets the SDK's own error.
  */
 export class CallServer extends Server {
   #onCall: CallHandler | undefined;
@@ -58,8 +63,11 @@ export class CallServer extends Server {
     return (request, ctx) => {
       const direct = this.#onCall;
       const params = request.params;
-      if (!direct || !plainCall(params) || isModern(this) || ctx.mcpReq.requestState() !== undefined) return checked(request, ctx);
-      return direct({ method: "tools/call", params }, ctx).then(checkedResult);
+      if (!direct || !plainCall(params) || ctx.mcpReq.requestState() !== undefined) return checked(request, ctx);
+      const modern = isModern(this);
+      return direct({ method: "tools/call", params }, ctx).then((result) =>
+        modern && isInputRequiredResult(result) ? result : checkedResult(result),
+      );
     };
   }
 }

@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { specTypeSchemas } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -8,7 +10,8 @@ import { defineTool } from "../../../src/core/define-tool.js";
 import { ToolRegistry } from "../../../src/registry/registry.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
-import { tempDir } from "../../support/tools.js";
+import { spawnEnv, tempDir } from "../../support/tools.js";
+import { fixtureCommand, ROOT } from "./helpers.js";
 
 /*
  * A plain 2025-era tools/call goes straight to tackle's handler, without the SDK's checks of the
@@ -163,4 +166,49 @@ describe("a library tool's result that breaks the protocol", () => {
       await server.close();
     }
   });
+});
+
+describe("tools/call on the 2026-07-28 era, straight and the SDK's way", () => {
+  let ws: { dir: string; cleanup(): void };
+  let client: Client;
+
+  beforeAll(async () => {
+    ws = tempDir("tackle-call-server-2026-");
+    client = new Client(
+      { name: "modern", version: "1" },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await client.connect(
+      new StdioClientTransport({ env: spawnEnv(), ...fixtureCommand(["--workspace", ws.dir]), cwd: ROOT, stderr: "pipe" }),
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    ws?.cleanup();
+  });
+
+  const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) } as never, { allowInputRequired: true } as never) as Promise<
+      Record<string, unknown>
+    >;
+  // requestState is a fresh random key each time.
+  const comparable = (r: Record<string, unknown>) => ({ ...r, ...(r["requestState"] ? { requestState: "STATE" } : {}) });
+
+  for (const [what, name, args] of [
+    ["structured content", "echo", { text: "hi" }],
+    ["an image", "picture", {}],
+    ["a tool that fails", "fail", {}],
+    ["an approval asked with input_required", "write_note", { path: "n.txt", text: "x" }],
+  ] as const) {
+    it(`answers ${what} as the SDK's way does`, async () => {
+      const direct = await call(name, args);
+      const checked = await call(name, args, { "example.com/trace": "1" });
+      expect(comparable(direct)).toEqual(comparable(checked));
+    });
+  }
 });
