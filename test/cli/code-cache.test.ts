@@ -45,6 +45,26 @@ function mcpOverStdio(workspace: string): StdioClientTransport {
   });
 }
 
+/** The built command run as a server with this test's cache folder, once it has said `ready` on stderr. */
+async function serverSaying(args: string[], ready: RegExp): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env() }, stdio: ["ignore", "ignore", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += String(d)));
+  try {
+    await waitFor(() => ready.test(stderr) || child.exitCode !== null, 60_000);
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
+  }
+  if (!ready.test(stderr)) throw new Error(`the server stopped before it was ready: ${stderr}`);
+  return { stop };
+}
+
 /** The name of the stdio server's cache entry, once there is one. */
 const mcpEntry = () => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-mcp.bin")) : undefined);
 
@@ -134,20 +154,27 @@ describe("the code cache", { timeout: 180_000 }, () => {
 
   it("keeps tackle mcp --http's cache apart from the stdio server's: they run different code", async () => {
     const ws = tempDir();
-    const child = spawn(process.execPath, [CLI, "mcp", "--http", "0", "--workspace", ws.dir], {
-      env: { ...process.env, ...env() },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const server = await serverSaying(["mcp", "--http", "0", "--workspace", ws.dir], /listening on http:/);
     try {
-      let stderr = "";
-      child.stderr.on("data", (d) => (stderr += String(d)));
-      await waitFor(() => /listening on http:/.test(stderr), 60_000);
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
+      await server.stop();
       expect(cacheFiles()).toEqual([expect.stringMatching(/-mcp\.http\.bin$/)]);
     } finally {
-      child.kill("SIGKILL");
+      await server.stop();
+      ws.cleanup();
+    }
+  });
+
+  it("is written by a running tackle serve once it listens", async () => {
+    const ws = tempDir();
+    const server = await serverSaying(
+      ["serve", "--port", "0", "--workspace", ws.dir, "--store", `file:${path.join(ws.dir, ".store")}`],
+      /serving on http:/,
+    );
+    try {
+      const name = await waitFor(() => (existsSync(cacheDir) ? cacheFiles().find((n) => n.endsWith("-serve.bin")) : undefined), 60_000);
+      expect(verifies(readFileSync(path.join(cacheDir, name)))).toBe(true);
+    } finally {
+      await server.stop();
       ws.cleanup();
     }
   });
