@@ -39,7 +39,7 @@ export class EventRelay {
     if (this.#closed) return;
     // Known to be unwatched: dropped now. Queued, each event would hold its call's whole result for
     // a batch's time (some twenty calls' results at a busy server's pace) only to be thrown away.
-    if (this.#desks?.known === false && Date.now() - this.#desks.at <= DESKS_CHECKED_MS) return;
+    if (this.#trusted(Date.now())?.known === false) return;
     this.#queue.push({ type, data });
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -61,17 +61,24 @@ export class EventRelay {
     }
   }
 
+  /** The last answer while it can still be trusted (a process that is a desk trusts its own for good). */
+  #trusted(now: number): DeskCheck | undefined {
+    const last = this.#desks;
+    return last && now - last.at <= DESKS_CHECKED_MS ? last : undefined;
+  }
+
   #watched(): Promise<boolean> {
     const now = Date.now();
-    if (!this.#desks || (now - this.#desks.at > DESKS_CHECKED_MS && this.#desks.at !== Number.POSITIVE_INFINITY)) {
-      const desks: DeskCheck = { at: now, open: Promise.resolve(false) };
-      desks.open = this.#store.instances().then(
-        (all) => (desks.known = all.some((i) => i.desk)),
-        () => (desks.known = false),
-      );
-      this.#desks = desks;
-    }
-    return this.#desks.open;
+    const trusted = this.#trusted(now);
+    if (trusted) return trusted.open;
+    const open = this.#store.instances().then(
+      (all) => all.some((i) => i.desk),
+      () => false,
+    );
+    const desks: DeskCheck = { at: now, open };
+    void open.then((watched) => (desks.known = watched));
+    this.#desks = desks;
+    return open;
   }
 
   /** Sends what is queued, then stops. */

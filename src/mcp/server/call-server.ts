@@ -11,6 +11,8 @@ import {
   type Result,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { isRecord } from "../../core/is-record.js";
+import { FIRST_MODERN_REVISION } from "./era-shortcut.js";
 
 type CallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>;
 type Wrapped = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -75,11 +77,9 @@ export class CallServer extends Server {
 /** Whether a server speaks the 2026-07-28 era or later with its client. */
 export function isModern(server: Server): boolean {
   const version = server.getNegotiatedProtocolVersion();
-  // Protocol revisions are dates; 2026-07-28 is the first with input_required round trips.
-  return version !== undefined && version >= "2026-07-28";
+  // Protocol revisions are dates; the first modern one is the first with input_required round trips.
+  return version !== undefined && version >= FIRST_MODERN_REVISION;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Params the SDK's schema takes as they are: a name, arguments that are an object, at most a progress token besides. */
 function plainCall(params: unknown): params is CallToolRequest["params"] {

@@ -1,4 +1,5 @@
 import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+import { isRecord } from "../../core/is-record.js";
 
 // Which era a posted message belongs to, for the common messages, without the SDK's whole
 // classification (`isLegacyRequest`): ~90 µs of each request, mostly zod failing to read a request
@@ -7,18 +8,18 @@ import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 // it); false means "ask the SDK", never the other era.
 
 /** The first protocol revision of the 2026 era, as the SDK compares revisions (as strings). */
-const FIRST_MODERN_REVISION = "2026-07-28";
+export const FIRST_MODERN_REVISION = "2026-07-28";
 
 /**
  * A single message with neither `result` nor `error`, other than `initialize`, whose params claim a
  * protocol version in `_meta`: modern, or malformed modern, which the modern handler answers too.
  */
 export function surelyModern(body: unknown): boolean {
-  if (!isObject(body) || "result" in body || "error" in body || body["method"] === "initialize") return false;
+  if (!isRecord(body) || "result" in body || "error" in body || body["method"] === "initialize") return false;
   const params = body["params"];
-  if (!isObject(params)) return false;
+  if (!isRecord(params)) return false;
   const meta = params["_meta"];
-  return isObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+  return isRecord(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**
@@ -27,14 +28,10 @@ export function surelyModern(body: unknown): boolean {
  */
 export function surelyLegacy(body: unknown, protocolVersionHeader: string | undefined): boolean {
   if (protocolVersionHeader !== undefined && protocolVersionHeader.replace(/^[\t ]+|[\t ]+$/g, "") >= FIRST_MODERN_REVISION) return false;
-  if (!isObject(body) || body["jsonrpc"] !== "2.0" || typeof body["method"] !== "string") return false;
+  if (!isRecord(body) || body["jsonrpc"] !== "2.0" || typeof body["method"] !== "string") return false;
   for (const key in body) if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return false;
   const id = body["id"];
   if (id !== undefined && typeof id !== "string" && !Number.isSafeInteger(id)) return false;
   const params = body["params"];
-  return params === undefined || (isObject(params) && !("_meta" in params));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return params === undefined || (isRecord(params) && !("_meta" in params));
 }
