@@ -11,7 +11,7 @@ import { ToolRegistry } from "../../../src/registry/registry.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
 import { spawnEnv, tempDir } from "../../support/tools.js";
-import { fixtureCommand, ROOT } from "./helpers.js";
+import { fixtureCommand, rawReplies, ROOT, type RawMessage } from "./helpers.js";
 
 /*
  * A plain 2025-era tools/call goes straight to tackle's handler, without the SDK's checks of the
@@ -26,42 +26,15 @@ const PNG = Buffer.from(
   "hex",
 );
 
-type Message = Record<string, unknown> & { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
-
-/** The messages a server writes, one per line, and a wait for the answer to a request. */
-function lines(output: PassThrough): { reply(id: number): Promise<Message> } {
-  const messages: Message[] = [];
-  const waiters: Array<() => void> = [];
-  let rest = "";
-  output.on("data", (d: Buffer) => {
-    rest += d.toString();
-    let i;
-    while ((i = rest.indexOf("\n")) >= 0) {
-      messages.push(JSON.parse(rest.slice(0, i)) as Message);
-      rest = rest.slice(i + 1);
-      waiters.splice(0).forEach((w) => w());
-    }
-  });
-  return {
-    async reply(id) {
-      for (;;) {
-        const found = messages.find((m) => m.id === id);
-        if (found) return found;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
-  };
-}
-
 describe("tools/call without the SDK's second checks", () => {
   let temp: { dir: string; cleanup(): void };
   let server: McpServerHandle;
   const input = new PassThrough();
   const output = new PassThrough();
-  const replies = lines(output);
+  const replies = rawReplies(output);
   let nextId = 10;
 
-  async function request(method: string, params: unknown): Promise<Message> {
+  async function request(method: string, params: unknown): Promise<RawMessage> {
     const id = nextId++;
     input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return replies.reply(id);
@@ -147,7 +120,7 @@ describe("a library tool's result that breaks the protocol", () => {
     );
     const input = new PassThrough();
     const output = new PassThrough();
-    const replies = lines(output);
+    const replies = rawReplies(output);
     const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
     try {
       const send = (id: number, method: string, params: unknown) =>

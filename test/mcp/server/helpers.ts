@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -284,4 +285,36 @@ export function textOf(result: Record<string, unknown>): string {
     .filter((c) => c.type === "text")
     .map((c) => c.text)
     .join("\n");
+}
+
+/** A JSON-RPC message as a server wrote it on stdio. */
+export type RawMessage = Record<string, unknown> & {
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
+
+/** Messages a server writes to `output`, one parsed object per line as they arrive, and a wait for the answer to a request. */
+export function rawReplies(output: Readable): { reply(id: unknown): Promise<RawMessage> } {
+  const messages: RawMessage[] = [];
+  const waiters: Array<() => void> = [];
+  let rest = "";
+  output.on("data", (d: Buffer) => {
+    rest += d.toString();
+    let i;
+    while ((i = rest.indexOf("\n")) >= 0) {
+      messages.push(JSON.parse(rest.slice(0, i)) as RawMessage);
+      rest = rest.slice(i + 1);
+      waiters.splice(0).forEach((w) => w());
+    }
+  });
+  return {
+    async reply(id) {
+      for (;;) {
+        const found = messages.find((m) => m.id === id);
+        if (found) return found;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+  };
 }

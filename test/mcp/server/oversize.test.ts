@@ -6,6 +6,7 @@ import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
 import { runMcpServer } from "../../../src/mcp/server/server.js";
 import { idFromHead, LineLimit, MAX_STDIO_MESSAGE_BYTES } from "../../../src/mcp/server/line-limit.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { rawReplies } from "./helpers.js";
 
 const INIT = {
   jsonrpc: "2.0",
@@ -14,38 +15,13 @@ const INIT = {
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 };
 
-/** Messages the server writes, one parsed object per line, as they arrive. */
-function reader(output: PassThrough) {
-  const messages: Array<Record<string, unknown>> = [];
-  let rest = "";
-  const waiters: Array<() => void> = [];
-  output.on("data", (d: Buffer) => {
-    rest += d.toString();
-    let i;
-    while ((i = rest.indexOf("\n")) >= 0) {
-      messages.push(JSON.parse(rest.slice(0, i)) as Record<string, unknown>);
-      rest = rest.slice(i + 1);
-      waiters.splice(0).forEach((w) => w());
-    }
-  });
-  return {
-    async reply(id: unknown): Promise<Record<string, unknown>> {
-      for (;;) {
-        const found = messages.find((m) => m.id === id);
-        if (found) return found;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
-  };
-}
-
 describe("tackle mcp on stdio refuses an oversized message and keeps serving", () => {
   for (const mb of [9, 12, 50]) {
     it(`a ${mb} MB request gets an error naming the limit; the next request is answered`, async () => {
       const input = new PassThrough();
       const output = new PassThrough();
       const server = await runMcpServer({ registry: servedRegistry(), stdio: { input, output }, logger: silentLogger });
-      const replies = reader(output);
+      const replies = rawReplies(output);
       try {
         input.write(`${JSON.stringify(INIT)}\n`);
         await replies.reply(1);
@@ -113,7 +89,7 @@ describe("tackle mcp works out the tools' JSON Schemas before the first tools/li
     const input = new PassThrough();
     const output = new PassThrough();
     const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
-    const replies = reader(output);
+    const replies = rawReplies(output);
     try {
       input.write(`${JSON.stringify(INIT)}\n`);
       await replies.reply(1);
