@@ -20,6 +20,7 @@ import type { ApprovalRequest, ApprovalResponse } from "../../runtime/approver.j
 import { toMcpCallToolResult, toMcpTool, toMcpTools } from "../../adapters/mcp.js";
 import { WorkspaceResources } from "./workspace-resources.js";
 import { CallServer, isModern } from "./call-server.js";
+import { sharedResult } from "./shared-results.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,
@@ -403,9 +404,11 @@ function progressOptions(id: string, emitter: () => Emit) {
 }
 
 function result(server: Server, registry: ToolRegistry, outcome: ToolOutcome): CallToolResult {
-  const value = toMcpCallToolResult(outcome) as CallToolResult;
-  const output = registry.get(outcome.toolName)?.outputSchema;
-  return server.projectCallToolResult(value, output?.type === "object" ? output : undefined);
+  return sharedResult(outcome, server, () => {
+    const value = toMcpCallToolResult(outcome) as CallToolResult;
+    const output = registry.get(outcome.toolName)?.outputSchema;
+    return server.projectCallToolResult(value, output?.type === "object" ? output : undefined);
+  });
 }
 
 function errorResult(text: string): CallToolResult {

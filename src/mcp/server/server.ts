@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { idFromHead, LineLimit, MAX_STDIO_MESSAGE_BYTES } from "./line-limit.js";
 import type { ToolRegistry } from "../../registry/registry.js";
 import { createLogger, type Logger } from "../../core/logger.js";
@@ -8,6 +8,7 @@ import type { ApprovalMode } from "../../runtime/policy.js";
 import type { Toolset } from "../../tools/toolsets.js";
 import { ElicitationRouter, type ApprovalRoute } from "./elicitation-approver.js";
 import { ToolCallService } from "./server-calls.js";
+import { StdioWire } from "./stdio-wire.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { startedUp } from "../../process/started-up.js";
 
@@ -176,7 +177,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
         output.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } })}\n`);
       }),
     );
-    const transport = new StdioServerTransport(limited, output);
+    const transport = new StdioWire(limited, output);
     const handle = serveStdio(() => service.createServer({ track: true }), {
       transport,
       onerror: (error) => logger.debug("mcp stdio", { error: error.message }),

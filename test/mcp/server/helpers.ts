@@ -294,27 +294,30 @@ export type RawMessage = Record<string, unknown> & {
   error?: { code: number; message: string };
 };
 
-/** Messages a server writes to `output`, one parsed object per line as they arrive, and a wait for the answer to a request. */
-export function rawReplies(output: Readable): { reply(id: unknown): Promise<RawMessage> } {
-  const messages: RawMessage[] = [];
+/** Messages a server writes to `output`, one parsed object per line as they arrive, and a wait for the answer to a request (or its line as written). */
+export function rawReplies(output: Readable): { reply(id: unknown): Promise<RawMessage>; line(id: unknown): Promise<string> } {
+  const messages: Array<{ message: RawMessage; line: string }> = [];
   const waiters: Array<() => void> = [];
   let rest = "";
   output.on("data", (d: Buffer) => {
     rest += d.toString();
     let i;
     while ((i = rest.indexOf("\n")) >= 0) {
-      messages.push(JSON.parse(rest.slice(0, i)) as RawMessage);
+      const line = rest.slice(0, i);
+      messages.push({ message: JSON.parse(line) as RawMessage, line });
       rest = rest.slice(i + 1);
       waiters.splice(0).forEach((w) => w());
     }
   });
+  const answer = async (id: unknown) => {
+    for (;;) {
+      const found = messages.find((m) => m.message.id === id);
+      if (found) return found;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
   return {
-    async reply(id) {
-      for (;;) {
-        const found = messages.find((m) => m.id === id);
-        if (found) return found;
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
+    reply: async (id) => (await answer(id)).message,
+    line: async (id) => (await answer(id)).line,
   };
 }

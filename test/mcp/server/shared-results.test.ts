@@ -1,0 +1,182 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolOutcome } from "../../../src/core/result.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
+import { answerLine, sharedResult } from "../../../src/mcp/server/shared-results.js";
+import { StdioWire } from "../../../src/mcp/server/stdio-wire.js";
+import { tempDir } from "../../support/tools.js";
+import { rawReplies, type RawMessage } from "./helpers.js";
+
+/*
+ * A read answered from the result cache carries the outcome the cache kept; its tools/call result
+ * is made once and its JSON written once (src/mcp/server/shared-results.ts, stdio-wire.ts).
+ */
+
+function outcome(content: string, structured: unknown, status: ToolOutcome["status"] = "success"): ToolOutcome {
+  return { status, toolCallId: "mcp_1", toolName: "read_file", content, structured, executionTimeMs: 1 } as ToolOutcome;
+}
+
+function made(o: ToolOutcome): CallToolResult {
+  return {
+    content: [{ type: "text", text: o.content }],
+    ...(o.structured ? { structuredContent: o.structured as Record<string, unknown> } : {}),
+  };
+}
+
+describe("sharedResult", () => {
+  const maker = {};
+
+  it("hands back the result made for the same outcome, frozen, as the cache's copy of it carries", () => {
+    const first = outcome("1\talpha", { content: "alpha" });
+    const a = sharedResult(first, maker, () => made(first));
+    // What the runner returns on a cache hit: a new outcome around the kept text and structured output.
+    const again = { ...first, toolCallId: "mcp_2", metadata: { cached: true } };
+    const b = sharedResult(again, maker, () => made(again));
+    expect(b).toBe(a);
+    expect(Object.isFrozen(a) && Object.isFrozen(a.content) && Object.isFrozen(a.content[0])).toBe(true);
+    expect(() => {
+      (a.content as unknown[]).push({ type: "text", text: "more" });
+    }).toThrow(TypeError);
+  });
+
+  it("makes a new result when the text, the maker or the blocks differ", () => {
+    const structured = { content: "alpha" };
+    const first = outcome("1\talpha", structured);
+    const a = sharedResult(first, maker, () => made(first));
+    const otherText = outcome("1\tbeta", structured);
+    expect(sharedResult(otherText, maker, () => made(otherText)).content[0]).toEqual({ type: "text", text: "1\tbeta" });
+    expect(sharedResult(first, {}, () => made(first))).not.toBe(a);
+    const withBlocks = { ...first, blocks: [] };
+    expect(sharedResult(withBlocks, maker, () => made(withBlocks))).not.toBe(sharedResult(first, maker, () => made(first)));
+  });
+
+  it("never shares a failure or a result without structured output", () => {
+    for (const o of [outcome("no such file", { content: "x" }, "error"), outcome("plain text", undefined)]) {
+      const a = sharedResult(o, maker, () => made(o));
+      const b = sharedResult(o, maker, () => made(o));
+      expect(b).not.toBe(a);
+      expect(Object.isFrozen(a)).toBe(false);
+      expect(answerLine({ jsonrpc: "2.0", id: 1, result: a })).toBeUndefined();
+    }
+  });
+});
+
+describe("answerLine", () => {
+  it("writes what JSON.stringify writes, whatever the id and the keys' order", () => {
+    const o = outcome('1\t"quoted"\u2028 \u00e9 \ud83d\ude00', { content: '"quoted"', nested: { list: [1, null, true] } });
+    const result = sharedResult(o, {}, () => made(o));
+    const messages = [
+      { jsonrpc: "2.0", id: 7, result },
+      { result, jsonrpc: "2.0", id: 'req-"8"' },
+      { jsonrpc: "2.0", result, id: 0, extra: undefined },
+    ] as JSONRPCMessage[];
+    // The first send is the SDK's; from the second on the line is made here.
+    expect(answerLine(messages[0]!)).toBeUndefined();
+    for (const message of messages) expect(answerLine(message)).toBe(`${JSON.stringify(message)}\n`);
+  });
+
+  it("serialises a shared result sent again once, however often it is sent", () => {
+    let reads = 0;
+    const structured = {
+      get content() {
+        reads++;
+        return "alpha";
+      },
+    };
+    const o = outcome("1\talpha", structured);
+    const result = sharedResult(o, {}, () => made(o));
+    expect(answerLine({ jsonrpc: "2.0", id: 1, result })).toBeUndefined();
+    expect(reads).toBe(0);
+    const second = answerLine({ jsonrpc: "2.0", id: 2, result });
+    const third = answerLine({ jsonrpc: "2.0", id: 3, result });
+    expect(reads).toBe(1);
+    expect(third).toBe(second!.replace('"id":2', '"id":3'));
+  });
+
+  it("leaves every other message to the SDK", () => {
+    const plain: CallToolResult = { content: [{ type: "text", text: "x" }] };
+    expect(answerLine({ jsonrpc: "2.0", id: 1, result: plain })).toBeUndefined();
+    expect(answerLine({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "no" } })).toBeUndefined();
+    expect(answerLine({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } })).toBeUndefined();
+  });
+});
+
+describe("StdioWire", () => {
+  it("settles a shared answer's send once a full stream has drained, as the SDK's send does", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 16 });
+    const wire = new StdioWire(input, output);
+    await wire.start();
+    const o = outcome("x".repeat(1000), { content: "x".repeat(1000) });
+    const result = sharedResult(o, {}, () => made(o));
+    const first = wire.send({ jsonrpc: "2.0", id: 0, result });
+    expect(String(output.read())).toBe(`${JSON.stringify({ jsonrpc: "2.0", id: 0, result })}\n`);
+    await first;
+    let settled = false;
+    const sent = wire.send({ jsonrpc: "2.0", id: 1, result }).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const line = String(output.read());
+    await sent;
+    expect(line).toBe(`${JSON.stringify({ jsonrpc: "2.0", id: 1, result })}\n`);
+    await wire.close();
+    await expect(wire.send({ jsonrpc: "2.0", id: 2, result })).rejects.toThrow(/closed/);
+  });
+});
+
+describe("a file read again over stdio", () => {
+  let temp: { dir: string; cleanup(): void };
+  let ws: string;
+  let server: McpServerHandle;
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const replies = rawReplies(output);
+  let nextId = 10;
+
+  function send(method: string, params: unknown): number {
+    const id = nextId++;
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return id;
+  }
+
+  beforeAll(async () => {
+    temp = tempDir("tackle-shared-results-");
+    ws = path.join(temp.dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, "a.txt"), "alpha\nbeta\n");
+    server = await runMcpServer({
+      workspace: ws,
+      stdio: { input, output },
+      logger: silentLogger,
+      store: `file:${path.join(temp.dir, "store")}`,
+    });
+    await replies.reply(send("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }));
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    temp?.cleanup();
+  });
+
+  it("gets the same answer, and a changed file its new text", async () => {
+    const read = { name: "read_file", arguments: { path: "a.txt" } };
+    const ids = [send("tools/call", read), send("tools/call", read), send("tools/call", read)];
+    const [lineA, ...again] = await Promise.all(ids.map((id) => replies.line(id)));
+    const a = ids[0]!;
+    again.forEach((line, i) => expect(line).toBe(lineA!.replace(`"id":${a}`, `"id":${ids[i + 1]}`)));
+    const answer = JSON.parse(lineA!) as RawMessage;
+    expect(answer.result?.["structuredContent"]).toMatchObject({ content: "alpha\nbeta" });
+
+    writeFileSync(path.join(ws, "a.txt"), "gamma\n");
+    const changed = await replies.reply(send("tools/call", read));
+    expect(changed.result?.["structuredContent"]).toMatchObject({ content: "gamma" });
+    expect(JSON.stringify(changed.result?.["content"])).toContain("gamma");
+    const part = await replies.reply(send("tools/call", { name: "read_file", arguments: { path: "a.txt", limit: 1 } }));
+    expect(part.result?.["structuredContent"]).toMatchObject({ endLine: 1 });
+  });
+});
