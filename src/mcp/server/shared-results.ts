@@ -21,7 +21,7 @@ const json = new WeakMap<object, string | undefined>();
  * `make()`'s. Each `maker` (a server, whose protocol era shapes results) gets its own.
  *
  * A shared result is frozen, so it stays what its JSON says: a file read again and again unchanged
- * is answered from JSON made once (answerLine), where serialising it was some 45 µs of a 450 µs MCP
+ * is answered from JSON made once (messageJson), where serialising it was some 45 µs of a 450 µs MCP
  * read. Only what the cache kept and handed back is shared (the tool's answer as it made it, asked
  * for again), so a file read once costs nothing more.
  */
@@ -42,24 +42,31 @@ export function sharedResult(outcome: ToolOutcome, maker: object, make: () => Ca
 }
 
 /**
- * A message as its line on the wire (`JSON.stringify(message)` and a newline), when it carries a
- * shared result: that result's JSON is made once, the rest of the message each time. Undefined
- * for any other message.
+ * A message's JSON (what `JSON.stringify(message)` makes) in the pieces it is written in: a shared
+ * result's JSON, made once, apart from the rest of the message, so the two are written as they are
+ * rather than joined into one more copy of the answer. Any other message is one piece.
  */
-export function answerLine(message: JSONRPCMessage): string | undefined {
+export function messageJson(message: JSONRPCMessage): string[] {
   const result = "result" in message ? message.result : undefined;
-  if (!result || typeof result !== "object") return undefined;
-  if (!json.has(result)) return undefined;
+  if (!result || typeof result !== "object" || !json.has(result)) return [JSON.stringify(message)];
   let text = json.get(result);
   if (text === undefined) {
     text = JSON.stringify(result);
     json.set(result, text);
   }
-  let line = "{";
+  const pieces: string[] = [];
+  let piece = "{";
+  let first = true;
   for (const [key, value] of Object.entries(message)) {
     const part = key === "result" ? text : (JSON.stringify(value) as string | undefined);
     if (part === undefined) continue;
-    line += `${line.length > 1 ? "," : ""}${JSON.stringify(key)}:${part}`;
+    piece += `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    if (key === "result") {
+      pieces.push(piece, text);
+      piece = "";
+    } else piece += part;
   }
-  return `${line}}\n`;
+  pieces.push(`${piece}}`);
+  return pieces;
 }

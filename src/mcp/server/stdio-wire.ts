@@ -1,11 +1,13 @@
 import type { Readable, Writable } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { answerLine } from "./shared-results.js";
+import { messageJson } from "./shared-results.js";
 
 /**
- * The SDK's stdio transport, writing an answer that carries a shared result (shared-results.ts)
- * from that result's JSON made once; every other message goes the SDK's way.
+ * The SDK's stdio transport, writing each message as its JSON's pieces and a newline in one corked
+ * write: the SDK joins a message's JSON and its newline into a new string, which the write then
+ * copies once more, 24 KB for a file read's answer; and an answer carrying a shared result goes
+ * out from that result's JSON made once (shared-results.ts). After close, the SDK's send refuses.
  */
 export class StdioWire extends StdioServerTransport {
   readonly #output: Writable;
@@ -22,13 +24,12 @@ export class StdioWire extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    const line = this.#closed ? undefined : answerLine(message);
-    return line === undefined ? super.send(message) : written(this.#output, line);
+    return this.#closed ? super.send(message) : written(this.#output, messageJson(message));
   }
 }
 
-/** Writes `line`, settling as the SDK's send does: once written, or once drained when the stream is full. */
-function written(output: Writable, line: string): Promise<void> {
+/** Writes `pieces` and a newline, settling as the SDK's send does: once written, or once drained when the stream is full. */
+function written(output: Writable, pieces: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
       output.off("drain", onDrain);
@@ -39,7 +40,11 @@ function written(output: Writable, line: string): Promise<void> {
       resolve();
     };
     output.once("error", onError);
-    if (output.write(line)) {
+    output.cork();
+    for (const piece of pieces) output.write(piece);
+    const room = output.write("\n");
+    output.uncork();
+    if (room) {
       output.off("error", onError);
       resolve();
     } else output.once("drain", onDrain);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolOutcome } from "../../../src/core/result.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
-import { answerLine, sharedResult } from "../../../src/mcp/server/shared-results.js";
+import { messageJson, sharedResult } from "../../../src/mcp/server/shared-results.js";
 import { StdioWire } from "../../../src/mcp/server/stdio-wire.js";
 import { tempDir } from "../../support/tools.js";
 import { rawReplies, type RawMessage } from "./helpers.js";
@@ -71,12 +71,12 @@ describe("sharedResult", () => {
       const b = sharedResult(o, maker, () => made(o));
       expect(b).not.toBe(a);
       expect(Object.isFrozen(a)).toBe(false);
-      expect(answerLine({ jsonrpc: "2.0", id: 1, result: a })).toBeUndefined();
+      expect(messageJson({ jsonrpc: "2.0", id: 1, result: a })).toEqual([JSON.stringify({ jsonrpc: "2.0", id: 1, result: a })]);
     }
   });
 });
 
-describe("answerLine", () => {
+describe("messageJson", () => {
   it("writes what JSON.stringify writes, whatever the id and the keys' order", () => {
     const o = outcome('1\t"quoted"\u2028 \u00e9 \ud83d\ude00', { content: '"quoted"', nested: { list: [1, null, true] } });
     const result = sharedResult(o, {}, () => made(o));
@@ -85,7 +85,12 @@ describe("answerLine", () => {
       { result, jsonrpc: "2.0", id: 'req-"8"' },
       { jsonrpc: "2.0", result, id: 0, extra: undefined },
     ] as JSONRPCMessage[];
-    for (const message of messages) expect(answerLine(message)).toBe(`${JSON.stringify(message)}\n`);
+    for (const message of messages) {
+      const pieces = messageJson(message);
+      expect(pieces.join("")).toBe(JSON.stringify(message));
+      // The result's JSON is a piece of its own, written as it is.
+      expect(pieces).toContain(JSON.stringify(result));
+    }
   });
 
   it("serialises a shared result once, however often it is sent", () => {
@@ -98,17 +103,20 @@ describe("answerLine", () => {
     };
     const o = outcome("1\talpha", structured);
     const result = sharedResult(o, {}, () => made(o));
-    const first = answerLine({ jsonrpc: "2.0", id: 1, result });
-    const second = answerLine({ jsonrpc: "2.0", id: 2, result });
+    const first = messageJson({ jsonrpc: "2.0", id: 1, result }).join("");
+    const second = messageJson({ jsonrpc: "2.0", id: 2, result }).join("");
     expect(reads).toBe(1);
-    expect(second).toBe(first!.replace('"id":1', '"id":2'));
+    expect(second).toBe(first.replace('"id":1', '"id":2'));
   });
 
-  it("leaves every other message to the SDK", () => {
+  it("writes any other message whole, as JSON.stringify does", () => {
     const plain: CallToolResult = { content: [{ type: "text", text: "x" }] };
-    expect(answerLine({ jsonrpc: "2.0", id: 1, result: plain })).toBeUndefined();
-    expect(answerLine({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: "no" } })).toBeUndefined();
-    expect(answerLine({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } })).toBeUndefined();
+    const messages: JSONRPCMessage[] = [
+      { jsonrpc: "2.0", id: 1, result: plain },
+      { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "no" } },
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+    ];
+    for (const message of messages) expect(messageJson(message)).toEqual([JSON.stringify(message)]);
   });
 });
 
@@ -121,14 +129,34 @@ describe("StdioWire", () => {
     const o = outcome("x".repeat(1000), { content: "x".repeat(1000) });
     const result = sharedResult(o, {}, () => made(o));
     let settled = false;
-    const sent = wire.send({ jsonrpc: "2.0", id: 1, result }).then(() => (settled = true));
+    void wire.send({ jsonrpc: "2.0", id: 1, result }).then(() => (settled = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
-    const line = String(output.read());
-    await sent;
+    let line = "";
+    while (!settled) {
+      line += String(output.read() ?? "");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    line += String(output.read() ?? "");
     expect(line).toBe(`${JSON.stringify({ jsonrpc: "2.0", id: 1, result })}\n`);
     await wire.close();
     await expect(wire.send({ jsonrpc: "2.0", id: 2, result })).rejects.toThrow(/closed/);
+  });
+  it("writes every message as its JSON and a newline, in the order sent", async () => {
+    const output = new PassThrough();
+    const wire = new StdioWire(new PassThrough(), output);
+    await wire.start();
+    const o = outcome("1\tbeta", { content: "beta" });
+    const shared = sharedResult(o, {}, () => made(o));
+    const messages: JSONRPCMessage[] = [
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: "2.0", id: 3, result: shared },
+      { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "plain\nline" }] } },
+      { jsonrpc: "2.0", id: 5, result: shared },
+    ];
+    await Promise.all(messages.map((m) => wire.send(m)));
+    expect(String(output.read())).toBe(messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
+    await wire.close();
   });
 });
 
