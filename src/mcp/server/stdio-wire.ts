@@ -24,13 +24,17 @@ export class StdioWire extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    return this.#closed ? super.send(message) : written(this.#output, messageJson(message));
+    return this.#closed ? super.send(message) : written(this.#output, message);
   }
 }
 
-/** Writes `pieces` and a newline, settling as the SDK's send does: once written, or once drained when the stream is full. */
-function written(output: Writable, pieces: string[]): Promise<void> {
+/**
+ * Writes `message` and a newline, settling as the SDK's send does: once written, or once drained
+ * when the stream is full; a message that cannot be made JSON rejects, and writes nothing.
+ */
+function written(output: Writable, message: JSONRPCMessage): Promise<void> {
   return new Promise((resolve, reject) => {
+    const pieces = messageJson(message);
     const onError = (error: Error) => {
       output.off("drain", onDrain);
       reject(error);

@@ -158,6 +158,17 @@ describe("StdioWire", () => {
     expect(String(output.read())).toBe(messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
     await wire.close();
   });
+  it("refuses a message that cannot be made JSON, writing nothing, and goes on writing the next", async () => {
+    const output = new PassThrough();
+    const wire = new StdioWire(new PassThrough(), output);
+    await wire.start();
+    const broken = { jsonrpc: "2.0", id: 1, result: { content: [], big: 1n } } as unknown as JSONRPCMessage;
+    await expect(wire.send(broken)).rejects.toThrow(TypeError);
+    const next: JSONRPCMessage = { jsonrpc: "2.0", id: 2, result: { content: [] } };
+    await wire.send(next);
+    expect(String(output.read())).toBe(`${JSON.stringify(next)}\n`);
+    await wire.close();
+  });
 });
 
 describe("a file read again over stdio", () => {
