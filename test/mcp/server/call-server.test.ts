@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { Client } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { specTypeSchemas } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { ToolRegistry } from "../../../src/registry/registry.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
 import { spawnEnv, tempDir } from "../../support/tools.js";
-import { fixtureCommand, rawReplies, ROOT, type RawMessage } from "./helpers.js";
+import { fixtureCommand, handDrivenModernClient, rawReplies, ROOT, type RawMessage } from "./helpers.js";
 
 /*
  * A plain 2025-era tools/call goes straight to tackle's handler, without the SDK's checks of the
@@ -147,14 +147,7 @@ describe("tools/call on the 2026-07-28 era, straight and the SDK's way", () => {
 
   beforeAll(async () => {
     ws = tempDir("tackle-call-server-2026-");
-    client = new Client(
-      { name: "modern", version: "1" },
-      {
-        capabilities: { elicitation: { form: {} } },
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
+    client = handDrivenModernClient("modern");
     await client.connect(
       new StdioClientTransport({ env: spawnEnv(), ...fixtureCommand(["--workspace", ws.dir]), cwd: ROOT, stderr: "pipe" }),
     );

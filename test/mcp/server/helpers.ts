@@ -294,6 +294,21 @@ export type RawMessage = Record<string, unknown> & {
   error?: { code: number; message: string };
 };
 
+/**
+ * A client pinned to the 2026-07-28 era that declares form elicitation and leaves input_required
+ * answers to the test, which drives each round trip by hand.
+ */
+export function handDrivenModernClient(name: string): ClientV2 {
+  return new ClientV2(
+    { name, version: "1.0.0" },
+    {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
+}
+
 /** Messages a server writes to `output`, one parsed object per line as they arrive, and a wait for the answer to a request (or its line as written). */
 export function rawReplies(output: Readable): { reply(id: unknown): Promise<RawMessage>; line(id: unknown): Promise<string> } {
   const messages: Array<{ message: RawMessage; line: string }> = [];

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir, spawnEnv } from "../../support/tools.js";
-import { fixtureCommand, isAlive, ROOT, textOf, waitFor } from "./helpers.js";
+import { fixtureCommand, handDrivenModernClient, isAlive, ROOT, textOf, waitFor } from "./helpers.js";
 
 type Result = Record<string, unknown> & { resultType?: string; requestState?: string; inputRequests?: Record<string, unknown> };
 
@@ -25,14 +25,7 @@ describe("2026-07-28 approval round trip, by hand", () => {
 
   beforeAll(async () => {
     ws = tempDir("tackle-mcp-mrtr-");
-    client = new Client(
-      { name: "manual", version: "1.0.0" },
-      {
-        capabilities: { elicitation: { form: {} } },
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
+    client = handDrivenModernClient("manual");
     const cmd = fixtureCommand(["--workspace", ws.dir, "--approval-timeout", "400"]);
     const transport = new StdioClientTransport({
       env: spawnEnv(),
