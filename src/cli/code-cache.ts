@@ -1,10 +1,18 @@
 import { isAscii } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { cacheTurnedOff, ownFolder, readOwnFile, replaceOwnFile, tackleCacheDir } from "../workspace/own-folders.js";
+import {
+  codeCacheSetting,
+  ownFolder,
+  readBuildFile,
+  readOwnFile,
+  replaceOwnFile,
+  tackleCacheDir,
+  writeBuildFile,
+} from "../workspace/own-folders.js";
 import { STARTED_UP } from "../process/started-up.js";
 
 /** Commands whose runs share what they compile; anything else is cached as "other". */
@@ -19,33 +27,44 @@ const OTHER_BUILDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Runs a bundled CommonJS file with V8's code cache, so a cold start skips most parsing and
- * compiling (the work that dominated `tackle mcp`'s start-up). The first run of each command
- * writes what it compiled to a private cache folder when it exits; later runs hand that to V8.
+ * compiling (the work that dominated `tackle mcp`'s start-up). Two kinds of cache, tried in turn:
  *
- * Compiled code read from the cache runs as this user, and V8 checks little (it accepts an entry
- * compiled from any source of the same length), so an entry is used only when tackle can tell it
- * wrote it for this very source: each starts with an HMAC, under a key kept in the folder, of the
- * source file's identity and the entry. The identity (device, inode, size, and modification and
- * change times to the nanosecond) moves with any change to the file, the change time even when
- * the modification time is set back; hashing the 4 MB source instead cost 9 ms of every start.
- * Anything else there, a FIFO, a link, a file of another user or one others may write, is ignored.
- * The folder is `$XDG_CACHE_HOME/tackle` (or `~/.cache/tackle`), owned by this user and writable by
- * nobody else; tools cannot reach it even when the workspace holds it (workspace/own-folders.ts).
- * Without such a folder, or with `TACKLE_CODE_CACHE=0`, the file runs without a cache.
+ * - The user's own, in a private folder: the first run of each command writes what it compiled
+ *   when it exits; later runs hand that to V8. Compiled code read from the cache runs as this user,
+ *   and V8 checks little (it accepts an entry compiled from any source of the same length), so an
+ *   entry is used only when tackle can tell it wrote it for this very source: each starts with an
+ *   HMAC, under a key kept in the folder, of the source file's identity and the entry. The identity
+ *   (device, inode, size, and modification and change times to the nanosecond) moves with any
+ *   change to the file, the change time even when the modification time is set back; hashing the
+ *   4 MB source instead cost 9 ms of every start. Anything else there, a FIFO, a link, a file of
+ *   another user or one others may write, is ignored. The folder is `$XDG_CACHE_HOME/tackle` (or
+ *   `~/.cache/tackle`), owned by this user and writable by nobody else.
+ * - The build's, in `code-cache` beside the file (written by scripts/warm-code-cache.mjs), so a
+ *   command's first run, or every run where home folders do not last (containers, CI), starts as
+ *   fast as a later one. It is trusted as the file itself is: used only when it and its folder
+ *   belong to the file's owner and nobody else may write them, and it names the file's size and
+ *   modification time to the nanosecond (an edit made after the build moves them).
+ *
+ * Tools can reach neither, even when the workspace holds them (workspace/own-folders.ts). Without
+ * either, or with `TACKLE_CODE_CACHE=0`, the file runs without a cache; see {@link codeCacheSetting}.
  */
 export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const bytes = readFileSync(file);
   // The bundle is built ASCII-only: read as Latin-1 it is a one-byte string at once, where UTF-8
   // decoding makes a two-byte one, about ten times slower (scripts/bundle-cli.mjs).
   const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
-  const cache = cachePath(file, argv);
-  let cachedData: Buffer | undefined;
-  const seal = cache ? sealer(cache.key, cache.identity) : undefined;
-  if (cache && seal) cachedData = readEntry(cache.file, seal);
+  const setting = codeCacheSetting();
+  const st = setting === "off" ? undefined : statSync(file, { bigint: true, throwIfNoEntry: false });
+  const command = commandKey(argv);
+  const own = st && setting !== "build" ? ownEntry(file, st, command) : undefined;
+  const built = st && setting !== "own" ? buildEntry(file, st, command) : undefined;
+  let cachedData = own?.read();
+  if (cachedData === undefined && setting === "on") cachedData = built?.read();
   // Bundled packages' own import() calls (none reached today) still work, with Node's warning.
   const fallbackLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const script = new vm.Script(wrap(source), { filename: file, cachedData, importModuleDynamically: fallbackLoader });
-  if (cache && seal && (cachedData === undefined || script.cachedDataRejected)) {
+  const target = setting === "build" ? built : own;
+  if (target && (cachedData === undefined || script.cachedDataRejected)) {
     // Written late, the cache holds every function this run compiled, not only the top level: at
     // exit, or sooner in a long-running command, before V8 throws away the code that ran only at
     // start (see STARTED_UP): when the command says its start-up is over, or some seconds in.
@@ -54,7 +73,11 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
       if (saved) return;
       saved = true;
       clearTimeout(timer);
-      saveCache(cache.file, script, seal);
+      try {
+        target.write(script.createCachedData());
+      } catch {
+        // A cache is an optimisation: a full disk or a read-only home must not fail the command.
+      }
     };
     const timer = setTimeout(save, SAVED_AFTER_MS).unref();
     process.once(STARTED_UP, save);
@@ -65,6 +88,42 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const importAtRuntime = (specifier: string): Promise<unknown> => import(specifier);
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, require, module, file, path.dirname(file), importAtRuntime);
+}
+
+/** One place compiled code is kept for a command: what it holds for this source, and how to replace it. */
+interface Entry {
+  read(): Buffer | undefined;
+  write(data: Buffer): void;
+}
+
+/**
+ * The user's entry for `command`, in the private cache folder; undefined without such a folder.
+ * Entries are named for the build (size and modification time), Node and the command.
+ */
+function ownEntry(file: string, st: BigIntStats, command: string): Entry | undefined {
+  const dir = tackleCacheDir();
+  if (!ownFolder(dir)) return undefined;
+  const stamp = `${st.size.toString(36)}${(st.mtimeNs / 1_000_000n).toString(36)}`;
+  const name = `cli-${stamp}-${process.version}-${process.arch}-${command}.bin`;
+  const entryFile = path.join(dir, name);
+  const identity = [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":");
+  let seal: Sealer | undefined | null = null;
+  const sealing = () => (seal === null ? (seal = sealer(path.join(dir, "key"), identity)) : seal);
+  return {
+    read() {
+      const entry = readOwnFile(entryFile, MAX_ENTRY_BYTES);
+      if (!entry || entry.length <= MAC_BYTES) return undefined;
+      const data = entry.subarray(MAC_BYTES);
+      const mac = sealing()?.(data);
+      return mac && timingSafeEqual(entry.subarray(0, MAC_BYTES), mac) ? data : undefined;
+    },
+    write(data) {
+      const mac = sealing()?.(data);
+      if (!mac) return;
+      replaceOwnFile(entryFile, Buffer.concat([mac, data]));
+      dropOtherBuilds(dir, name, stamp);
+    },
+  };
 }
 
 /** Computes an entry's MAC: over the source file's identity and the entry, under the folder's key. */
@@ -92,38 +151,43 @@ function readKey(keyFile: string): Buffer | undefined {
   }
 }
 
-/** The compiled code in an entry, when its MAC says this process's source and key made it. */
-function readEntry(file: string, seal: Sealer): Buffer | undefined {
-  const entry = readOwnFile(file, MAX_ENTRY_BYTES);
-  if (!entry || entry.length <= MAC_BYTES) return undefined;
-  const data = entry.subarray(MAC_BYTES);
-  return timingSafeEqual(entry.subarray(0, MAC_BYTES), seal(data)) ? data : undefined;
+/**
+ * Caches of other builds for the same command are dead weight; so are other builds' caches
+ * written over a week ago for any command (an upgrade leaves one per command and tool used).
+ * A second installed build still in use writes its own again, once a week at most.
+ */
+function dropOtherBuilds(dir: string, name: string, stamp: string): void {
+  const suffix = name.slice(`cli-${stamp}`.length);
+  const weekAgo = Date.now() - OTHER_BUILDS_KEPT_MS;
+  for (const other of readdirSync(dir)) {
+    if (!other.startsWith("cli-") || other.startsWith(`cli-${stamp}-`)) continue;
+    const entry = path.join(dir, other);
+    if (other.endsWith(suffix) || (statSync(entry, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < weekAgo)
+      rmSync(entry, { force: true });
+  }
+}
+
+/**
+ * The build's entry for `command`, beside the file (see {@link runWithCodeCache}). Its first line
+ * names the file it was compiled from, `tackle-code-cache <size> <mtime in ns>`; the compiled code follows.
+ */
+function buildEntry(file: string, st: BigIntStats, command: string): Entry {
+  const name = `${command}-${process.version}-${process.arch}.bin`;
+  const header = `tackle-code-cache ${st.size} ${st.mtimeNs}\n`;
+  return {
+    read() {
+      const entry = readBuildFile(name, MAX_ENTRY_BYTES, file);
+      if (!entry || entry.length <= header.length || entry.toString("latin1", 0, header.length) !== header) return undefined;
+      return entry.subarray(header.length);
+    },
+    write: (data) => writeBuildFile(name, Buffer.concat([Buffer.from(header, "latin1"), data]), file),
+  };
 }
 
 // Node's own CommonJS wrapper, so the bundle sees exports, require, module, __filename and
 // __dirname, and one more: this module's import(), which code compiled by node:vm lacks.
 function wrap(source: string): string {
   return `(function (exports, require, module, __filename, __dirname, __tackleImport) { ${source}\n})`;
-}
-
-function cachePath(file: string, argv: readonly string[]): { file: string; key: string; identity: string } | undefined {
-  if (cacheTurnedOff()) return undefined;
-  const dir = cacheDir();
-  if (!dir) return undefined;
-  let stamp: string;
-  let identity: string;
-  try {
-    const st = statSync(file, { bigint: true });
-    stamp = `${st.size.toString(36)}${(st.mtimeNs / 1_000_000n).toString(36)}`;
-    identity = [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join(":");
-  } catch {
-    return undefined;
-  }
-  return {
-    file: path.join(dir, `cli-${stamp}-${process.version}-${process.arch}-${commandKey(argv)}.bin`),
-    key: path.join(dir, "key"),
-    identity,
-  };
 }
 
 /**
@@ -137,33 +201,4 @@ function commandKey(argv: readonly string[]): string {
   if (command !== "call") return command;
   const tool = argv[argv.indexOf(command) + 1];
   return tool !== undefined && /^[A-Za-z0-9_.]{1,64}$/.test(tool) ? `call.${tool}` : "call";
-}
-
-/** The private cache folder, made if missing; undefined unless only this user can write it. */
-function cacheDir(): string | undefined {
-  const dir = tackleCacheDir();
-  return ownFolder(dir) ? dir : undefined;
-}
-
-function saveCache(cacheFile: string, script: vm.Script, seal: Sealer): void {
-  try {
-    const data = script.createCachedData();
-    replaceOwnFile(cacheFile, Buffer.concat([seal(data), data]));
-    // Caches of other builds for the same command are dead weight; so are other builds' caches
-    // written over a week ago for any command (an upgrade leaves one per command and tool used).
-    // A second installed build still in use writes its own again, once a week at most.
-    const name = path.basename(cacheFile);
-    const stamp = name.slice(0, name.indexOf("-", 4) + 1);
-    const suffix = name.slice(stamp.length - 1);
-    const dir = path.dirname(cacheFile);
-    const weekAgo = Date.now() - OTHER_BUILDS_KEPT_MS;
-    for (const other of readdirSync(dir)) {
-      if (!other.startsWith("cli-") || other.startsWith(stamp)) continue;
-      const file = path.join(dir, other);
-      if (other.endsWith(suffix) || (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < weekAgo)
-        rmSync(file, { force: true });
-    }
-  } catch {
-    // A cache is an optimisation: a full disk or a read-only home must not fail the command.
-  }
 }

@@ -9,16 +9,19 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /*
  * tackle's own folders in the user's home: the compiled-code cache (whose entries the next start
  * runs) and the state it keeps between calls. A workspace at or above the home folder holds them;
  * no tool reads or writes them, and sandboxes do not see them, so nothing a model does can plant
- * code that tackle itself runs later.
+ * code that tackle itself runs later. The same holds for the compiled code tackle's build left
+ * beside the command (see inTackleFolder).
  */
 
 /** Where the compiled-code cache lives: `$XDG_CACHE_HOME/tackle`, or `~/.cache/tackle`. */
@@ -26,10 +29,29 @@ export function tackleCacheDir(): string {
   return path.join(process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "tackle");
 }
 
+/**
+ * Where the build leaves compiled code for the command's first runs: `code-cache` beside the
+ * bundled command (`dist/cli`), trusted as that command is (src/cli/code-cache.ts).
+ */
+export function installCacheDir(bundle = BUNDLE): string {
+  return path.join(path.dirname(bundle), "code-cache");
+}
+const BUNDLE = fileURLToPath(new URL("../cli/tackle.cjs", import.meta.url));
+
+/**
+ * What `TACKLE_CODE_CACHE` asks of the command line's caches: `off` (`0`, `false`, `off`): none;
+ * `own`: only what this user's runs kept in {@link tackleCacheDir}, not the build's; `build`: a run
+ * of the build writing {@link installCacheDir}; otherwise both kinds, the user's first.
+ */
+export function codeCacheSetting(): "off" | "own" | "build" | "on" {
+  const setting = process.env["TACKLE_CODE_CACHE"];
+  if (setting === "0" || setting === "false" || setting === "off") return "off";
+  return setting === "own" || setting === "build" ? setting : "on";
+}
+
 /** Whether `TACKLE_CODE_CACHE=0` (or `false`, `off`) turns off what the command line keeps in {@link tackleCacheDir}. */
 export function cacheTurnedOff(): boolean {
-  const setting = process.env["TACKLE_CODE_CACHE"];
-  return setting === "0" || setting === "false" || setting === "off";
+  return codeCacheSetting() === "off";
 }
 
 /** Where tackle keeps state between calls: `$XDG_STATE_HOME/tackle`, or `~/.local/state/tackle`. */
@@ -64,9 +86,33 @@ export function tackleFolders(): string[] {
   return folders;
 }
 
-/** Whether `absolute` (a real path) is one of tackle's own folders or inside one. */
+/**
+ * Whether `absolute` (a real path) is one of tackle's own folders or inside one, the build's code
+ * cache among them: a workspace holding tackle's build holds it, and what a tool planted there
+ * tackle would run. (Sandboxes see that one, read-only unless a person approved the command: it
+ * holds no secret, and hiding it would keep a person's `npm ci` from replacing tackle.)
+ */
 export function inTackleFolder(absolute: string): boolean {
-  return tackleFolders().some((dir) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`));
+  const inside = (dir: string) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`);
+  return tackleFolders().some(inside) || inside(realInstallCacheDir());
+}
+
+let realInstall: string | undefined;
+/** {@link installCacheDir} as a real path, worked out once: a folder made later is where its parent really is. */
+export function realInstallCacheDir(): string {
+  if (realInstall !== undefined) return realInstall;
+  const dir = installCacheDir();
+  for (const [base, rest] of [
+    [dir, ""],
+    [path.dirname(dir), path.basename(dir)],
+  ] as const) {
+    try {
+      return (realInstall = path.join(realpathSync(base), rest));
+    } catch {
+      // look one folder up
+    }
+  }
+  return (realInstall = dir);
 }
 
 /**
@@ -85,8 +131,11 @@ export function ownFolder(dir: string, secret = false): boolean {
   }
 }
 
-/** A regular file of this user that nobody else may write, read without following a link or blocking on a FIFO. */
-export function readOwnFile(file: string, maxBytes: number): Buffer | undefined {
+/**
+ * A regular file of this user (or of the user `owner`) that nobody else may write, read without
+ * following a link or blocking on a FIFO.
+ */
+export function readOwnFile(file: string, maxBytes: number, owner = process.getuid?.()): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -95,8 +144,7 @@ export function readOwnFile(file: string, maxBytes: number): Buffer | undefined 
   }
   try {
     const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0 || st.size > maxBytes) return undefined;
+    if (!st.isFile() || (owner !== undefined && st.uid !== owner) || (st.mode & 0o022) !== 0 || st.size > maxBytes) return undefined;
     const buffer = Buffer.alloc(st.size);
     let offset = 0;
     while (offset < st.size) {
@@ -109,6 +157,51 @@ export function readOwnFile(file: string, maxBytes: number): Buffer | undefined 
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A file of the user's cache folder ({@link tackleCacheDir}) read as {@link readOwnFile} does, when the folder is this user's alone to write. */
+export function readCacheFile(name: string, maxBytes: number): Buffer | undefined {
+  const dir = tackleCacheDir();
+  return ownFolder(dir) ? readOwnFile(path.join(dir, name), maxBytes) : undefined;
+}
+
+/** Replaces a file of the user's cache folder as {@link replaceOwnFile} does; nothing where that folder is not this user's alone. */
+export function writeCacheFile(name: string, data: string | Uint8Array): void {
+  const dir = tackleCacheDir();
+  if (ownFolder(dir)) replaceOwnFile(path.join(dir, name), data);
+}
+
+/**
+ * A file of the build's cache folder ({@link installCacheDir}), when the file and the folder belong
+ * to the owner of the bundled command and nobody else may write them: trusted as that command is.
+ */
+export function readBuildFile(name: string, maxBytes: number, bundle = BUNDLE): Buffer | undefined {
+  const dir = installCacheDir(bundle);
+  try {
+    const owner = statSync(bundle).uid;
+    const folder = lstatSync(dir);
+    if (!folder.isDirectory() || folder.uid !== owner || (folder.mode & 0o022) !== 0) return undefined;
+    return readOwnFile(path.join(dir, name), maxBytes, owner);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Replaces a file of the build's cache folder whole (see {@link replaceOwnFile}), readable by every
+ * user who runs the command and writable by its owner alone.
+ */
+export function writeBuildFile(name: string, data: string | Uint8Array, bundle = BUNDLE): void {
+  const dir = installCacheDir(bundle);
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const file = path.join(dir, name);
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, data, { mode: 0o644, flag: "wx" });
+    renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
   }
 }
 

@@ -2,10 +2,13 @@ import { execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -20,10 +23,12 @@ import { waitFor } from "../mcp/server/helpers.js";
 import { tempDir } from "../support/tools.js";
 import { CLI, runCli } from "./run-cli.js";
 
-// The bundled command runs with V8's code cache (src/cli/code-cache.ts), kept in a private folder.
+// The bundled command runs with V8's code cache (src/cli/code-cache.ts): the user's own, kept in a
+// private folder, and the one the build leaves beside the command for first runs. Most tests here
+// are of the user's own (TACKLE_CODE_CACHE=own), the last ones of the build's.
 let home: ReturnType<typeof tempDir>;
 let cacheDir: string;
-const env = () => ({ XDG_CACHE_HOME: home.dir, TACKLE_CODE_CACHE: "" });
+const env = () => ({ XDG_CACHE_HOME: home.dir, TACKLE_CODE_CACHE: "own" });
 const cacheFiles = () => readdirSync(cacheDir).filter((name) => name.endsWith(".bin"));
 
 /** Whether an entry's MAC verifies under the folder's key and the bundle file's identity, as tackle checks it. */
@@ -74,7 +79,7 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-describe("the code cache", { timeout: 180_000 }, () => {
+describe("the user's code cache", { timeout: 180_000 }, () => {
   it("is written by a command's first run, privately, and used by the next", async () => {
     const first = await runCli(["tools", "--json"], { env: env() });
     expect(first.code).toBe(0);
@@ -301,5 +306,120 @@ describe("the tools' JSON Schemas kept between runs", { timeout: 180_000 }, () =
     rmSync(store());
     expect((await runCli(["tools", "--json"], { env: { ...env(), TACKLE_CODE_CACHE: "0" } })).stdout).toBe(first.stdout);
     expect(existsSync(store())).toBe(false);
+  });
+});
+
+describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
+  const built = path.join(path.dirname(CLI), "code-cache");
+  const firstRun = () => ({ XDG_CACHE_HOME: home.dir, TACKLE_CODE_CACHE: "" });
+  const ownEntries = () => (existsSync(cacheDir) ? cacheFiles() : []);
+  const entryName = (command: string) => `${command}-${process.version}-${process.arch}.bin`;
+
+  it("is left by the build for tackle mcp, tackle tools and tackle call read_file, readable by all and written by its owner alone", () => {
+    const bundle = statSync(path.join(path.dirname(CLI), "tackle.cjs"), { bigint: true });
+    expect(statSync(built).mode & 0o777).toBe(0o755);
+    for (const command of ["mcp", "tools", "call.read_file"]) {
+      const file = path.join(built, entryName(command));
+      expect(statSync(file).mode & 0o777).toBe(0o644);
+      // It names the very build it was compiled from.
+      expect(readFileSync(file, "latin1").split("\n", 1)[0]).toBe(`tackle-code-cache ${bundle.size} ${bundle.mtimeNs}`);
+    }
+    expect(Object.keys(JSON.parse(readFileSync(path.join(built, "json-schemas.json"), "utf8")) as object).length).toBeGreaterThan(20);
+  });
+
+  it("gives a first run all it needs: the run compiles and converts nothing, so it keeps nothing of its own", async () => {
+    const first = await runCli(["tools", "--json"], { env: firstRun() });
+    expect(first.code).toBe(0);
+    expect(ownEntries()).toEqual([]);
+    expect(existsSync(path.join(cacheDir, "json-schemas.json"))).toBe(false);
+    // The same listing as a run that compiled everything.
+    expect((await runCli(["tools", "--json"], { env: { ...firstRun(), TACKLE_CODE_CACHE: "0" } })).stdout).toBe(first.stdout);
+    // A command the build did not run keeps its own, as before.
+    await runCli(["--version"], { env: firstRun() });
+    expect(ownEntries()).toEqual([expect.stringMatching(/-other\.bin$/)]);
+  });
+
+  it("is the user's alone to bypass: TACKLE_CODE_CACHE=own compiles and keeps its own, =0 keeps nothing", async () => {
+    await runCli(["tools", "--json"], { env: { ...firstRun(), TACKLE_CODE_CACHE: "0" } });
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
+    await runCli(["tools", "--json"], { env: env() });
+    expect(ownEntries()).toEqual([expect.stringMatching(/-tools\.bin$/)]);
+  });
+
+  describe("on a copy of the command whose cache a test may spoil", () => {
+    let copy: string;
+    let main: string;
+    let entry: string;
+    beforeEach(() => {
+      // Beside dist/cli, so the copy finds the packages and files the command finds.
+      copy = mkdtempSync(path.join(path.dirname(path.dirname(CLI)), "cli-copy-"));
+      main = path.join(copy, "main.cjs");
+      copyFileSync(CLI, main);
+      copyFileSync(path.join(path.dirname(CLI), "tackle.cjs"), path.join(copy, "tackle.cjs"));
+      execFileSync(process.execPath, [path.join(path.dirname(CLI), "../../scripts/warm-code-cache.mjs"), copy], { stdio: "ignore" });
+      entry = path.join(copy, "code-cache", entryName("tools"));
+    });
+    afterEach(() => rmSync(copy, { recursive: true, force: true }));
+
+    /** Whether a first run of `tackle tools` from the copy compiled afresh (and so kept its own entry), giving the same listing. */
+    async function compiledAfresh(): Promise<boolean> {
+      rmSync(cacheDir, { recursive: true, force: true });
+      const run = await runCli(["tools", "--json"], { env: firstRun(), cli: main, timeoutMs: 120_000 });
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(run.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: "read_file" })]));
+      return ownEntries().length > 0;
+    }
+
+    it("is used as written, and not once the command changed after the build", async () => {
+      expect(await compiledAfresh()).toBe(false);
+      const later = new Date(Date.now() + 5_000);
+      utimesSync(path.join(copy, "tackle.cjs"), later, later);
+      expect(await compiledAfresh()).toBe(true);
+    });
+
+    it("is not used from a file or folder others may write, nor through a link, nor from a FIFO", async () => {
+      chmodSync(entry, 0o666);
+      expect(await compiledAfresh()).toBe(true);
+      chmodSync(entry, 0o644);
+      chmodSync(path.dirname(entry), 0o777);
+      expect(await compiledAfresh()).toBe(true);
+      chmodSync(path.dirname(entry), 0o755);
+      expect(await compiledAfresh()).toBe(false);
+      const real = `${entry}.real`;
+      renameSync(entry, real);
+      symlinkSync(real, entry);
+      expect(await compiledAfresh()).toBe(true);
+      rmSync(entry);
+      execFileSync("mkfifo", [entry]);
+      expect(await compiledAfresh()).toBe(true);
+    });
+
+    it("survives an entry that names the build but holds no sound code: V8 refuses it and the run compiles afresh", async () => {
+      const header = readFileSync(entry, "latin1").split("\n", 1)[0]!;
+      writeFileSync(entry, `${header}\n${"x".repeat(4096)}`, { mode: 0o644 });
+      expect(await compiledAfresh()).toBe(true);
+    });
+  });
+
+  it("is out of every tool's reach: no tool writes or reads it, and a command only a mode approved cannot change it", async () => {
+    // A workspace holding tackle's build (here, the build's own folder) holds the cache.
+    const ws = path.dirname(CLI);
+    const cliEnv = { ...firstRun(), XDG_STATE_HOME: home.dir, XDG_CONFIG_HOME: home.dir };
+    const write = await runCli(
+      ["call", "write_file", "path=code-cache/planted.bin", "content=x", "--approval", "all", "--json", "--workspace", ws],
+      { env: cliEnv },
+    );
+    expect(JSON.parse(write.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
+    const read = await runCli(["call", "read_file", "path=code-cache/json-schemas.json", "--json", "--workspace", ws], { env: cliEnv });
+    expect(JSON.parse(read.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
+    const shell = await runCli(
+      ["call", "shell", "command=ls code-cache; d=code-cache; echo x > $d/planted.bin", "--approval", "all", "--json", "--workspace", ws],
+      { env: cliEnv, timeoutMs: 120_000 },
+    );
+    // Named through a variable, the target escapes the command's analysis; the sandbox shows the
+    // folder (it holds no secret), read-only.
+    expect(shell.stdout).toContain("json-schemas.json");
+    expect(shell.stdout).toMatch(/Read-only file system/);
+    expect(existsSync(path.join(built, "planted.bin"))).toBe(false);
   });
 });

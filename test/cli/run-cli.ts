@@ -10,13 +10,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `tackle` command with no terminal attached. */
+/** Runs the built `tackle` command (or the copy of it at `cli`) with no terminal attached. */
 export function runCli(
   args: string[],
-  options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cli?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

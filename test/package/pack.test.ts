@@ -36,6 +36,9 @@ describe("the packed package in a fresh folder", () => {
     expect(existsSync(path.join(installed, "dist", "cli", "main.js"))).toBe(true);
     expect(existsSync(path.join(installed, "test"))).toBe(false);
     expect(existsSync(path.join(installed, "src"))).toBe(false);
+    // The clone's build left compiled code for first runs; it fits that build and this Node alone.
+    expect(existsSync(path.join(root, "dist", "cli", "code-cache"))).toBe(true);
+    expect(existsSync(path.join(installed, "dist", "cli", "code-cache"))).toBe(false);
     for (const devOnly of ["vitest", "@modelcontextprotocol/sdk", "ai", "playwright-core", "typescript"]) {
       expect(existsSync(path.join(project, "node_modules", devOnly)), devOnly).toBe(false);
     }

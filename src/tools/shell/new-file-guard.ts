@@ -1,6 +1,7 @@
 import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
+import { realInstallCacheDir } from "../../workspace/own-folders.js";
 import { foldersUp } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
 
@@ -39,9 +40,13 @@ export function configEntries(root: string, cwd: string): string[] {
   return [path.join(root, ".tackle"), ...foldersUp(cwd, root).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
 }
 
-/** Files that are code as seen from `cwd`, with those the configuration runs (absolute). */
+/**
+ * Files that are code as seen from `cwd`, with those the configuration runs and the compiled code
+ * tackle's build keeps beside the command, which tackle runs (absolute).
+ */
 export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
-  return [...new Set([...foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name))), ...configured])];
+  const named = foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name)));
+  return [...new Set([...named, ...configured, realInstallCacheDir()])];
 }
 
 /**
