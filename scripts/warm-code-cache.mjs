@@ -1,8 +1,9 @@
 // Leaves compiled code for the command's first runs in dist/cli/code-cache (see src/cli/code-cache.ts):
-// runs what people start most, `tackle mcp` up to its first tools/list, `tackle tools` and
-// `tackle call read_file`, in a scratch workspace and home with TACKLE_CODE_CACHE=build, so each
-// writes what it compiled there. A run that fails costs its command's first start only, so the
-// build goes on and says which.
+// runs what people start most, `tackle mcp` up to its first tools/list, `tackle tools`,
+// `tackle call read_file` and a first `tackle call shell` (an echo), in a scratch workspace and home
+// with TACKLE_CODE_CACHE=build, so each writes what it compiled there (other commands start from the
+// nearest of these). A run that fails costs its command's first start only, so the build goes on
+// and says which.
 //   node scripts/warm-code-cache.mjs [folder of main.cjs and tackle.cjs, default dist/cli]
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -81,6 +82,9 @@ const warmed = [
   ],
   ["tools", ["tools"]],
   ["call read_file", ["call", "read_file", "path=notes.txt"]],
+  // A first shell call: the bash grammar, the sandbox check and a confined run (or whatever runs where
+  // bubblewrap cannot).
+  ["call shell", ["call", "shell", "command=echo warm", "--approval", "all"]],
 ];
 try {
   rmSync(cacheDir, { recursive: true, force: true });

@@ -59,12 +59,22 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
   const own = st && setting !== "build" ? ownEntry(file, st, command) : undefined;
   const built = st && setting !== "own" ? buildEntry(file, st, command) : undefined;
   let cachedData = own?.read();
-  if (cachedData === undefined && setting === "on") cachedData = built?.read();
+  let partial = false;
+  if (cachedData === undefined && setting === "on" && st) {
+    cachedData = built?.read();
+    const nearest = nearestBuilt(command);
+    if (cachedData === undefined && nearest !== command) {
+      // The build ran a few commands; another (tackle call with another tool) shares most of what
+      // the nearest of them compiled, and keeps a cache of its own with the rest.
+      cachedData = buildEntry(file, st, nearest).read();
+      partial = cachedData !== undefined;
+    }
+  }
   // Bundled packages' own import() calls (none reached today) still work, with Node's warning.
   const fallbackLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const script = new vm.Script(wrap(source), { filename: file, cachedData, importModuleDynamically: fallbackLoader });
   const target = setting === "build" ? built : own;
-  if (target && (cachedData === undefined || script.cachedDataRejected)) {
+  if (target && (cachedData === undefined || partial || script.cachedDataRejected)) {
     // Written late, the cache holds every function this run compiled, not only the top level: at
     // exit, or sooner in a long-running command, before V8 throws away the code that ran only at
     // start (see STARTED_UP): when the command says its start-up is over, or some seconds in.
@@ -165,6 +175,12 @@ function dropOtherBuilds(dir: string, name: string, stamp: string): void {
     if (other.endsWith(suffix) || (statSync(entry, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < weekAgo)
       rmSync(entry, { force: true });
   }
+}
+
+/** The command the build ran whose compiled code suits `command` best. */
+function nearestBuilt(command: string): string {
+  if (command === "call" || command.startsWith("call.")) return "call.read_file";
+  return command.startsWith("mcp") ? "mcp" : "tools";
 }
 
 /**

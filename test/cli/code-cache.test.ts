@@ -315,10 +315,10 @@ describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
   const ownEntries = () => (existsSync(cacheDir) ? cacheFiles() : []);
   const entryName = (command: string) => `${command}-${process.version}-${process.arch}.bin`;
 
-  it("is left by the build for tackle mcp, tackle tools and tackle call read_file, readable by all and written by its owner alone", () => {
+  it("is left by the build for tackle mcp, tools, call read_file and call shell, readable by all and written by its owner alone", () => {
     const bundle = statSync(path.join(path.dirname(CLI), "tackle.cjs"), { bigint: true });
     expect(statSync(built).mode & 0o777).toBe(0o755);
-    for (const command of ["mcp", "tools", "call.read_file"]) {
+    for (const command of ["mcp", "tools", "call.read_file", "call.shell"]) {
       const file = path.join(built, entryName(command));
       expect(statSync(file).mode & 0o777).toBe(0o644);
       // It names the very build it was compiled from.
@@ -334,9 +334,28 @@ describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
     expect(existsSync(path.join(cacheDir, "json-schemas.json"))).toBe(false);
     // The same listing as a run that compiled everything.
     expect((await runCli(["tools", "--json"], { env: { ...firstRun(), TACKLE_CODE_CACHE: "0" } })).stdout).toBe(first.stdout);
-    // A command the build did not run keeps its own, as before.
+    // A command the build did not run starts from the nearest one's and keeps its own.
     await runCli(["--version"], { env: firstRun() });
     expect(ownEntries()).toEqual([expect.stringMatching(/-other\.bin$/)]);
+  });
+
+  it("starts tackle call with a tool the build did not call from what tackle call read_file compiled, and keeps the rest for next time", async () => {
+    const ws = tempDir();
+    try {
+      writeFileSync(path.join(ws.dir, "a.txt"), "a\n");
+      const args = ["call", "list_directory", "path=.", "--workspace", ws.dir];
+      const first = await runCli(args, { env: firstRun() });
+      expect(first).toMatchObject({ code: 0, stderr: "" });
+      expect(first.stdout).toContain("a.txt");
+      const name = ownEntries().find((n) => n.endsWith("-call.list_directory.bin"));
+      expect(name).toBeDefined();
+      const written = statSync(path.join(cacheDir, name!)).mtimeMs;
+      // The next run takes its own, whole, and writes nothing.
+      expect(await runCli(args, { env: firstRun() })).toMatchObject({ code: 0, stdout: first.stdout });
+      expect(statSync(path.join(cacheDir, name!)).mtimeMs).toBe(written);
+    } finally {
+      ws.cleanup();
+    }
   });
 
   it("is the user's alone to bypass: TACKLE_CODE_CACHE=own compiles and keeps its own, =0 keeps nothing", async () => {
