@@ -420,7 +420,7 @@ describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
     });
   });
 
-  it("is out of every tool's reach: no tool writes or reads it, and a command only a mode approved cannot change it", async () => {
+  it("is out of every tool's reach: no tool writes or reads it, and a command only a mode approved, or run_code, cannot change it", async () => {
     // A workspace holding tackle's build (here, the build's own folder) holds the cache.
     const ws = path.dirname(CLI);
     const cliEnv = { ...firstRun(), XDG_STATE_HOME: home.dir, XDG_CONFIG_HOME: home.dir };
@@ -439,6 +439,13 @@ describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
     // folder (it holds no secret), read-only.
     expect(shell.stdout).toContain("json-schemas.json");
     expect(shell.stdout).toMatch(/Read-only file system/);
+    expect(existsSync(path.join(built, "planted.bin"))).toBe(false);
+    // run_code writes its copy of the workspace; that change is never applied.
+    const code = await runCli(
+      ["call", "run_code", "language=bash", "code=d=code-cache; echo x > $d/planted.bin", "--approval", "all", "--json", "--workspace", ws],
+      { env: cliEnv, timeoutMs: 120_000 },
+    );
+    expect(JSON.parse(code.stdout)).toMatchObject({ content: expect.stringContaining("Never applied: code-cache/planted.bin") });
     expect(existsSync(path.join(built, "planted.bin"))).toBe(false);
   });
 });
