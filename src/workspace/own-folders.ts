@@ -33,7 +33,7 @@ export function tackleCacheDir(): string {
  * Where the build leaves compiled code for the command's first runs: `code-cache` beside the
  * bundled command (`dist/cli`), trusted as that command is (src/cli/code-cache.ts).
  */
-export function installCacheDir(bundle = BUNDLE): string {
+export function buildCacheDir(bundle = BUNDLE): string {
   return path.join(path.dirname(bundle), "code-cache");
 }
 const BUNDLE = fileURLToPath(new URL("../cli/tackle.cjs", import.meta.url));
@@ -41,17 +41,12 @@ const BUNDLE = fileURLToPath(new URL("../cli/tackle.cjs", import.meta.url));
 /**
  * What `TACKLE_CODE_CACHE` asks of the command line's caches: `off` (`0`, `false`, `off`): none;
  * `own`: only what this user's runs kept in {@link tackleCacheDir}, not the build's; `build`: a run
- * of the build writing {@link installCacheDir}; otherwise both kinds, the user's first.
+ * of the build writing {@link buildCacheDir}; otherwise both kinds, the user's first.
  */
 export function codeCacheSetting(): "off" | "own" | "build" | "on" {
   const setting = process.env["TACKLE_CODE_CACHE"];
   if (setting === "0" || setting === "false" || setting === "off") return "off";
   return setting === "own" || setting === "build" ? setting : "on";
-}
-
-/** Whether `TACKLE_CODE_CACHE=0` (or `false`, `off`) turns off what the command line keeps in {@link tackleCacheDir}. */
-export function cacheTurnedOff(): boolean {
-  return codeCacheSetting() === "off";
 }
 
 /** Where tackle keeps state between calls: `$XDG_STATE_HOME/tackle`, or `~/.local/state/tackle`. */
@@ -94,25 +89,25 @@ export function tackleFolders(): string[] {
  */
 export function inTackleFolder(absolute: string): boolean {
   const inside = (dir: string) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`);
-  return tackleFolders().some(inside) || inside(realInstallCacheDir());
+  return tackleFolders().some(inside) || inside(realBuildCacheDir());
 }
 
-let realInstall: string | undefined;
-/** {@link installCacheDir} as a real path, worked out once: a folder made later is where its parent really is. */
-export function realInstallCacheDir(): string {
-  if (realInstall !== undefined) return realInstall;
-  const dir = installCacheDir();
+let realBuild: string | undefined;
+/** {@link buildCacheDir} as a real path, worked out once: a folder made later is where its parent really is. */
+export function realBuildCacheDir(): string {
+  if (realBuild !== undefined) return realBuild;
+  const dir = buildCacheDir();
   for (const [base, rest] of [
     [dir, ""],
     [path.dirname(dir), path.basename(dir)],
   ] as const) {
     try {
-      return (realInstall = path.join(realpathSync(base), rest));
+      return (realBuild = path.join(realpathSync(base), rest));
     } catch {
       // look one folder up
     }
   }
-  return (realInstall = dir);
+  return (realBuild = dir);
 }
 
 /**
@@ -173,11 +168,11 @@ export function writeCacheFile(name: string, data: string | Uint8Array): void {
 }
 
 /**
- * A file of the build's cache folder ({@link installCacheDir}), when the file and the folder belong
+ * A file of the build's cache folder ({@link buildCacheDir}), when the file and the folder belong
  * to the owner of the bundled command and nobody else may write them: trusted as that command is.
  */
 export function readBuildFile(name: string, maxBytes: number, bundle = BUNDLE): Buffer | undefined {
-  const dir = installCacheDir(bundle);
+  const dir = buildCacheDir(bundle);
   try {
     const owner = statSync(bundle).uid;
     const folder = lstatSync(dir);
@@ -193,7 +188,7 @@ export function readBuildFile(name: string, maxBytes: number, bundle = BUNDLE): 
  * user who runs the command and writable by its owner alone.
  */
 export function writeBuildFile(name: string, data: string | Uint8Array, bundle = BUNDLE): void {
-  const dir = installCacheDir(bundle);
+  const dir = buildCacheDir(bundle);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const file = path.join(dir, name);
   const temporary = `${file}.${process.pid}.tmp`;

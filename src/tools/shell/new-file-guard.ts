@@ -1,7 +1,7 @@
 import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
-import { realInstallCacheDir } from "../../workspace/own-folders.js";
+import { realBuildCacheDir } from "../../workspace/own-folders.js";
 import { foldersUp } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
 
@@ -46,7 +46,7 @@ export function configEntries(root: string, cwd: string): string[] {
  */
 export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
   const named = foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name)));
-  return [...new Set([...named, ...configured, realInstallCacheDir()])];
+  return [...new Set([...named, ...configured, realBuildCacheDir()])];
 }
 
 /**
