@@ -130,9 +130,9 @@ try {
       for (const t of targets) {
         const used = cpu.get(t)!;
         const perCall = (us: number) => `${(us / used.calls).toFixed(0)} µs`;
-        console.log(
-          `${t.label.padEnd(24)} ${who.padStart(12)} ${median(samples.get(t)!).toFixed(0).padStart(9)}   CPU a call: clients ${perCall(used.client)}, server ${perCall(used.server)}`,
-        );
+        const rate = median(samples.get(t)!).toFixed(0).padStart(9);
+        const spent = `CPU a call: clients ${perCall(used.client)}, server ${perCall(used.server)}`;
+        console.log(`${t.label.padEnd(24)} ${who.padStart(12)} ${rate}   ${spent}`);
       }
       const ratio = median(samples.get(targets[1]!)!) / median(samples.get(targets[0]!)!);
       ratios.push(`  ${who} clients: tackle ${ratio.toFixed(2)}x the bare server's calls/s (goal >= 1.0x) ${ratio >= 1 ? "OK" : "MISSED"}`);
