@@ -2,7 +2,7 @@ import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { realBuildCacheDir } from "../../workspace/own-folders.js";
-import { foldersUp } from "../../workspace/path-below.js";
+import { foldersUp, pathBelow } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
 
 /*
@@ -41,12 +41,14 @@ export function configEntries(root: string, cwd: string): string[] {
 }
 
 /**
- * Files that are code as seen from `cwd`, with those the configuration runs and the compiled code
- * tackle's build keeps beside the command, which tackle runs (absolute).
+ * Files that are code as seen from `cwd`, with those the configuration runs and, when the workspace
+ * holds it, the compiled code tackle's build keeps beside the command, which tackle runs (absolute).
+ * Outside the workspace a command cannot write it, and it is not ours to move aside.
  */
 export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
   const named = foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name)));
-  return [...new Set([...named, ...configured, realBuildCacheDir()])];
+  const built = realBuildCacheDir();
+  return [...new Set([...named, ...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])];
 }
 
 /**
