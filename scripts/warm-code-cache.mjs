@@ -53,7 +53,7 @@ function run(args, messages = []) {
       for (let end = out.indexOf("\n"); end >= 0; end = out.indexOf("\n")) {
         const line = out.slice(0, end);
         out = out.slice(end + 1);
-        if (awaited !== undefined && line.startsWith("{") && JSON.parse(line).id === awaited) sendUntilRequest();
+        if (awaited !== undefined && idOf(line) === awaited) sendUntilRequest();
       }
     });
     let stderr = "";
@@ -66,6 +66,15 @@ function run(args, messages = []) {
     });
     sendUntilRequest();
   });
+}
+
+/** A JSON-RPC line's id; undefined for anything else, which is only passed over (a bad line must not stop the build). */
+function idOf(line) {
+  try {
+    return JSON.parse(line)?.id;
+  } catch {
+    return undefined;
+  }
 }
 
 const initialize = {

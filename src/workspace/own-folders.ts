@@ -190,31 +190,25 @@ export function readBuildFile(name: string, maxBytes: number, bundle = BUNDLE): 
 export function writeBuildFile(name: string, data: string | Uint8Array, bundle = BUNDLE): void {
   const dir = buildCacheDir(bundle);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const file = path.join(dir, name);
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, data, { mode: 0o644, flag: "wx" });
-    renameSync(temporary, file);
-  } finally {
-    rmSync(temporary, { force: true });
-  }
+  replaceOwnFile(path.join(dir, name), data, 0o644);
 }
 
 /**
- * Replaces `file` whole with a file only this user may read or write: written under a temporary
- * name first (made new, never through a link found there), then renamed over it, so a reader sees
- * the old content or the new. Throws when it cannot, leaving no temporary file behind.
+ * Replaces `file` whole with a file only this user may read or write (or, with `mode`, as that
+ * says): written under a temporary name first (made new, never through a link found there), then
+ * renamed over it, so a reader sees the old content or the new. Throws when it cannot, leaving no
+ * temporary file behind.
  */
-export function replaceOwnFile(file: string, data: string | Uint8Array): void {
+export function replaceOwnFile(file: string, data: string | Uint8Array, mode = 0o600): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     try {
-      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+      writeFileSync(temporary, data, { mode, flag: "wx" });
     } catch (err) {
       // Left by a process that died with this pid: it is ours to remove.
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       rmSync(temporary, { force: true });
-      writeFileSync(temporary, data, { mode: 0o600, flag: "wx" });
+      writeFileSync(temporary, data, { mode, flag: "wx" });
     }
     renameSync(temporary, file);
   } catch (err) {
