@@ -2,7 +2,7 @@ import { unnamedCode, type ApprovalMode } from "./policy.js";
 import { restrictionCovers, ruleCovers, type ParsedRules, type Rule } from "./rules.js";
 import { isProtectedPath } from "../workspace/protected.js";
 import { isSensitivePath } from "../workspace/sensitive.js";
-import { inTackleFolder } from "../workspace/own-folders.js";
+import { holdsTackleFolder, inTackleFolder } from "../workspace/own-folders.js";
 import path from "node:path";
 
 /**
@@ -23,7 +23,9 @@ export interface ChangeVerdict {
  * person may let it through.
  */
 export function neverWritten(root: string, relative: string): string | undefined {
-  if (inTackleFolder(path.join(root, relative))) return "it is inside tackle's own cache or state folder";
+  const absolute = path.join(root, relative);
+  if (inTackleFolder(absolute)) return "it is inside tackle's own cache or state folder";
+  if (absolute !== root && holdsTackleFolder(absolute)) return "it holds tackle's own cache or state folder";
   if (isProtectedPath(relative)) return "tackle's configuration and git's hooks and config are never written by tools";
   if (isSensitivePath(relative)) return "it may hold secrets";
   return undefined;

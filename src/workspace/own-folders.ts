@@ -92,6 +92,16 @@ export function inTackleFolder(absolute: string): boolean {
   return tackleFolders().some(inside) || inside(realBuildCacheDir());
 }
 
+/**
+ * Whether one of tackle's own folders (as {@link inTackleFolder} counts them) lies below `absolute`
+ * (a real path): moving, replacing or deleting `absolute` takes that folder along, and a folder a
+ * tool put in its place would be trusted as tackle's own (it belongs to the same user).
+ */
+export function holdsTackleFolder(absolute: string): boolean {
+  const prefix = absolute.endsWith(path.sep) ? absolute : `${absolute}${path.sep}`;
+  return [...tackleFolders(), realBuildCacheDir()].some((dir) => dir.startsWith(prefix));
+}
+
 let realBuild: string | undefined;
 /** {@link buildCacheDir} as a real path, worked out once: a folder made later is where its parent really is. */
 export function realBuildCacheDir(): string {

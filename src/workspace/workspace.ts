@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolError } from "../core/errors.js";
 import { isProtectedPath } from "./protected.js";
-import { inTackleFolder } from "./own-folders.js";
+import { holdsTackleFolder, inTackleFolder } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
 import { type ExtraRoot, type ResolvedPath, type ResolveOptions, type ToolWorkspace } from "../core/tool-workspace.js";
 
@@ -91,6 +91,12 @@ export class Workspace implements ToolWorkspace {
       throw new ToolError(
         "PERMISSION_DENIED",
         `"${relative}" is inside tackle's own cache or state folder, which tools may not read or change.`,
+      );
+    }
+    if (options.write && absolute !== root && holdsTackleFolder(absolute)) {
+      throw new ToolError(
+        "PERMISSION_DENIED",
+        `"${relative}" holds tackle's own cache or state folder, which tools may not move, replace or delete.`,
       );
     }
     if (options.write && root === this.root && isProtectedPath(relative)) {

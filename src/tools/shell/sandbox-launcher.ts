@@ -12,7 +12,7 @@ import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
-import { codeEntries, configEntries, watchNewFiles } from "./new-file-guard.js";
+import { codeEntries, configEntries, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
 import { configuredCodeFiles } from "../../config/code-files.js";
 import type { TackleConfig } from "../../config/config.js";
 
@@ -128,13 +128,15 @@ export async function launchFor(
   const approved = ctx.approvedBy === "user" || ctx.approvedBy === "config";
   const network = s.shell.sandbox.network || approved;
   const code = approved ? [] : codeEntries(root, cwd, s.codeFiles(root));
-  const afterRun = watchNewFiles(root, { config: configEntries(root, cwd), code });
+  const writable = writableRoots(s.shell.sandbox.writableRoots, root);
+  const own = ownFoldersHeld([root, ...writable], approved);
+  const afterRun = watchNewFiles(root, { config: configEntries(root, cwd), code, own });
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
       workspace: root,
       cwd,
-      writable: writableRoots(s.shell.sandbox.writableRoots, root),
+      writable,
       readOnly: code.filter((p) => existsSync(p) && Workspace.isInside(root, p) && p !== root),
       hidden: [
         ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
