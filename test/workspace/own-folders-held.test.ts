@@ -82,4 +82,17 @@ describe("a folder holding tackle's own", { timeout: 180_000 }, () => {
     expect(JSON.parse(plain.stdout).content).toBe("plain");
     expect(existsSync(path.join(ws.dir, ".cache", "tackle"))).toBe(true);
   });
+
+  it.skipIf(!sandboxed)("is hidden from a command in the strict sandbox (shell.sandbox: strict) too", async () => {
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ shell: { sandbox: "strict" } }));
+    const command = "command=d=.ca; d=${d}che; cat $d/tackle/key; echo x > $d/tackle/planted; echo done";
+    const r = await runCli(["call", "shell", command, "--approval", "all", "--json", "--workspace", ws.dir], {
+      env: env(),
+      timeoutMs: 120_000,
+    });
+    const content = JSON.parse(r.stdout).content as string;
+    expect(content).toContain("done");
+    expect(content).not.toContain("k".repeat(32));
+    expect(readdirSync(path.join(ws.dir, ".cache", "tackle"))).not.toContain("planted");
+  });
 });

@@ -89,19 +89,25 @@ export async function launchFor(
   const status = await sandboxFor(s);
   if (mode === "strict") {
     if (!status.available) throw sandboxUnavailableError(status, "The sandboxed shell");
+    const root = ctx.workspace.root;
+    // tackle's own folders the workspace holds, the build's code cache among them, are hidden
+    // here too; one a command took away with a folder above it and replaced is moved aside.
+    const own = ownFoldersHeld([root], false);
     const args = buildSandboxArgs(
       ["/bin/bash", "-c", command],
       {
-        workspace: ctx.workspace.root,
+        workspace: root,
         cwd,
         network: s.sandbox.network,
         limits: s.sandbox.limits,
         readOnly: s.sandbox.readOnlyPaths,
+        hidden: own,
         env: { ...NON_INTERACTIVE_ENV },
       },
       { userns: status.userns },
     );
-    return { argv: { file: status.bwrap, args }, confinement: "strict" };
+    const afterRun = watchNewFiles(root, { config: [], code: [], own });
+    return { argv: { file: status.bwrap, args }, confinement: "strict", afterRun };
   }
   if (!status.available) return { confinement: "none", ...(mode === "off" ? {} : { unconfinedBecause: status.reason }) };
   const j = await judgeOnce(command, relativeCwd, ctx, s.sandbox.bwrap);
