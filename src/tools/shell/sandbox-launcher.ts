@@ -90,9 +90,12 @@ export async function launchFor(
   if (mode === "strict") {
     if (!status.available) throw sandboxUnavailableError(status, "The sandboxed shell");
     const root = ctx.workspace.root;
-    // tackle's own folders the workspace holds, the build's code cache among them, are hidden
-    // here too; one a command took away with a folder above it and replaced is moved aside.
+    // The workspace's secrets (less one a rule released for this command) and tackle's own folders
+    // it holds, the build's code cache among them, are hidden here as in the workspace sandbox; an
+    // own folder a command took away with a folder above it and replaced is moved aside.
     const own = ownFoldersHeld([root], false);
+    const j = await judgeOnce(command, relativeCwd, ctx, s.sandbox.bwrap);
+    const secrets = released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root);
     const args = buildSandboxArgs(
       ["/bin/bash", "-c", command],
       {
@@ -101,7 +104,7 @@ export async function launchFor(
         network: s.sandbox.network,
         limits: s.sandbox.limits,
         readOnly: s.sandbox.readOnlyPaths,
-        hidden: own,
+        hidden: [...secrets, ...own],
         env: { ...NON_INTERACTIVE_ENV },
       },
       { userns: status.userns },

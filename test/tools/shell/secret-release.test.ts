@@ -4,11 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/registry/registry.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
+import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { FILE_TOOLS } from "../../../src/tools/fs/index.js";
 import { createShellTools } from "../../../src/tools/shell/index.js";
 import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
 import { makeWorkspace } from "./helpers.js";
 
+const sandboxed = (await sandboxAvailable()).available;
 let ws: ReturnType<typeof makeWorkspace>;
 const runners: ToolRunner[] = [];
 beforeEach(() => (ws = makeWorkspace()));
@@ -61,6 +63,21 @@ describe("a secret is released only by a rule that names it, never by a wildcard
     expect((await shell(r, "cat .env")).content).toContain("SECRET=1");
     expect((await r.run({ name: "read_file", args: { path: ".env" } })).content).toContain("SECRET=1");
     expect((await r.run({ name: "read_file", args: { path: "key.pem" } })).status).toBe("success");
+  });
+
+  it.skipIf(!sandboxed)("in the strict sandbox too: hidden from a command unless a rule names the file", async () => {
+    const strict = (allow: string[]) => {
+      const registry = new ToolRegistry();
+      registry.registerAll(createShellTools(shellSettingsFrom({ shell: { sandbox: "strict" } })).tools);
+      const made = new ToolRunner({ registry, workspace: ws.root, approval: "all", rules: { allow }, cache: false });
+      runners.push(made);
+      return made;
+    };
+    // The name built at run time, out of the judgement's sight: the sandbox is what hides it.
+    const hidden = await shell(strict(["shell(*)"]), "f=.e; f=${f}nv; cat $f; echo done");
+    expect(hidden.content).toContain("done");
+    expect(hidden.content).not.toContain("SECRET=1");
+    expect((await shell(strict(["shell(cat .env)"]), "cat .env")).content).toContain("SECRET=1");
   });
 
   it("read_file(**) or read_file(*) does not release a secret", async () => {
