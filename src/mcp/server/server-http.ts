@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import { isRecord } from "../../core/is-record.js";
 import type { Logger } from "../../core/logger.js";
 import { requestGuard } from "../../net/request-guard.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { surelyLegacy, surelyModern } from "./era-shortcut.js";
 import type { ToolCallService } from "./server-calls.js";
+import { jsonWhenWhole } from "./json-when-whole.js";
 import { jsonRpcError, readBody, send, toWebRequest } from "./web-bridge.js";
 
 export interface HttpServing {
@@ -67,7 +69,10 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
     }
     const response = await legacy.handle(request, parsedBody);
     const sessionId = request.headers.get("mcp-session-id") ?? response.headers.get("mcp-session-id");
-    await legacy.streaming(sessionId, () => send(res, response));
+    const requestId = soleRequestId(parsedBody);
+    await legacy.streaming(sessionId, async () =>
+      send(res, requestId === undefined ? response : await jsonWhenWhole(response, requestId, controller.signal)),
+    );
   };
 
   const server = createServer((req, res) => {
@@ -100,6 +105,13 @@ export async function serveHttp(service: ToolCallService, options: HttpServeOpti
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The id of a posted message that is one JSON-RPC request (not a batch, not a notification). */
+function soleRequestId(body: unknown): string | number | undefined {
+  if (!isRecord(body) || typeof body["method"] !== "string") return undefined;
+  const id = body["id"];
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }
 
 function parseJson(body: string | undefined): unknown {
