@@ -65,11 +65,11 @@ export function hideArgs(ws: string, p: string): string[] {
 export function hideEntry(p: string): string[] {
   let st;
   try {
-    st = lstatSync(p);
+    st = lstatSync(p, { throwIfNoEntry: false });
   } catch {
     return [];
   }
-  if (st.isSymbolicLink()) return [];
+  if (!st || st.isSymbolicLink()) return [];
   return st.isDirectory() ? ["--tmpfs", p, "--remount-ro", p] : ["--ro-bind", "/dev/null", p];
 }
 
@@ -81,7 +81,10 @@ export function hideEntry(p: string): string[] {
 function protectedTarget(ws: string, name: string): string | undefined {
   const p = path.join(ws, name);
   try {
-    if (!lstatSync(p).isSymbolicLink()) return p;
+    // Most are missing (no .git, no .tackle): asked without an exception each, ~15 µs apiece.
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    if (!st.isSymbolicLink()) return p;
     const real = realpathSync(p);
     return Workspace.isInside(ws, real) && real !== ws ? real : undefined;
   } catch {

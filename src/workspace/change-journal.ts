@@ -271,11 +271,11 @@ export class ChangeJournal {
     if (rel === undefined || rel === "") return [];
     let st;
     try {
-      st = lstatSync(absolute);
+      st = lstatSync(absolute, { throwIfNoEntry: false });
     } catch {
       return [rel.split(path.sep).join("/")];
     }
-    if (!st.isDirectory()) return [rel.split(path.sep).join("/")];
+    if (!st?.isDirectory()) return [rel.split(path.sep).join("/")];
     const out: string[] = [];
     // Past the bound nothing more is read: a folder of a million files costs what the bound does.
     const walk = (dir: string) => {
@@ -299,10 +299,11 @@ export class ChangeJournal {
     const absolute = path.join(this.workspace.root, rel);
     let st;
     try {
-      st = lstatSync(absolute);
+      st = lstatSync(absolute, { throwIfNoEntry: false });
     } catch {
       return { h: null };
     }
+    if (!st) return { h: null };
     // A link (tools move and copy them) is not kept: undoing its call is refused, saying so.
     if (st.isSymbolicLink()) return TOO_LARGE;
     if (!st.isFile()) return { h: null };
@@ -315,11 +316,7 @@ export class ChangeJournal {
     const bytes = readNoFollow(absolute);
     const h = hashOf(bytes);
     const blob = path.join(this.#blobs, h);
-    try {
-      statSync(blob);
-    } catch {
-      replaceOwnFile(blob, bytes);
-    }
+    if (!statSync(blob, { throwIfNoEntry: false })) replaceOwnFile(blob, bytes);
     return { h, m: st.mode & 0o777, s: st.size };
   }
 
@@ -327,7 +324,8 @@ export class ChangeJournal {
   #stateOf(rel: string): FileState {
     const absolute = path.join(this.workspace.root, rel);
     try {
-      const st = lstatSync(absolute);
+      const st = lstatSync(absolute, { throwIfNoEntry: false });
+      if (!st) return { h: null };
       if (st.isSymbolicLink()) return { h: "link" };
       if (!st.isFile()) return { h: null };
       return { h: hashOf(readNoFollow(absolute)), m: st.mode & 0o777 };

@@ -18,7 +18,7 @@ import type { TackleConfig } from "../../config/config.js";
 
 function isFolder(p: string): boolean {
   try {
-    return lstatSync(p).isDirectory();
+    return lstatSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
