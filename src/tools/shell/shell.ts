@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -14,6 +13,7 @@ import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
 import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
+import { statOrUndefined } from "../../workspace/stat.js";
 
 export interface ShellToolOptions {
   name: string;
@@ -46,7 +46,13 @@ export function readableSpillDir(ctx: ToolContext): string | undefined {
 export async function resolveCwd(cwd: string | undefined, ctx: ToolContext): Promise<string> {
   const resolved = await ctx.workspace.resolve(cwd ?? ".");
   if (resolved.root !== ctx.workspace.root) throw new ToolError("INVALID_PATH", `cwd must be inside the workspace ${ctx.workspace.root}.`);
-  const st = await stat(resolved.absolute).catch(() => undefined);
+  // Synchronously: a thread-pool round trip costs more than the stat.
+  let st;
+  try {
+    st = statOrUndefined(resolved.absolute);
+  } catch {
+    st = undefined;
+  }
   if (!st) throw new ToolError("FILE_NOT_FOUND", `The directory "${cwd}" does not exist; create it first or use another cwd.`);
   if (!st.isDirectory()) throw new ToolError("INVALID_PATH", `"${cwd}" is a file, not a directory.`);
   return resolved.absolute;
