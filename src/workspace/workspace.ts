@@ -150,7 +150,9 @@ function realOf(p: string, depth: number): string {
   const realParent = realOf(parent, depth + 1);
   const here = path.join(realParent, path.basename(p));
   try {
-    if (lstatSync(here).isSymbolicLink()) return realOf(path.resolve(realParent, readlinkSync(here)), depth + 1);
+    // Missing is the usual answer here (a file about to be made): asked without an exception.
+    if (lstatSync(here, { throwIfNoEntry: false })?.isSymbolicLink())
+      return realOf(path.resolve(realParent, readlinkSync(here)), depth + 1);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR") throw err;
   }
