@@ -5,7 +5,10 @@
 // most clients are today) and 2026-era ones (the 2.x SDK, one request per call); rounds alternate
 // the servers and the figure is the median of calls per second. Beside it, the CPU a call cost the
 // clients' process and the server: on a 2-core machine the clients share the cores with the server,
-// so when they are the busier side, the figure measures them as much as the server.
+// so when they are the busier side, the figure measures them as much as the server. The bare server
+// answers a 2025-era call as the SDK does, as an event stream; tackle answers one that sends
+// nothing before its result as one JSON body (src/mcp/server/json-when-whole.ts), which the
+// 1.x SDK client reads for less.
 // Goal (issue 31): tackle >= 1.0x the bare server's calls/s at 8 and at 32 clients.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
