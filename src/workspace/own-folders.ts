@@ -59,65 +59,80 @@ export function tackleConfigDir(): string {
   return path.join(process.env["XDG_CONFIG_HOME"] || path.join(os.homedir(), ".config"), "tackle");
 }
 
-let known: { key: string; folders: string[] } | undefined;
+let known: { key: string; folders: string[]; guarded: string[] } | undefined;
 
 /**
- * tackle's own folders as real paths (where they exist), for comparing with resolved paths. Every
- * path a tool resolves is checked against them, so they are worked out once per set of the
- * variables that place them, not on each call.
+ * tackle's own folders, worked out once per set of the variables that place them (every path a
+ * tool resolves is checked against them) until {@link forgetTackleFolders}: their real places,
+ * where they are or where making them would put them (see {@link realPlace}), and, to guard, those
+ * with the names they go by before links are followed and the build's code cache.
  */
-export function tackleFolders(): string[] {
+function places(): { folders: string[]; guarded: string[] } {
   const key = `${process.env["XDG_CACHE_HOME"] ?? ""}\0${process.env["XDG_STATE_HOME"] ?? ""}\0${process.env["XDG_CONFIG_HOME"] ?? ""}\0${os.homedir()}`;
-  if (known?.key === key) return known.folders;
-  // A folder not made yet counts by its path as written.
-  const folders = [tackleCacheDir(), tackleStateDir(), tackleConfigDir()].map((dir) => {
-    try {
-      return realpathSync(dir);
-    } catch {
-      return dir;
-    }
-  });
-  known = { key, folders };
-  return folders;
+  if (known?.key === key) return known;
+  const written = [tackleCacheDir(), tackleStateDir(), tackleConfigDir()];
+  const folders = written.map(realPlace);
+  const build = buildCacheDir();
+  // A change judged by the name it makes (run_code's, of a link above a folder) is held to the names.
+  const guarded = [...new Set([...folders, realBuildCacheDir(), ...written, build])];
+  known = { key, folders, guarded };
+  return known;
+}
+
+/** tackle's own folders in the home folder as real paths, for comparing with resolved paths. */
+export function tackleFolders(): string[] {
+  return places().folders;
 }
 
 /**
- * Whether `absolute` (a real path) is one of tackle's own folders or inside one, the build's code
- * cache among them: a workspace holding tackle's build holds it, and what a tool planted there
- * tackle would run. (Sandboxes see that one, read-only unless a person approved the command: it
- * holds no secret, and hiding it would keep a person's `npm ci` from replacing tackle.)
+ * Works tackle's folders out afresh at the next question: after a command ran that may
+ * have re-pointed a link above one, whose folder tackle would then make, and trust, elsewhere.
+ */
+export function forgetTackleFolders(): void {
+  known = undefined;
+}
+
+/**
+ * Whether `absolute` is one of tackle's own folders or inside one, the build's code cache among
+ * them: a workspace holding tackle's build holds it, and what a tool planted there tackle would
+ * run. (Sandboxes see that one, read-only unless a person approved the command: it holds no
+ * secret, and hiding it would keep a person's `npm ci` from replacing tackle.)
  */
 export function inTackleFolder(absolute: string): boolean {
-  const inside = (dir: string) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`);
-  return tackleFolders().some(inside) || inside(realBuildCacheDir());
+  return places().guarded.some((dir) => absolute === dir || absolute.startsWith(`${dir}${path.sep}`));
 }
 
 /**
- * Whether one of tackle's own folders (as {@link inTackleFolder} counts them) lies below `absolute`
- * (a real path): moving, replacing or deleting `absolute` takes that folder along, and a folder a
- * tool put in its place would be trusted as tackle's own (it belongs to the same user).
+ * Whether one of tackle's own folders (as {@link inTackleFolder} counts them) lies below `absolute`:
+ * moving, replacing or deleting `absolute` takes that folder along, and a folder a tool put in its
+ * place would be trusted as tackle's own (it belongs to the same user).
  */
 export function holdsTackleFolder(absolute: string): boolean {
   const prefix = absolute.endsWith(path.sep) ? absolute : `${absolute}${path.sep}`;
-  return [...tackleFolders(), realBuildCacheDir()].some((dir) => dir.startsWith(prefix));
+  return places().guarded.some((dir) => dir.startsWith(prefix));
 }
 
 let realBuild: string | undefined;
-/** {@link buildCacheDir} as a real path, worked out once: a folder made later is where its parent really is. */
+/** {@link buildCacheDir} as a real path (see {@link realPlace}), worked out once. */
 export function realBuildCacheDir(): string {
-  if (realBuild !== undefined) return realBuild;
-  const dir = buildCacheDir();
-  for (const [base, rest] of [
-    [dir, ""],
-    [path.dirname(dir), path.basename(dir)],
-  ] as const) {
+  return (realBuild ??= realPlace(buildCacheDir()));
+}
+
+/**
+ * Where the folder `dir` really is, or for one not made yet, where making it would put it: the real
+ * path of the nearest folder above that exists, the rest appended. Compared as written instead, a
+ * `~/.cache` linking elsewhere in the workspace let a tool write `.cache/tackle/key` before tackle
+ * made the folder, and tackle then trusted the key as its own.
+ */
+function realPlace(dir: string): string {
+  for (let base = dir, rest = ""; ; rest = path.join(path.basename(base), rest), base = path.dirname(base)) {
     try {
-      return (realBuild = path.join(realpathSync(base), rest));
+      return path.join(realpathSync(base), rest);
     } catch {
-      // look one folder up
+      // not there (or not searchable): look further up
     }
+    if (path.dirname(base) === base) return dir;
   }
-  return (realBuild = dir);
 }
 
 /**

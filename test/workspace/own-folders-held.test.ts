@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { neverWritten } from "../../src/runtime/change-approval.js";
 import { sandboxAvailable } from "../../src/sandbox/sandbox.js";
 import { Workspace } from "../../src/workspace/workspace.js";
@@ -12,8 +12,6 @@ import { tempDir } from "../support/tools.js";
 // and put another in its place: tackle would trust the new one as its own.
 const sandboxed = (await sandboxAvailable()).available;
 let ws: ReturnType<typeof tempDir>;
-const variables = ["XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"] as const;
-const saved = Object.fromEntries(variables.map((k) => [k, process.env[k]]));
 const env = () => ({
   XDG_CACHE_HOME: path.join(ws.dir, ".cache"),
   XDG_STATE_HOME: path.join(ws.dir, ".state"),
@@ -24,13 +22,10 @@ beforeEach(() => {
   mkdirSync(path.join(ws.dir, ".cache", "tackle"), { recursive: true, mode: 0o700 });
   writeFileSync(path.join(ws.dir, ".cache", "tackle", "key"), "k".repeat(32), { mode: 0o600 });
   mkdirSync(path.join(ws.dir, "elsewhere", "tackle"), { recursive: true });
-  Object.assign(process.env, env());
+  for (const [name, value] of Object.entries(env())) vi.stubEnv(name, value);
 });
 afterEach(() => {
-  for (const k of variables) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  vi.unstubAllEnvs();
   ws.cleanup();
 });
 

@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { spawn } from "../../process/child-process.js";
 import { StringDecoder } from "node:string_decoder";
 import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
+import { forgetTackleFolders } from "../../workspace/own-folders.js";
 
 /** Every background process group alive in this process, killed synchronously when tackle exits. */
 const liveGroups = new Set<number>();
@@ -166,6 +167,8 @@ export class BackgroundJobs {
       job.running = false;
       // `server &` inside a job: what it left in its group keeps running until stop or exit.
       if (child.pid !== undefined && !groupAlive(child.pid)) liveGroups.delete(child.pid);
+      // It may have re-pointed a link above one of tackle's folders.
+      forgetTackleFolders();
       settle();
     });
     this.#jobs.set(id, job);

@@ -14,6 +14,7 @@ import { directArgv } from "./direct-exec.js";
 import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
 import { statOrUndefined } from "../../workspace/stat.js";
+import { forgetTackleFolders } from "../../workspace/own-folders.js";
 
 export interface ShellToolOptions {
   name: string;
@@ -244,7 +245,11 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         ...(direct ? { argv: () => ({ file: direct[0]!, args: direct.slice(1) }), direct: true } : {}),
       })
         .then((r) => (launch.argv ? signalFromSandbox(r) : r))
-        .finally(progress.stop);
+        .finally(() => {
+          progress.stop();
+          // It may have re-pointed a link above one of tackle's folders.
+          forgetTackleFolders();
+        });
       const formatted = formatResult(result, timeoutMs, settings);
       const { errorCode } = formatted;
       const planted = launch.afterRun?.();
