@@ -30,6 +30,12 @@ function readArgs(text: string | undefined): string {
   return text;
 }
 
+/** What a tool said after output it streamed (`metadata.notes`): files moved aside, the sandbox's part. */
+function notesOf(metadata: Record<string, unknown> | undefined): string[] {
+  const notes = metadata?.["notes"];
+  return Array.isArray(notes) ? notes.filter((n): n is string => typeof n === "string") : [];
+}
+
 /** How a command ended, when not cleanly: "exit code 3", "stopped by SIGKILL". */
 function commandEnding(structured: unknown): string | undefined {
   if (!structured || typeof structured !== "object") return undefined;
@@ -221,6 +227,7 @@ Examples:
             // The streamed output lacks the ending the result reports ("[exit code 3]").
             const ended = commandEnding(outcome.structured);
             if (ended) process.stderr.write(`${err.warning(ended)}\n`);
+            for (const note of notesOf(outcome.metadata)) process.stderr.write(`${err.warning(shownErr(note))}\n`);
           }
         } else {
           story.streamed = streamed !== "";

@@ -1,6 +1,7 @@
 import { opendir, lstat } from "node:fs/promises";
 import path from "node:path";
 import { lazyGlob } from "./lazy-glob.js";
+import { CODE_KINDS } from "./code-kinds.js";
 
 /**
  * Files no tool may write: an agent that could edit these could grant itself permissions, or make
@@ -18,53 +19,33 @@ const PROTECTED = [
   "**/.git/config.worktree",
 ];
 
-/**
- * Files that make programs run when git, a package manager or a shell meets them, through
- * commands a rule may allow (`git status`, `npm run test:*`): git's internals at any depth (a
- * `.git` file's `gitdir:`, `commondir`), attribute filters and submodules, package manifests and
- * their configuration, `node_modules/.bin`, Makefiles, shell start-up files. Writing, creating, moving, copying or deleting them
- * needs a person's approval even where writes are otherwise approved automatically.
- */
-const EXECUTION_SENSITIVE = [
-  "**/.git",
-  "**/.git/**",
-  "**/*.git/hooks/**",
-  "**/*.git/config",
-  "**/.gitattributes",
-  "**/.gitmodules",
-  "**/.gitconfig",
-  "**/.lfsconfig",
-  "**/package.json",
-  "**/.npmrc",
-  "**/.yarnrc",
-  "**/.yarnrc.yml",
-  "**/.pnpmfile.cjs",
-  "**/pnpm-workspace.yaml",
-  "**/.yarn/plugins/**",
-  "**/.husky/**",
-  "**/node_modules/.bin",
-  "**/node_modules/.bin/**",
-  "**/node_modules/.hooks/**",
-  "**/Makefile",
-  "**/makefile",
-  "**/GNUmakefile",
-  "**/*.mk",
-  "**/justfile",
-  "**/.justfile",
-  "**/.envrc",
-  "**/.bashrc",
-  "**/.bash_profile",
-  "**/.bash_login",
-  "**/.bash_logout",
-  "**/.profile",
-  "**/.zshrc",
-  "**/.zshenv",
-  "**/.zprofile",
-  "**/.inputrc",
-];
-
 const isProtected = lazyGlob(PROTECTED, { dot: true, nocase: true });
-const isExecutionSensitive = lazyGlob(EXECUTION_SENSITIVE, { dot: true, nocase: true });
+// One matcher for every kind answers the common "no" at once; the kind is looked for only after a "yes".
+const isExecutionSensitive = lazyGlob(
+  CODE_KINDS.flatMap((k) => k.globs),
+  { dot: true, nocase: true },
+);
+const kindMatchers = CODE_KINDS.map((kind) => ({ kind, matches: lazyGlob(kind.globs, { dot: true, nocase: true }) }));
+
+// A glob's fixed path when it has one: `.husky` for the folder's globs, `.vscode/tasks.json`; none
+// for a kind of file (`*.mk`).
+function literalOf(glob: string): string | undefined {
+  const rest = glob.replace(/^(\*\*\/)+/, "").replace(/(\/\*\*)+$/, "");
+  return /[*?[\]{}()!+@]/.test(rest) ? undefined : rest;
+}
+
+/** The fixed paths of the kinds of code, longest first, so the most telling one names a path. */
+const LITERALS = [...new Set(CODE_KINDS.flatMap((k) => k.globs.map(literalOf).filter((l) => l !== undefined)))].sort(
+  (a, b) => b.length - a.length,
+);
+
+/**
+ * The fixed paths of the kinds of code the shell's sandbox keeps by name (`Makefile`,
+ * `node_modules/.bin`, `.vscode/tasks.json`): all but git's own files, which it protects itself.
+ */
+export const CODE_NAMES: readonly string[] = [
+  ...new Set(CODE_KINDS.filter((k) => !k.gitInternals).flatMap((k) => k.globs.map(literalOf).filter((l) => l !== undefined))),
+];
 
 /** Entries a folder's scan looks at before it stops and counts the folder as sensitive (fail closed). */
 const MAX_SCAN_ENTRIES = 20_000;
@@ -80,15 +61,8 @@ export function isProtectedPath(relative: string): boolean {
  */
 export function executionSensitiveReason(relative: string): string | undefined {
   if (!isExecutionSensitive(relative)) return undefined;
-  const base = path.posix.basename(relative);
-  if (/(^|\/)[^/]*\.git(\/|$)/i.test(relative))
-    return `${relative} is part of a git repository's own files, which can make git run programs`;
-  if (/package\.json$|npmrc$|yarnrc|pnpm|\.yarn\/|\.husky\//i.test(relative))
-    return `${relative} decides what package-manager commands run (${base})`;
-  if (/^\.git(attributes|modules|config)$|^\.lfsconfig$/i.test(base)) return `${relative} can make git run programs (filters, submodules)`;
-  if (/(^|\/)node_modules\/\.(bin|hooks)(\/|$)/i.test(relative)) return `${relative} is a program that package scripts and tools run`;
-  if (/^(gnu)?makefile$|\.mk$|^\.?justfile$/i.test(base)) return `${relative} decides what make (or just) runs`;
-  return `${relative} is read by shells, which run what it says`;
+  const kind = kindMatchers.find((k) => k.matches(relative))!.kind;
+  return `${relative} ${kind.why}`;
 }
 
 /**
@@ -97,8 +71,14 @@ export function executionSensitiveReason(relative: string): string | undefined {
  * `write_file(app/package.json)` does.
  */
 export function executionSensitiveName(relative: string): string {
-  const inRepo = /(?:^|\/)([^/]*\.git)(?:\/|$)/i.exec(relative) ?? /(?:^|\/)(\.husky|\.yarn|\.bin|\.hooks)(?:\/|$)/i.exec(relative);
-  return inRepo ? inRepo[1]! : path.posix.basename(relative);
+  const inRepo = /(?:^|\/)([^/]*\.git)(?:\/|$)/i.exec(relative);
+  if (inRepo) return inRepo[1]!;
+  const lower = relative.toLowerCase();
+  const literal = LITERALS.find((l) => {
+    const name = l.toLowerCase();
+    return lower === name || lower.endsWith(`/${name}`) || lower.startsWith(`${name}/`) || lower.includes(`/${name}/`);
+  });
+  return literal ?? path.posix.basename(relative);
 }
 
 /**

@@ -149,4 +149,15 @@ describe("planted, then a fresh tackle start: nothing planted runs", { timeout: 
     expect(existsSync(path.join(ws.dir, "sub", "tackle.config.json"))).toBe(false);
     await freshStartRunsNothing();
   });
+
+  it.runIf(sandbox)("a file that is code a command made unseen is named to the person after the output it streamed", async () => {
+    const r = await runCli(["call", "shell", `command=echo made && python3 -c "open('.zlogin','w').write('x')"`], {
+      cwd: ws.dir,
+      env: env(),
+      timeoutMs: 120_000,
+    });
+    expect(r.stdout).toBe("made\n");
+    expect(r.stderr).toMatch(/files that are code.*\.zlogin → \.zlogin\.refused/s);
+    expect(existsSync(path.join(ws.dir, ".zlogin"))).toBe(false);
+  });
 });

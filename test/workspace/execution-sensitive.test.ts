@@ -7,7 +7,8 @@ import type { ApprovalRequest } from "../../src/runtime/approver.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";
 import { judgeCommand } from "../../src/tools/shell/command-policy.js";
 import { Workspace } from "../../src/workspace/workspace.js";
-import { executionSensitiveReason } from "../../src/workspace/protected.js";
+import { CODE_NAMES, executionSensitiveName, executionSensitiveReason } from "../../src/workspace/protected.js";
+import { CODE_KINDS } from "../../src/workspace/code-kinds.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -66,6 +67,15 @@ describe("files that make programs run need a person, at any depth", () => {
     ".envrc",
     "sub/.bashrc",
     ".profile",
+    ".vscode/tasks.json",
+    ".claude/settings.json",
+    ".mcp.json",
+    ".config/git/config",
+    ".pre-commit-config.yaml",
+    "pyproject.toml",
+    ".cargo/config.toml",
+    ".venv/bin/python",
+    ".local/bin/git",
   ];
   for (const p of paths) {
     it(`write_file ${p} is asked about even under an allow rule`, async () => {
@@ -177,9 +187,34 @@ describe("the shell asks before writing or moving such files", () => {
 describe("executionSensitiveReason", () => {
   it("explains in words the model and a person understand", () => {
     expect(executionSensitiveReason("sub/.git/commondir")).toMatch(/git repository/);
-    expect(executionSensitiveReason("app/package.json")).toMatch(/package-manager/);
+    expect(executionSensitiveReason("app/package.json")).toMatch(/package manager/);
     expect(executionSensitiveReason(".gitattributes")).toMatch(/git run programs/);
-    expect(executionSensitiveReason(".envrc")).toMatch(/shells/);
+    expect(executionSensitiveReason(".envrc")).toMatch(/opens a shell/);
+    expect(executionSensitiveReason(".vscode/tasks.json")).toMatch(/editor.*another agent/);
     expect(executionSensitiveReason("src/index.ts")).toBeUndefined();
+  });
+});
+
+describe("the kinds of code, as data", () => {
+  for (const kind of CODE_KINDS) {
+    it(`${kind.why}: its examples match, its counter-examples do not`, () => {
+      for (const p of kind.examples) expect(executionSensitiveReason(p), p).toBe(`${p} ${kind.why}`);
+      for (const p of kind.counterExamples) expect(executionSensitiveReason(p), p).toBeUndefined();
+    });
+  }
+
+  it("a rule lifts the question only by the fixed name the kind gives", () => {
+    expect(executionSensitiveName("a/.vscode/tasks.json")).toBe(".vscode/tasks.json");
+    expect(executionSensitiveName(".config/git/config")).toBe(".config/git");
+    expect(executionSensitiveName("node_modules/.bin/pylsp")).toBe("node_modules/.bin");
+    expect(executionSensitiveName("x/bare.git/hooks/post-update")).toBe("bare.git");
+    expect(executionSensitiveName("lib/rules.mk")).toBe("rules.mk");
+    expect(executionSensitiveName("packages/app/package.json")).toBe("package.json");
+  });
+
+  it("the shell's sandbox watches each fixed name but git's own files, which it protects itself", () => {
+    expect(CODE_NAMES).toEqual(expect.arrayContaining(["Makefile", ".bashrc", "node_modules/.bin", ".vscode/tasks.json", ".config/git"]));
+    expect(CODE_NAMES).not.toContain(".git");
+    expect(CODE_NAMES.some((n) => /[*?]/.test(n))).toBe(false);
   });
 });

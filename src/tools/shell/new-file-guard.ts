@@ -1,54 +1,86 @@
-import { existsSync, lstatSync, renameSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
 import { foldersUp, pathBelow } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
+import { CODE_NAMES } from "../../workspace/protected.js";
 
 /*
  * The workspace sandbox binds read-only what must not change under a command (tackle's
  * configuration; for a call only the mode approved, the files that are code), but a bind needs
- * a file to sit on: a command may create one where none was. The next tackle start would take a
- * created tackle.config.json for the person's, and run a created MCP server script or Makefile
- * behind a rule. So such a file that appears while the command runs is moved aside, and the
- * model told.
+ * a file to sit on: a command may create one where none was, or rename a folder above one (the
+ * bind goes with it) and make it again. The next tackle start would take a created
+ * tackle.config.json for the person's, and run a created MCP server script or Makefile behind a
+ * rule. So such a file that appears while the command runs is moved aside, and the model told.
  */
-
-/** Files that make programs run when a rule allows `make`, `npm test`, `git`: at the root and along the cwd. */
-const CODE_NAMES = [
-  "Makefile",
-  "makefile",
-  "GNUmakefile",
-  "justfile",
-  ".justfile",
-  "package.json",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pnpmfile.cjs",
-  "pnpm-workspace.yaml",
-  ".gitattributes",
-  ".gitmodules",
-  ".lfsconfig",
-  ".envrc",
-  ".husky",
-  "node_modules/.bin",
-];
 
 /** tackle's configuration as seen from `cwd`: the config files up the folders, and `.tackle`. */
 export function configEntries(root: string, cwd: string): string[] {
   return [path.join(root, ".tackle"), ...foldersUp(cwd, root).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
 }
 
+/** The files that are code a command could reach by name, as they were before it ran (see {@link codeEntries}). */
+export interface CodeEntries {
+  /** Those that exist (absolute), each with what it is: bound read-only, and checked for a replacement after. */
+  readonly existing: ReadonlyMap<string, string>;
+  /** Named ones that are missing (absolute): a command that makes one has it moved aside. */
+  readonly missing: readonly string[];
+  /** Each folder looked in, with its entries' names. */
+  readonly folders: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+let byFirstName: Map<string, string[][]> | undefined;
+
+/** {@link CODE_NAMES} by their first component, lower-cased: `.vscode` → [["tasks.json"], ["settings.json"], …]. */
+function codeNamesByFirst(): Map<string, string[][]> {
+  if (byFirstName) return byFirstName;
+  byFirstName = new Map();
+  for (const name of CODE_NAMES) {
+    const [first, ...rest] = name.split("/");
+    const key = first!.toLowerCase();
+    byFirstName.set(key, [...(byFirstName.get(key) ?? []), rest]);
+  }
+  return byFirstName;
+}
+
+/** The code names an entry of a folder starts: the paths they make below it (absolute). */
+function codePathsFrom(dir: string, entry: string): string[] {
+  return (codeNamesByFirst().get(entry.toLowerCase()) ?? []).map((rest) => path.join(dir, entry, ...rest));
+}
+
+function namesIn(dir: string): Set<string> {
+  try {
+    return new Set(readdirSync(dir));
+  } catch {
+    return new Set();
+  }
+}
+
 /**
- * Files that are code as seen from `cwd`, with those the configuration runs and, when the workspace
- * holds it, the compiled code tackle's build keeps beside the command, which tackle runs (absolute).
+ * Files that are code as seen from `cwd` (see workspace/code-kinds.ts), at the top of the workspace
+ * and in each folder down to `cwd`, matched in any case; with those the configuration runs and,
+ * when the workspace holds it, the compiled code tackle's build keeps beside the command, which
+ * tackle runs. Each folder is read once rather than each name asked after: most are missing.
  * Outside the workspace a command cannot write it, and it is not ours to move aside.
  */
-export function codeEntries(root: string, cwd: string, configured: readonly string[]): string[] {
-  const named = foldersUp(cwd, root).flatMap((dir) => CODE_NAMES.map((name) => path.join(dir, name)));
+export function codeEntries(root: string, cwd: string, configured: readonly string[]): CodeEntries {
+  const existing = new Map<string, string>();
+  const missing: string[] = [];
+  const folders = new Map<string, ReadonlySet<string>>();
+  const note = (p: string) => {
+    const id = identity(p);
+    if (id === undefined) missing.push(p);
+    else existing.set(p, id);
+  };
+  for (const dir of foldersUp(cwd, root)) {
+    const names = namesIn(dir);
+    folders.set(dir, names);
+    for (const entry of names) for (const p of codePathsFrom(dir, entry)) note(p);
+  }
   const built = realBuildCacheDir();
-  return [...new Set([...named, ...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])];
+  for (const p of new Set([...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])) if (!existing.has(p)) note(p);
+  return { existing, missing, folders };
 }
 
 /**
@@ -68,17 +100,17 @@ export function ownFoldersHeld(writable: readonly string[], approved: boolean): 
 }
 
 /**
- * Notes which of `config` and `code` (absolute paths) are missing before a command runs, and what
- * each of tackle's `own` folders is; the function it returns moves aside those the command created,
- * and any own folder it replaced, and says so (undefined when none). A config.json without
+ * Notes which of `config` (absolute paths) are missing before a command runs, and what each of
+ * tackle's `own` folders is; the function it returns moves aside those the command created, any
+ * file that is code in `code` it created or put in place of one (a folder above renamed, then made
+ * again), and any own folder it replaced, and says so (undefined when none). A config.json without
  * tackle's keys is another program's, and stays.
  */
 export function watchNewFiles(
   root: string,
-  entries: { config: readonly string[]; code: readonly string[]; own?: readonly string[] },
+  entries: { config: readonly string[]; code?: CodeEntries | undefined; own?: readonly string[] },
 ): () => string | undefined {
   const config = entries.config.filter((p) => !entryExists(p));
-  const code = entries.code.filter((p) => !entryExists(p));
   const own = (entries.own ?? []).flatMap((p) => {
     const was = identity(p);
     return was === undefined ? [] : [{ p, was }];
@@ -95,7 +127,7 @@ export function watchNewFiles(
     const notes: string[] = [];
     const movedConfig = moveAside(config);
     if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
-    const movedCode = moveAside(code);
+    const movedCode = entries.code ? moveAside(newCode(entries.code)) : [];
     if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);
     const replaced = own.filter(({ p, was }) => {
       const now = identity(p);
@@ -106,6 +138,23 @@ export function watchNewFiles(
     if (!notes.length) return undefined;
     return `[The command created ${notes.join("; and ")}. They were moved aside; tell the person if they are meant to be used.]`;
   };
+}
+
+/** The files that are code a command made: where none was, or in place of one that was (absolute). */
+function newCode(code: CodeEntries): string[] {
+  const found = new Set<string>();
+  for (const [p, was] of code.existing) {
+    const now = identity(p);
+    if (now !== undefined && now !== was) found.add(p);
+  }
+  for (const p of code.missing) if (entryExists(p)) found.add(p);
+  for (const [dir, before] of code.folders) {
+    for (const entry of namesIn(dir)) {
+      if (before.has(entry)) continue;
+      for (const p of codePathsFrom(dir, entry)) if (entryExists(p)) found.add(p);
+    }
+  }
+  return [...found];
 }
 
 /** Which file or folder is at `p` (device and inode, not following a link); undefined when nothing is. */

@@ -109,7 +109,7 @@ export async function launchFor(
       },
       { userns: status.userns },
     );
-    const afterRun = watchNewFiles(root, { config: [], code: [], own });
+    const afterRun = watchNewFiles(root, { config: [], own });
     return { argv: { file: status.bwrap, args }, confinement: "strict", afterRun };
   }
   if (!status.available) return { confinement: "none", ...(mode === "off" ? {} : { unconfinedBecause: status.reason }) };
@@ -136,7 +136,7 @@ export async function launchFor(
   // only the mode approved may neither (unless the configuration gives every command the network).
   const approved = ctx.approvedBy === "user" || ctx.approvedBy === "config";
   const network = s.shell.sandbox.network || approved;
-  const code = approved ? [] : codeEntries(root, cwd, s.codeFiles(root));
+  const code = approved ? undefined : codeEntries(root, cwd, s.codeFiles(root));
   const writable = writableRoots(s.shell.sandbox.writableRoots, root);
   const own = ownFoldersHeld([root, ...writable], approved);
   const afterRun = watchNewFiles(root, { config: configEntries(root, cwd), code, own });
@@ -146,7 +146,7 @@ export async function launchFor(
       workspace: root,
       cwd,
       writable,
-      readOnly: code.filter((p) => existsSync(p) && Workspace.isInside(root, p) && p !== root),
+      readOnly: [...(code?.existing.keys() ?? [])].filter((p) => Workspace.isInside(root, p) && p !== root),
       hidden: [
         ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),

@@ -130,19 +130,19 @@ const BLOCKED = new RegExp(
 );
 
 /** A line telling the model what the sandbox did, when a failed command may have met it. */
-export function sandboxNote(launch: Launch, r: CommandResult): string {
-  if (r.exitCode === 0 || !BLOCKED.test(r.output)) return "";
+export function sandboxNote(launch: Launch, r: CommandResult): string | undefined {
+  if (r.exitCode === 0 || !BLOCKED.test(r.output)) return undefined;
   if (launch.confinement === "workspace") {
     const net = launch.network ? "" : " and has no network";
     return (
-      `\n[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ` +
+      `[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ` +
       "If the command needs more, call again with unconfined: true (the person is asked).]"
     );
   }
   if (launch.confinement === "read-only") {
-    return "\n[This ran read-only with no network, as it was judged to only read. If it must write, say so to the person.]";
+    return "[This ran read-only with no network, as it was judged to only read. If it must write, say so to the person.]";
   }
-  return "";
+  return undefined;
 }
 
 /**
@@ -252,8 +252,10 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         });
       const formatted = formatResult(result, timeoutMs, settings);
       const { errorCode } = formatted;
-      const planted = launch.afterRun?.();
-      const content = formatted.content + sandboxNote(launch, result) + (planted ? `\n${planted}` : "");
+      // What tackle says after the output (the sandbox's part in a failure, files moved aside) also
+      // goes to metadata, so a front end that streamed the output shows it too.
+      const notes = [sandboxNote(launch, result), launch.afterRun?.()].filter((n): n is string => n !== undefined);
+      const content = formatted.content + notes.map((n) => `\n${n}`).join("");
       const structured = {
         stdout: result.stdout,
         stderr: result.stderr,
@@ -269,6 +271,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         ...(result.truncated ? { truncated: true } : {}),
         ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
         ...confinementMetadata(launch),
+        ...(notes.length ? { notes } : {}),
       };
       if (errorCode === "CANCELLED") throw new ToolError("CANCELLED", content);
       return { content, structured, metadata, ...(errorCode ? { isError: true, errorCode } : {}) };

@@ -1,20 +1,45 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codeEntries } from "../../../src/tools/shell/new-file-guard.js";
+import { codeEntries, type CodeEntries } from "../../../src/tools/shell/new-file-guard.js";
 import { realBuildCacheDir } from "../../../src/workspace/own-folders.js";
 import { tempDir } from "../../support/tools.js";
+
+const named = (e: CodeEntries) => [...e.existing.keys(), ...e.missing];
 
 describe("the files that are code to a shell command", () => {
   it("hold the build's code cache when the workspace holds it, and not when it lies outside (it is not the command's to move aside)", () => {
     const built = realBuildCacheDir();
     const holding = path.dirname(built);
-    expect(codeEntries(holding, holding, [])).toContain(built);
+    expect(named(codeEntries(holding, holding, []))).toContain(built);
     const ws = tempDir();
     try {
+      writeFileSync(path.join(ws.dir, "package.json"), "{}");
       const entries = codeEntries(ws.dir, ws.dir, []);
-      expect(entries).not.toContain(built);
-      expect(entries).toContain(path.join(ws.dir, "package.json"));
-      expect(entries.every((p) => p.startsWith(`${ws.dir}${path.sep}`))).toBe(true);
+      expect(named(entries)).not.toContain(built);
+      expect([...entries.existing.keys()]).toEqual([path.join(ws.dir, "package.json")]);
+      expect(named(entries).every((p) => p.startsWith(`${ws.dir}${path.sep}`))).toBe(true);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("are found in any case at the top and down to the command's folder, and below a folder that holds them", () => {
+    const ws = tempDir();
+    try {
+      mkdirSync(path.join(ws.dir, "a", "b", ".vscode"), { recursive: true });
+      mkdirSync(path.join(ws.dir, "other"));
+      for (const f of ["MAKEFILE", "a/.bashrc", "a/b/.vscode/settings.json", "other/Makefile"]) writeFileSync(path.join(ws.dir, f), "x");
+      const entries = codeEntries(ws.dir, path.join(ws.dir, "a", "b"), [path.join(ws.dir, "tools/server.mjs")]);
+      expect([...entries.existing.keys()].map((p) => path.relative(ws.dir, p)).sort()).toEqual([
+        "MAKEFILE",
+        "a/.bashrc",
+        "a/b/.vscode/settings.json",
+      ]);
+      expect(entries.missing.map((p) => path.relative(ws.dir, p))).toEqual(
+        expect.arrayContaining(["a/b/.vscode/tasks.json", "a/b/.vscode/mcp.json", "tools/server.mjs"]),
+      );
+      expect([...entries.folders.keys()].map((p) => path.relative(ws.dir, p))).toEqual(["a/b", "a", ""]);
     } finally {
       ws.cleanup();
     }
