@@ -40,6 +40,8 @@ export const CODE_KINDS: readonly CodeKind[] = [
     globs: [
       "**/.husky",
       "**/.husky/**",
+      "**/.githooks",
+      "**/.githooks/**",
       "**/.pre-commit-config.yaml",
       "**/lefthook.yml",
       "**/lefthook.yaml",
@@ -50,7 +52,14 @@ export const CODE_KINDS: readonly CodeKind[] = [
       "**/lint-staged.config.*",
     ],
     why: "decides what runs when git commits or pushes",
-    examples: [".husky/pre-commit", ".pre-commit-config.yaml", "lefthook.yml", ".lintstagedrc.json", "lint-staged.config.mjs"],
+    examples: [
+      ".husky/pre-commit",
+      ".githooks/pre-push",
+      ".pre-commit-config.yaml",
+      "lefthook.yml",
+      ".lintstagedrc.json",
+      "lint-staged.config.mjs",
+    ],
     counterExamples: ["docs/husky.md", "pre-commit.md", ".pre-commit-hooks.yaml.md"],
   },
   {

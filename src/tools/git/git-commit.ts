@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import { TOOL } from "../names.js";
-import { gitPaths, runGit } from "./run-git.js";
+import { gitPaths, hooksRefusal, runGit } from "./run-git.js";
 
 /** Stages the named files and commits. */
 export const gitCommit = defineTool({
@@ -19,7 +19,9 @@ export const gitCommit = defineTool({
   execute: async ({ message, files, all }, ctx) => {
     const paths = await gitPaths(files, ctx);
     if (paths.length) await runGit(["add", "--", ...paths], ctx);
-    await runGit(["commit", ...(all ? ["-a"] : []), "-m", message], ctx, { hooks: true });
-    return runGit(["log", "-n1", "--stat", "--pretty=format:Committed %h: %s"], ctx);
+    const refusal = await hooksRefusal(ctx);
+    await runGit(["commit", ...(all ? ["-a"] : []), "-m", message], ctx, { hooks: refusal === undefined });
+    const committed = await runGit(["log", "-n1", "--stat", "--pretty=format:Committed %h: %s"], ctx);
+    return refusal ? `${committed}\n[${refusal}]` : committed;
   },
 });

@@ -3,7 +3,7 @@ import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
 import type { ToolContext } from "../../core/tool.js";
 import { TOOL } from "../names.js";
-import { assertNotOption, runGit } from "./run-git.js";
+import { assertNotOption, hooksRefusal, runGit } from "./run-git.js";
 
 const input = z.object({
   remote: z.string().default("origin").describe("Remote name"),
@@ -61,10 +61,12 @@ export const gitPush = defineTool({
     assertNotOption(remote, "Remote");
     assertNotOption(branch, "Branch");
     const target = await targetBranch(branch, ctx);
+    const refusal = await hooksRefusal(ctx);
     const out = await runGit(["push", "--porcelain", ...(force ? ["--force-with-lease"] : []), remote, target], ctx, {
       timeoutMs: 170_000,
-      hooks: true,
+      hooks: refusal === undefined,
     });
-    return out.trim() || `Pushed ${target} to ${remote}.`;
+    const pushed = out.trim() || `Pushed ${target} to ${remote}.`;
+    return refusal ? `${pushed}\n[${refusal}]` : pushed;
   },
 });

@@ -1,9 +1,13 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import { spawn } from "../../process/child-process.js";
 import { ToolError } from "../../core/errors.js";
 import type { ToolContext } from "../../core/tool.js";
 import { killProcessTree } from "../../process/process-tree.js";
 import { commandEnv } from "../../process/command-env.js";
 import { gitGuardArgs } from "../../process/git-guard.js";
+import { pathBelow } from "../../workspace/path-below.js";
+import { executionSensitiveReason, isProtectedPath } from "../../workspace/protected.js";
 
 const MAX_CAPTURE = 8 * 1024 * 1024;
 
@@ -63,6 +67,33 @@ export async function runGit(
       reject(new ToolError("EXECUTION_ERROR", `git ${args[0]} failed: ${message}`));
     });
   });
+}
+
+/**
+ * Why the repository's hooks may not run for a commit or push a person approved; undefined when
+ * they may. They run from where no tool writes unasked: `.git/hooks` (no tool writes it, and it is
+ * read-only to commands), a folder of a kind of code (`.husky`, `.githooks`: writing there needs a
+ * person), or outside the workspace. `core.hooksPath` naming any other folder of the workspace
+ * would run what a tool put there unasked, on the host.
+ */
+export async function hooksRefusal(ctx: ToolContext): Promise<string | undefined> {
+  // With the hooks on, as the commit would run: the guard's own setting would answer /dev/null. rev-parse runs none.
+  const named = (await runGit(["rev-parse", "--git-path", "hooks"], ctx, { hooks: true })).trim();
+  const absolute = path.resolve(ctx.workspace.root, named);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    return undefined; // no hooks folder: nothing would run
+  }
+  const rel = pathBelow(ctx.workspace.root, real);
+  if (rel === undefined) return undefined;
+  const hook = rel === "" ? "pre-commit" : `${rel.split(path.sep).join("/")}/pre-commit`;
+  if (isProtectedPath(hook) || executionSensitiveReason(hook)) return undefined;
+  return (
+    `git's hooks folder (core.hooksPath) is ${rel === "" ? "the top of the workspace" : rel}, which tools may write without ` +
+    "asking, so its hooks did not run. Tell the person: hooks kept in .git/hooks, .githooks or .husky run."
+  );
 }
 
 /** Workspace-relative paths for git, each resolved inside the workspace first. */

@@ -30,6 +30,9 @@ export interface CodeEntries {
   readonly folders: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
+/** What in a repository's `.git` makes git run programs (hooks, and config and attributes that name them). */
+const GIT_PARTS = ["hooks", "config", "info"];
+
 let byFirstName: Map<string, string[][]> | undefined;
 
 /** {@link CODE_NAMES} by their first component, lower-cased: `.vscode` → [["tasks.json"], ["settings.json"], …]. */
@@ -77,6 +80,11 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
     const names = namesIn(dir);
     folders.set(dir, names);
     for (const entry of names) for (const p of codePathsFrom(dir, entry)) note(p);
+    // A repository a command makes (`git init`, then a hook) would run its hooks at the next
+    // approved commit. A nested one's parts that run programs are read-only here; git must still
+    // write its objects and refs. The workspace's own are protected in every mode (host-view.ts).
+    if (!names.has(".git")) missing.push(path.join(dir, ".git"));
+    else if (dir !== root) for (const part of GIT_PARTS) note(path.join(dir, ".git", part));
   }
   const built = realBuildCacheDir();
   for (const p of new Set([...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])) if (!existing.has(p)) note(p);
@@ -157,8 +165,16 @@ function newCode(code: CodeEntries): string[] {
   return [...found];
 }
 
-/** Which file or folder is at `p` (device and inode, not following a link); undefined when nothing is. */
+/**
+ * Which file or folder is at `p` (device and inode, not following a link); undefined when nothing
+ * is, or when it cannot be asked (a file where a folder on the way should be: `.vscode` a file, for
+ * `.vscode/tasks.json`; a folder that cannot be searched).
+ */
 function identity(p: string): string | undefined {
-  const st = lstatSync(p, { throwIfNoEntry: false });
-  return st && `${st.dev}:${st.ino}`;
+  try {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    return st && `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../../src/registry/registry.js";
@@ -92,6 +92,39 @@ describe("git that tackle runs for itself runs no program the repository names",
     const outcome = await t.runner.run({ name: "git_commit", args: { message: "second", all: true } });
     expect(outcome.status, outcome.content).toBe("success");
     expect(hook.ran()).toBe(true);
+  });
+
+  it.each([
+    ["githooks", false],
+    [".", false],
+    [".githooks", true],
+    [".husky/_", true],
+  ])("git_commit and git_push with core.hooksPath %s: hooks run only from where no tool writes unasked", async (folder, runs) => {
+    const hook = planted("hooked");
+    const dir = path.join(t.repo, folder);
+    mkdirSync(dir, { recursive: true });
+    for (const name of ["pre-commit", "pre-push"])
+      writeFileSync(
+        path.join(dir, name),
+        `#!/bin/sh
+exec '${hook.script}' < /dev/null
+`,
+        { mode: 0o755 },
+      );
+    t.git("config", "core.hooksPath", folder);
+    writeFileSync(path.join(t.repo, "a.txt"), "two\n");
+    const outcome = await t.runner.run({ name: "git_commit", args: { message: "second", all: true } });
+    expect(outcome.status, outcome.content).toBe("success");
+    expect(hook.ran()).toBe(runs);
+    if (!runs) expect(outcome.content).toMatch(/hooks folder \(core\.hooksPath\) is .*did not run/);
+    else expect(outcome.content).not.toMatch(/did not run/);
+    const remote = path.join(t.base, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", remote]);
+    t.git("remote", "add", "origin", remote);
+    rmSync(hook.marker, { force: true });
+    const pushed = await t.runner.run({ name: "git_push", args: { remote: "origin", branch: "main" } });
+    expect(pushed.status, pushed.content).toBe("success");
+    expect(hook.ran()).toBe(runs);
   });
 
   it("git in the read-only sandbox (as the judgement runs it): a program no guard knows of cannot act", async (ctx) => {

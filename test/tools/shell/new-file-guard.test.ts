@@ -40,6 +40,25 @@ describe("the files that are code to a shell command", () => {
         expect.arrayContaining(["a/b/.vscode/tasks.json", "a/b/.vscode/mcp.json", "tools/server.mjs"]),
       );
       expect([...entries.folders.keys()].map((p) => path.relative(ws.dir, p))).toEqual(["a/b", "a", ""]);
+      // No repository there yet: one a command makes is watched for.
+      expect(entries.missing).toContain(path.join(ws.dir, ".git"));
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("a file where a folder of theirs should be is nothing to watch, not an error", () => {
+    const ws = tempDir();
+    try {
+      writeFileSync(path.join(ws.dir, ".vscode"), "a file");
+      writeFileSync(path.join(ws.dir, ".git"), "gitdir: /nowhere\n");
+      mkdirSync(path.join(ws.dir, "sub"));
+      writeFileSync(path.join(ws.dir, "sub", ".git"), "gitdir: /nowhere\n");
+      const entries = codeEntries(ws.dir, path.join(ws.dir, "sub"), []);
+      expect(entries.existing.size).toBe(0);
+      expect(entries.missing).toEqual(
+        expect.arrayContaining([path.join(ws.dir, ".vscode", "tasks.json"), path.join(ws.dir, "sub", ".git", "hooks")]),
+      );
     } finally {
       ws.cleanup();
     }

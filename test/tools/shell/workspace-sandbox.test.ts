@@ -445,6 +445,26 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("a repository it makes is moved aside, hooks and all; a nested one's hooks and config are read-only", async () => {
+    const hook = `open('.git/hooks/pre-commit','w').write('#!/bin/sh\\ntouch /tmp/hook-ran\\n')`;
+    const made = await codeRunner(false).run({ name: "shell", args: { cwd: "sub", command: `git init -q && python3 -c "${hook}"` } });
+    expect(made.content).toMatch(/files that are code.*sub\/\.git → sub\/\.git\.refused/s);
+    expect(existsSync(path.join(root, "sub", ".git"))).toBe(false);
+    rmSync(path.join(root, "sub", ".git.refused"), { recursive: true });
+    mkdirSync(path.join(root, "nested", ".git", "hooks"), { recursive: true });
+    writeFileSync(path.join(root, "nested", ".git", "config"), "[core]\n");
+    try {
+      for (const write of [hook, "open('.git/config','a').write('[core]\\n\\thooksPath = evil\\n')"]) {
+        const out = await codeRunner(false).run({ name: "shell", args: { cwd: "nested", command: `python3 -c "${write}"` } });
+        expect(out.content).toMatch(/Read-only file system/);
+      }
+      expect(existsSync(path.join(root, "nested", ".git", "hooks", "pre-commit"))).toBe(false);
+      expect(readFileSync(path.join(root, "nested", ".git", "config"), "utf8")).toBe("[core]\n");
+    } finally {
+      rmSync(path.join(root, "nested"), { recursive: true });
+    }
+  });
+
   it("what a person approved may change them", async () => {
     const out = await codeRunner(true, [], "safe").run({
       name: "shell",
