@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { Workspace } from "../workspace/workspace.js";
 import { entryExists } from "../workspace/stat.js";
-import { envArgs, hideEntry, procHardening, protectArgs } from "./mounts.js";
+import { commandEnv } from "../process/command-env.js";
+import { ENV_NAME, envArgs, hideEntry, procHardening, protectArgs } from "./mounts.js";
 
 /*
  * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
@@ -47,8 +48,10 @@ const HOME_SECRETS = [
 
 /** Where and how a shell command runs over the host's file system. */
 export interface HostViewOptions {
-  /** The workspace root (absolute, real path): writable. */
+  /** The workspace root (absolute, real path): writable unless `workspaceReadOnly`. */
   workspace: string;
+  /** Show the workspace read-only (a language server: it reads the code, and writes nothing there). */
+  workspaceReadOnly?: boolean;
   /** Working directory inside the workspace. */
   cwd: string;
   /** Further folders the command may write (absolute, existing). */
@@ -63,6 +66,20 @@ export interface HostViewOptions {
   env: Readonly<Record<string, string>>;
   /** Size of the private /tmp and /dev/shm, in bytes. */
   tmpBytes: number;
+}
+
+/** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
+const UNREACHABLE = /^(SSH_AUTH_SOCK|SSH_AGENT_PID|GPG_AGENT_INFO|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|DOCKER_HOST)$/;
+
+/** A program's environment in the host view: the usual one for commands, with /tmp as its temporary folder. */
+export function hostEnv(extra: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(commandEnv(extra))) {
+    if (value === undefined || !ENV_NAME.test(name) || UNREACHABLE.test(name) || value.includes("\0")) continue;
+    env[name] = value;
+  }
+  env["TMPDIR"] = "/tmp";
+  return env;
 }
 
 /** The home folder's secret entries that exist, as real paths. */
@@ -101,7 +118,7 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
     const real = realpathSync("/etc/resolv.conf");
     if (real.startsWith("/run/")) args.push("--ro-bind", real, real);
   }
-  args.push("--bind", ws, ws);
+  args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", ws, ws);
   for (const root of o.writable ?? []) {
     if (!path.isAbsolute(root)) throw new Error(`A writable root must be an absolute path: ${root}.`);
     args.push("--bind", root, root);

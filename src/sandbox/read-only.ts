@@ -3,6 +3,8 @@ import { MAX_SENSITIVE_ENTRIES, sensitiveEntries } from "../workspace/sensitive-
 import { tackleFolders } from "../workspace/own-folders.js";
 import { Workspace } from "../workspace/workspace.js";
 import { buildSandboxArgs, sandboxAvailable } from "./sandbox.js";
+import { DEFAULT_SANDBOX_LIMITS } from "./config.js";
+import { hostEnv, hostViewArgs } from "./host-view.js";
 
 /** Variables a read-only command may want from tackle's environment (language, time zone, terminal). */
 const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR)$/;
@@ -55,6 +57,35 @@ export async function readOnlyLaunch(argv: readonly string[], o: ReadOnlyOptions
       limits: { cpuSeconds: Math.ceil((o.timeoutMs ?? 30_000) / 1000) + 5 },
       readOnly: o.readOnly ?? [],
       env,
+    },
+    { userns: status.userns },
+  );
+  return { file: status.bwrap, args };
+}
+
+/**
+ * How to run a long-lived program over the host as it is, read-only (a language server: the user's
+ * tool chains and home configuration work): the workspace read-only, its secrets, the home folder's
+ * and tackle's own folders hidden, no network, a private /tmp. What it loads of the workspace's (the
+ * TypeScript a project pins, a plugin, a package a tool wrote into node_modules) can read the code
+ * and answer, but not change a file, reach out, or read a secret. Undefined where bubblewrap cannot run.
+ */
+export async function hostReadOnlyLaunch(
+  argv: readonly string[],
+  o: { root: string; bwrap?: string | undefined; env?: Readonly<Record<string, string>> | undefined },
+): Promise<{ file: string; args: string[] } | undefined> {
+  const status = await sandboxAvailable(o.bwrap === undefined ? {} : { bwrap: o.bwrap });
+  if (!status.available) return undefined;
+  const args = hostViewArgs(
+    argv,
+    {
+      workspace: o.root,
+      workspaceReadOnly: true,
+      cwd: o.root,
+      network: false,
+      hidden: [...(await workspaceSecrets(o.root)), ...tackleFolders()],
+      env: hostEnv(o.env ?? {}),
+      tmpBytes: DEFAULT_SANDBOX_LIMITS.tmpBytes,
     },
     { userns: status.userns },
   );

@@ -10,6 +10,8 @@ import { protocol } from "./protocol.js";
 import { ToolError } from "../../core/errors.js";
 import { killProcessGroupSync, killProcessTree } from "../../process/process-tree.js";
 import { languageIdFor, type LspServerConfig } from "./lsp-config.js";
+import { commandEnv } from "../../process/command-env.js";
+import type { Confine } from "../../process/git-guard.js";
 
 const STDERR_TAIL = 4_096;
 
@@ -36,9 +38,14 @@ export class LspClient {
     this.#removeTmp();
   };
 
-  constructor(config: LspServerConfig, root: string) {
+  readonly #confine: Confine | undefined;
+  /** Whether the running server is in the sandbox, for what its failures say. */
+  #confined = false;
+
+  constructor(config: LspServerConfig, root: string, confine?: Confine) {
     this.#config = config;
     this.#root = root;
+    this.#confine = confine;
   }
 
   /** The connection, starting the server on first use. */
@@ -55,12 +62,16 @@ export class LspClient {
     // typescript-language-server, for one, makes a folder in the temporary folder for each start
     // and never removes it: each server gets a folder of its own, removed with it.
     this.#removeTmp();
-    const tmp = (this.#tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-lsp-")));
-    const child = spawn(this.#config.command, this.#config.args, {
+    const confined = await this.#confine?.([this.#config.command, ...this.#config.args], this.#root);
+    this.#confined = confined !== undefined;
+    // In the sandbox its /tmp is its own, gone with it.
+    const tmp = confined ? undefined : (this.#tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-lsp-")));
+    const child = spawn(confined?.file ?? this.#config.command, confined?.args ?? this.#config.args, {
       cwd: this.#root,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, ...this.#config.env },
+      // The sandbox sets the server's environment itself; tackle's tokens never reach it either way.
+      env: confined ? {} : commandEnv({ TMPDIR: tmp!, TMP: tmp!, TEMP: tmp!, ...this.#config.env }),
     });
     this.#child = child;
     process.once("exit", this.#onExit);
@@ -96,7 +107,8 @@ export class LspClient {
     const rootUri = pathToFileURL(this.#root).href;
     await withTimeout(
       connection.sendRequest(protocol().InitializeRequest.type, {
-        processId: process.pid,
+        // A server in the sandbox's own pid namespace cannot see tackle's pid, and would take it for gone.
+        processId: this.#confined ? null : process.pid,
         rootUri,
         workspaceFolders: [{ uri: rootUri, name: "workspace" }],
         initializationOptions: this.#config.initializationOptions,
@@ -121,7 +133,11 @@ export class LspClient {
   }
 
   #stderrNote(): string {
-    return this.#stderr.trim() ? ` Its last output: ${this.#stderr.trim().slice(-500)}` : "";
+    const sandboxed = this.#confined
+      ? " It runs read-only in the sandbox, with no network; a server that must write or fetch can run outside it with" +
+        ' "sandbox": false in its lsp.servers entry.'
+      : "";
+    return (this.#stderr.trim() ? ` Its last output: ${this.#stderr.trim().slice(-500)}` : "") + sandboxed;
   }
 
   /** Opens or refreshes a document from disk, so the server sees the current text. Returns its URI. */

@@ -12,6 +12,12 @@ export const LspServerSchema = z.object({
   languageIds: z.record(z.string(), z.string()).optional(),
   initializationOptions: z.unknown().optional(),
   env: z.record(z.string(), z.string()).optional(),
+  /**
+   * Run it read-only in the sandbox (the default where bubblewrap works): the workspace's code it
+   * loads cannot write, reach the network or read secrets. `false` runs it as it is, for a server
+   * that must write (a build folder, a cache in the home folder) or fetch.
+   */
+  sandbox: z.boolean().optional(),
 });
 
 export const LspConfigSchema = z.object({ servers: z.record(z.string(), LspServerSchema).default({}) }).default({ servers: {} });

@@ -2,6 +2,7 @@ import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import { LspClient } from "./lsp-client.js";
 import type { LspServerConfig } from "./lsp-config.js";
+import type { Confine } from "../../process/git-guard.js";
 
 /** What to install for the files tackle finds a server for by itself. */
 const INSTALL: Readonly<Record<string, string>> = Object.fromEntries([
@@ -16,9 +17,12 @@ const INSTALL: Readonly<Record<string, string>> = Object.fromEntries([
 export class LspManager {
   readonly #servers: Record<string, LspServerConfig>;
   readonly #clients = new Map<string, LspClient>();
+  readonly #confine: Confine | undefined;
 
-  constructor(servers: Record<string, LspServerConfig>) {
+  /** `confine` wraps a server's command to run it in the sandbox (see sandbox/read-only.ts). */
+  constructor(servers: Record<string, LspServerConfig>, confine?: Confine) {
     this.#servers = servers;
+    this.#confine = confine;
   }
 
   clientFor(file: string, root: string): LspClient {
@@ -38,7 +42,7 @@ export class LspManager {
     }
     const key = `${entry[0]}\u0000${root}`;
     let client = this.#clients.get(key);
-    if (!client) this.#clients.set(key, (client = new LspClient(entry[1], root)));
+    if (!client) this.#clients.set(key, (client = new LspClient(entry[1], root, entry[1].sandbox === false ? undefined : this.#confine)));
     return client;
   }
 

@@ -2,10 +2,9 @@ import os from "node:os";
 import path from "node:path";
 import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import type { ToolContext } from "../../core/tool.js";
-import { commandEnv, NON_INTERACTIVE_ENV } from "../../process/command-env.js";
+import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
-import { hostViewArgs } from "../../sandbox/host-view.js";
-import { ENV_NAME } from "../../sandbox/mounts.js";
+import { hostEnv, hostViewArgs } from "../../sandbox/host-view.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
 import { readOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
@@ -169,20 +168,6 @@ function released(secrets: readonly string[], file: string | undefined, root: st
   if (file === undefined) return [...secrets];
   const absolute = path.resolve(root, file);
   return secrets.filter((p) => p !== absolute && !Workspace.isInside(p, absolute));
-}
-
-/** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
-const UNREACHABLE = /^(SSH_AUTH_SOCK|SSH_AGENT_PID|GPG_AGENT_INFO|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|DOCKER_HOST)$/;
-
-/** The command's environment in the workspace sandbox: the usual one, with /tmp as its temporary folder. */
-function hostEnv(extra: Readonly<Record<string, string>>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(commandEnv(extra))) {
-    if (value === undefined || !ENV_NAME.test(name) || UNREACHABLE.test(name) || value.includes("\0")) continue;
-    env[name] = value;
-  }
-  env["TMPDIR"] = "/tmp";
-  return env;
 }
 
 /**
