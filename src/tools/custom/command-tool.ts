@@ -5,6 +5,10 @@ import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { commandEnv } from "../../process/command-env.js";
 import { runCommand } from "../shell/run-command.js";
+import { shellQuote } from "../shell/analysis/words.js";
+import { launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
+import { sandboxNote } from "../shell/shell.js";
+import { forgetTackleFolders } from "../../workspace/own-folders.js";
 
 /** One tool declared in configuration: `tools: { name: { description, parameters, command, effect, timeout } }`. */
 export const CommandToolSchema = z
@@ -32,6 +36,13 @@ export const CommandToolSchema = z
     requires_approval: z.boolean().optional(),
     /** Spec 002's grouping ("custom"): shown with the tool, nothing else. */
     category: z.string().max(64).optional(),
+    /**
+     * Run it as the shell runs a command (default true): in the sandbox, where what it loads of the
+     * workspace's (a linter's config, a test's fixtures) cannot reach the network or a secret, nor
+     * change a file that is code, unless a person or a rule approved the call. `false` runs it on
+     * the host, for a program that must fetch or write elsewhere.
+     */
+    sandbox: z.boolean().default(true),
   })
   .strict();
 
@@ -113,8 +124,11 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-/** A tool that runs a configured program with the call's arguments as argv entries, in the workspace. */
-export function commandTool(name: string, config: CommandToolConfig): AnyTool {
+/**
+ * A tool that runs a configured program with the call's arguments as argv entries, in the workspace:
+ * in the shell's sandbox (`settings`) unless its `sandbox` is false.
+ */
+export function commandTool(name: string, config: CommandToolConfig, settings: LaunchSettings): AnyTool {
   const tool = new JsonSchemaTool({
     name,
     ...(config.category ? { title: `${name} (${config.category})` } : {}),
@@ -134,17 +148,23 @@ export function commandTool(name: string, config: CommandToolConfig): AnyTool {
       : {}),
     execute: async (args, ctx) => {
       const argv = commandArgv(config.command, await withResolvedPaths(config, args, ctx), [...config.options, ...config.paths]);
+      // Each entry quoted whole: the sandbox runs it through bash, which must see the same argv.
+      const command = argv.map(shellQuote).join(" ");
+      const root = ctx.workspace.root;
+      const launch: Launch = config.sandbox
+        ? await launchFor(command, undefined, root, ctx, settings, { timeoutMs: config.timeout })
+        : { confinement: "none" };
       const result = await runCommand({
-        command: argv.join(" "),
-        cwd: ctx.workspace.root,
-        env: commandEnv(),
+        command,
+        cwd: root,
+        env: launch.argv ? {} : commandEnv(),
         timeoutMs: config.timeout,
         signal: ctx.signal,
         onOutput: (chunk) => ctx.onOutput(chunk),
         outputName: `${name}-${ctx.toolCallId}`,
-        argv: () => ({ file: argv[0]!, args: argv.slice(1) }),
-        direct: true,
-      });
+        ...(launch.argv ? { argv: () => launch.argv! } : { argv: () => ({ file: argv[0]!, args: argv.slice(1) }), direct: true }),
+      }).finally(() => forgetTackleFolders());
+      const notes = [sandboxNote(launch, result), launch.afterRun?.()].filter((n): n is string => n !== undefined);
       if (result.ended === "aborted") throw new ToolError("CANCELLED", `${name} was cancelled; its processes were stopped.`);
       const output = result.output.trim() || "(no output)";
       if (result.ended === "timeout") {
@@ -162,10 +182,16 @@ export function commandTool(name: string, config: CommandToolConfig): AnyTool {
           },
         );
       }
+      const ended = result.exitCode === 0 ? "" : `\n[exit code ${result.exitCode ?? result.signal}]`;
       return {
-        content: result.exitCode === 0 ? output : `${output}\n[exit code ${result.exitCode ?? result.signal}]`,
+        content: output + ended + notes.map((n) => `\n${n}`).join(""),
         ...(result.exitCode === 0 ? {} : { isError: true }),
-        metadata: { exitCode: result.exitCode, durationMs: Math.round(result.durationMs) },
+        metadata: {
+          exitCode: result.exitCode,
+          durationMs: Math.round(result.durationMs),
+          sandbox: launch.confinement,
+          ...(notes.length ? { notes } : {}),
+        },
       };
     },
   });

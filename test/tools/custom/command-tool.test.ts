@@ -1,9 +1,11 @@
 import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRegistry, loadConfig, type ApprovalRequest } from "../../../src/index.js";
 import { commandArgv } from "../../../src/tools/custom/command-tool.js";
-import { useTempWorkspace } from "../../support/tools.js";
+import { tempDir, useTempWorkspace } from "../../support/tools.js";
+import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { runCli } from "../../cli/run-cli.js";
 
 const ws = useTempWorkspace();
@@ -150,5 +152,58 @@ describe("a configured tool's values cannot become options, and its path paramet
     expect(secret.content).not.toContain("hunter2");
     const named = await r.run({ name: "show", args: { files: ["-n"] } });
     expect(named.content).toBe("a file named like an option");
+  });
+});
+
+describe.runIf((await sandboxAvailable()).available)("tools declared in configuration run in the shell's sandbox", () => {
+  // The configured program is the person's; what it loads of the workspace's a tool may have written unasked.
+  const HELPER = `
+import { readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+const seen = [];
+try { writeFileSync(process.env.OUTSIDE, "x"); seen.push("write:ok"); } catch (e) { seen.push("write:" + e.code); }
+try { seen.push("secret:" + readFileSync(".env", "utf8").trim()); } catch (e) { seen.push("secret:" + e.code); }
+seen.push("net:" + await new Promise((resolve) => {
+  const s = connect(Number(process.env.PORT), "127.0.0.1");
+  s.on("connect", () => { s.destroy(); resolve("ok"); });
+  s.on("error", (e) => resolve(e.code));
+}));
+console.log(seen.join(" "));
+`;
+
+  it("what the program loads of the workspace's cannot write outside it, read a secret or reach the network; sandbox false runs it on the host", async () => {
+    const outside = tempDir();
+    const listener = createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as { port: number }).port;
+    try {
+      writeFileSync(path.join(ws.dir, "check.mjs"), 'import "./helper.mjs";\n');
+      writeFileSync(path.join(ws.dir, "helper.mjs"), HELPER);
+      writeFileSync(path.join(ws.dir, ".env"), "SECRET=hunter2\n");
+      const tool = { description: "Checks.", command: ["node", "check.mjs"], effect: "read" };
+      writeFileSync(
+        path.join(ws.dir, "tackle.config.json"),
+        JSON.stringify({ tools: { check: tool, check_host: { ...tool, sandbox: false } }, shell: { env: { PORT: String(port) } } }),
+      );
+      const marker = path.join(outside.dir, "written");
+      const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+      const r = ws.runner({ registry, approval: "all" });
+      process.env.OUTSIDE = marker;
+      process.env.PORT = String(port);
+      try {
+        const boxed = await r.run({ name: "check", args: {} });
+        expect(boxed.content).toMatch(/^write:(EROFS|ENOENT) secret:(ENOENT|EACCES|) net:(ECONNREFUSED|ENETUNREACH)/);
+        expect(existsSync(marker)).toBe(false);
+        const host = await r.run({ name: "check_host", args: {} });
+        expect(host.content).toMatch(/^write:ok secret:SECRET=hunter2 net:ok/);
+        expect(existsSync(marker)).toBe(true);
+      } finally {
+        delete process.env.OUTSIDE;
+        delete process.env.PORT;
+      }
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+      outside.cleanup();
+    }
   });
 });
