@@ -34,18 +34,24 @@ function literalOf(glob: string): string | undefined {
   return /[*?[\]{}()!+@]/.test(rest) ? undefined : rest;
 }
 
-/** The fixed paths of the kinds of code, longest first, so the most telling one names a path. */
-const LITERALS = [...new Set(CODE_KINDS.flatMap((k) => k.globs.map(literalOf).filter((l) => l !== undefined)))].sort(
-  (a, b) => b.length - a.length,
-);
+let literals: string[] | undefined;
+
+/** The fixed paths of the kinds of code, longest first, so the most telling one names a path. Worked out when first asked. */
+function fixedPaths(): string[] {
+  literals ??= [...new Set(CODE_KINDS.flatMap((k) => k.globs.map(literalOf).filter((l) => l !== undefined)))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return literals;
+}
 
 /**
  * The fixed paths of the kinds of code the shell's sandbox keeps by name (`Makefile`,
  * `node_modules/.bin`, `.vscode/tasks.json`): all but git's own files, which it protects itself.
  */
-export const CODE_NAMES: readonly string[] = [
-  ...new Set(CODE_KINDS.filter((k) => !k.gitInternals).flatMap((k) => k.globs.map(literalOf).filter((l) => l !== undefined))),
-];
+export function codeNames(): string[] {
+  const gitOwn = new Set(CODE_KINDS.filter((k) => k.gitInternals).flatMap((k) => k.globs.map(literalOf)));
+  return fixedPaths().filter((l) => !gitOwn.has(l));
+}
 
 /** Entries a folder's scan looks at before it stops and counts the folder as sensitive (fail closed). */
 const MAX_SCAN_ENTRIES = 20_000;
@@ -74,7 +80,7 @@ export function executionSensitiveName(relative: string): string {
   const inRepo = /(?:^|\/)([^/]*\.git)(?:\/|$)/i.exec(relative);
   if (inRepo) return inRepo[1]!;
   const lower = relative.toLowerCase();
-  const literal = LITERALS.find((l) => {
+  const literal = fixedPaths().find((l) => {
     const name = l.toLowerCase();
     return lower === name || lower.endsWith(`/${name}`) || lower.startsWith(`${name}/`) || lower.includes(`/${name}/`);
   });

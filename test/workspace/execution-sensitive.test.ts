@@ -7,7 +7,7 @@ import type { ApprovalRequest } from "../../src/runtime/approver.js";
 import { FILE_TOOLS } from "../../src/tools/fs/index.js";
 import { judgeCommand } from "../../src/tools/shell/command-policy.js";
 import { Workspace } from "../../src/workspace/workspace.js";
-import { CODE_NAMES, executionSensitiveName, executionSensitiveReason } from "../../src/workspace/protected.js";
+import { codeNames, executionSensitiveName, executionSensitiveReason } from "../../src/workspace/protected.js";
 import { CODE_KINDS } from "../../src/workspace/code-kinds.js";
 import { tempDir } from "../support/tools.js";
 
@@ -213,8 +213,8 @@ describe("the kinds of code, as data", () => {
   });
 
   it("the shell's sandbox watches each fixed name but git's own files, which it protects itself", () => {
-    expect(CODE_NAMES).toEqual(expect.arrayContaining(["Makefile", ".bashrc", "node_modules/.bin", ".vscode/tasks.json", ".config/git"]));
-    expect(CODE_NAMES).not.toContain(".git");
-    expect(CODE_NAMES.some((n) => /[*?]/.test(n))).toBe(false);
+    expect(codeNames()).toEqual(expect.arrayContaining(["Makefile", ".bashrc", "node_modules/.bin", ".vscode/tasks.json", ".config/git"]));
+    expect(codeNames()).not.toContain(".git");
+    expect(codeNames().some((n) => /[*?]/.test(n))).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
 import { foldersUp, pathBelow } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
-import { CODE_NAMES } from "../../workspace/protected.js";
+import { codeNames } from "../../workspace/protected.js";
 
 /*
  * The workspace sandbox binds read-only what must not change under a command (tackle's
@@ -35,11 +35,11 @@ const GIT_PARTS = ["hooks", "config", "info"];
 
 let byFirstName: Map<string, string[][]> | undefined;
 
-/** {@link CODE_NAMES} by their first component, lower-cased: `.vscode` → [["tasks.json"], ["settings.json"], …]. */
+/** {@link codeNames} by their first component, lower-cased: `.vscode` → [["tasks.json"], ["settings.json"], …]. */
 function codeNamesByFirst(): Map<string, string[][]> {
   if (byFirstName) return byFirstName;
   byFirstName = new Map();
-  for (const name of CODE_NAMES) {
+  for (const name of codeNames()) {
     const [first, ...rest] = name.split("/");
     const key = first!.toLowerCase();
     byFirstName.set(key, [...(byFirstName.get(key) ?? []), rest]);
