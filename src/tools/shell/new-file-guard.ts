@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, renameSync } from "node:fs";
+import { existsSync, lstatSync, opendirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
@@ -52,12 +52,29 @@ function codePathsFrom(dir: string, entry: string): string[] {
   return (codeNamesByFirst().get(entry.toLowerCase()) ?? []).map((rest) => path.join(dir, entry, ...rest));
 }
 
-function namesIn(dir: string): Set<string> {
+/** Entries of a folder read to find files that are code by any case; past them, each name is asked after instead. */
+const MAX_LISTED = 5_000;
+
+/** A folder's entries' names; undefined past {@link MAX_LISTED} (a data folder at the top of a workspace). */
+function namesIn(dir: string): Set<string> | undefined {
+  const names = new Set<string>();
+  let handle;
   try {
-    return new Set(readdirSync(dir));
+    handle = opendirSync(dir, { bufferSize: 256 });
   } catch {
-    return new Set();
+    return names;
   }
+  try {
+    for (let entry = handle.readSync(); entry; entry = handle.readSync()) {
+      if (names.size >= MAX_LISTED) return undefined;
+      names.add(entry.name);
+    }
+  } catch {
+    // a folder that went away while read: what was read stands
+  } finally {
+    handle.closeSync();
+  }
+  return names;
 }
 
 /**
@@ -78,12 +95,16 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
   };
   for (const dir of foldersUp(cwd, root)) {
     const names = namesIn(dir);
-    folders.set(dir, names);
-    for (const entry of names) for (const p of codePathsFrom(dir, entry)) note(p);
+    if (names) {
+      folders.set(dir, names);
+      for (const entry of names) for (const p of codePathsFrom(dir, entry)) note(p);
+    } else {
+      for (const name of codeNames()) note(path.join(dir, name));
+    }
     // A repository a command makes (`git init`, then a hook) would run its hooks at the next
     // approved commit. A nested one's parts that run programs are read-only here; git must still
     // write its objects and refs. The workspace's own are protected in every mode (host-view.ts).
-    if (!names.has(".git")) missing.push(path.join(dir, ".git"));
+    if (!(names ? names.has(".git") : entryExists(path.join(dir, ".git")))) missing.push(path.join(dir, ".git"));
     else if (dir !== root) for (const part of GIT_PARTS) note(path.join(dir, ".git", part));
   }
   const built = realBuildCacheDir();
@@ -157,10 +178,12 @@ function newCode(code: CodeEntries): string[] {
   }
   for (const p of code.missing) if (entryExists(p)) found.add(p);
   for (const [dir, before] of code.folders) {
-    for (const entry of namesIn(dir)) {
-      if (before.has(entry)) continue;
-      for (const p of codePathsFrom(dir, entry)) if (entryExists(p)) found.add(p);
-    }
+    const after = namesIn(dir);
+    // Grown past reading: each name is asked after, in the case it is written.
+    const fresh = after
+      ? [...after].filter((entry) => !before.has(entry)).flatMap((entry) => codePathsFrom(dir, entry))
+      : codeNames().map((n) => path.join(dir, n));
+    for (const p of fresh) if (!code.existing.has(p) && entryExists(p)) found.add(p);
   }
   return [...found];
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codeEntries, type CodeEntries } from "../../../src/tools/shell/new-file-guard.js";
+import { codeEntries, watchNewFiles, type CodeEntries } from "../../../src/tools/shell/new-file-guard.js";
 import { realBuildCacheDir } from "../../../src/workspace/own-folders.js";
 import { tempDir } from "../../support/tools.js";
 
@@ -59,6 +59,23 @@ describe("the files that are code to a shell command", () => {
       expect(entries.missing).toEqual(
         expect.arrayContaining([path.join(ws.dir, ".vscode", "tasks.json"), path.join(ws.dir, "sub", ".git", "hooks")]),
       );
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("in a folder too full to read, are asked after by name, and one a command makes is still moved aside", () => {
+    const ws = tempDir();
+    try {
+      for (let i = 0; i < 5_001; i++) writeFileSync(path.join(ws.dir, `f${i}`), "");
+      writeFileSync(path.join(ws.dir, "Makefile"), "x");
+      const entries = codeEntries(ws.dir, ws.dir, []);
+      expect(entries.folders.size).toBe(0);
+      expect([...entries.existing.keys()]).toEqual([path.join(ws.dir, "Makefile")]);
+      expect(entries.missing).toEqual(expect.arrayContaining([path.join(ws.dir, ".zlogin"), path.join(ws.dir, ".git")]));
+      const after = watchNewFiles(ws.dir, { config: [], code: entries });
+      writeFileSync(path.join(ws.dir, ".zlogin"), "x");
+      expect(after()).toMatch(/\.zlogin → \.zlogin\.refused/);
     } finally {
       ws.cleanup();
     }
