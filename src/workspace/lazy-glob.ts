@@ -8,3 +8,18 @@ export function lazyGlob(patterns: readonly string[], options: picomatch.Picomat
   let match: ((path: string) => boolean) | undefined;
   return (path) => (match ??= picomatch(patterns as string[], options))(path);
 }
+
+/**
+ * Text every path a glob of `patterns` matches must contain: for each its longest run of characters
+ * that are not glob syntax or "/", lower-cased. Undefined when one has none (`**`), which leaves
+ * nothing to look for first.
+ */
+export function literalsOf(patterns: readonly string[]): string[] | undefined {
+  const literals = patterns.map((p) =>
+    p
+      .split(/[*?/[\]{}()!+@,]+/)
+      .reduce((a, b) => (b.length > a.length ? b : a), "")
+      .toLowerCase(),
+  );
+  return literals.includes("") ? undefined : literals;
+}

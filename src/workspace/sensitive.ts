@@ -1,4 +1,4 @@
-import { lazyGlob } from "./lazy-glob.js";
+import { lazyGlob, literalsOf } from "./lazy-glob.js";
 
 /**
  * Files that hold secrets. Tools are denied them unless a rule allows the path explicitly
@@ -51,21 +51,11 @@ const ALLOWED_TEMPLATES = lazyGlob(["**/.env.example", "**/.env.sample", "**/.en
 const matcher = lazyGlob(SENSITIVE_PATTERNS, { dot: true, nocase: true });
 
 /**
- * Literal text every sensitive path must contain: for each pattern its longest run of
- * characters that are not glob syntax or "/" (any path a glob matches contains each such run),
- * plus the folder names above. Lower-cased, as the patterns match case-insensitively.
+ * Literal text every sensitive path must contain (see {@link literalsOf}), plus the folder names
+ * above; undefined when a pattern has none, which would send every path to the globs.
  */
-const LITERALS: readonly string[] = [
-  ...SENSITIVE_PATTERNS.map((p) =>
-    p
-      .split(/[*?/[\]{}()!+@,]+/)
-      .reduce((a, b) => (b.length > a.length ? b : a), "")
-      .toLowerCase(),
-  ),
-  ...SENSITIVE_FOLDERS,
-];
-/** A pattern without literal text would send every path to the globs. */
-const PREFILTER = !LITERALS.includes("");
+const PATTERN_LITERALS = literalsOf(SENSITIVE_PATTERNS);
+const LITERALS: readonly string[] | undefined = PATTERN_LITERALS && [...PATTERN_LITERALS, ...SENSITIVE_FOLDERS];
 
 /**
  * True for a workspace-relative path that names a secret-bearing file or lies inside such a folder.
@@ -73,7 +63,7 @@ const PREFILTER = !LITERALS.includes("");
  * substring searches instead of ~30 globs: this runs for every file tool call and every grep hit.
  */
 export function isSensitivePath(relative: string): boolean {
-  if (PREFILTER) {
+  if (LITERALS) {
     const lower = relative.toLowerCase();
     if (!LITERALS.some((literal) => lower.includes(literal))) return false;
   }

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, opendirSync, renameSync } from "node:fs";
+import { existsSync, lstatSync, opendirSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
@@ -55,11 +55,16 @@ function codePathsFrom(dir: string, entry: string): string[] {
 /** Entries of a folder read to find files that are code by any case; past them, each name is asked after instead. */
 const MAX_LISTED = 5_000;
 
+/** Bytes of a folder below which it is read whole: its entries are surely fewer than {@link MAX_LISTED}. */
+const SMALL_FOLDER_BYTES = 64 * 1024;
+
 /** A folder's entries' names; undefined past {@link MAX_LISTED} (a data folder at the top of a workspace). */
 function namesIn(dir: string): Set<string> | undefined {
   const names = new Set<string>();
   let handle;
   try {
+    // Most folders are small: one read of them all is cheaper than a handle read entry by entry.
+    if ((lstatSync(dir, { throwIfNoEntry: false })?.size ?? 0) <= SMALL_FOLDER_BYTES) return new Set(readdirSync(dir));
     handle = opendirSync(dir, { bufferSize: 256 });
   } catch {
     return names;
