@@ -115,19 +115,20 @@ export function parseConfig(given: unknown, source = "configuration"): TackleCon
 }
 
 /**
- * The configuration file that governs `dir`, found as git finds a repository: tackle.config.json
- * or config.json in `dir`, else the nearest folder above with tackle.config.json, or a config.json
- * that has tackle's keys (a config.json of another program above is not tackle's). The walk stops
- * after the repository's root (a folder holding `.git`) or the home folder, so a project's deny
- * rules hold in each of its subfolders and nothing above the project is taken for it.
+ * The configuration file that governs `dir`, found as git finds a repository: the nearest folder,
+ * from `dir` up, with tackle.config.json, or a config.json that has tackle's keys (another
+ * program's config.json, here or above, is not tackle's: taking it would drop the project's deny
+ * rules in that folder). The walk stops after the repository's root (a folder holding `.git`) or
+ * the home folder, so a project's deny rules hold in each of its subfolders and nothing above the
+ * project is taken for it.
  */
 export function findConfigFile(dir: string, home = os.homedir()): string | undefined {
   let current = path.resolve(dir);
-  for (let first = true; ; first = false) {
+  for (;;) {
     for (const name of CONFIG_FILES) {
       const candidate = path.join(current, name);
       if (!existsSync(candidate)) continue;
-      if (first || name === CONFIG_FILES[0] || hasTackleKeys(candidate)) return candidate;
+      if (name === CONFIG_FILES[0] || hasTackleKeys(candidate)) return candidate;
     }
     const parent = path.dirname(current);
     if (parent === current || current === home || existsSync(path.join(current, ".git"))) return undefined;
@@ -135,13 +136,42 @@ export function findConfigFile(dir: string, home = os.homedir()): string | undef
   }
 }
 
+/**
+ * A config.json where tackle started that was passed over (none of tackle's keys) but has a key
+ * one slip from one of them (`aproval`) was perhaps meant for tackle: said once, naming the file
+ * that governs instead.
+ */
+function warnPassedOver(here: string, governing: string | undefined, warn: (message: string) => void): void {
+  if (governing === here || !existsSync(here)) return;
+  let raw: unknown;
+  try {
+    raw = parseJsonc(readFileSync(here, "utf8"), [], { allowTrailingComma: true });
+  } catch {
+    return;
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return;
+  const known = [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS];
+  const slip = Object.keys(raw).flatMap((key) => {
+    const near = nearestNames(key, known, 1)[0];
+    return near && near.toLowerCase() !== key.toLowerCase() ? [`"${key}" (did you mean "${near}"?)`] : [];
+  })[0];
+  if (!slip || warnedKeys.has(`${here}\0passed-over`)) return;
+  warnedKeys.add(`${here}\0passed-over`);
+  warn(
+    `${here} has none of tackle's keys, so it is taken for another program's and ${governing ?? "no configuration"} governs here; ` +
+      `if it is meant for tackle, its key ${slip} is not one tackle reads.`,
+  );
+}
+
 /** Whether a JSON file's top level has a key tackle reads (permissions, approval, mcpServers...). */
 export function hasTackleKeys(file: string): boolean {
   try {
     const raw: unknown = parseJsonc(readFileSync(file, "utf8"), [], { allowTrailingComma: true });
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
-    const known = new Set([...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS].map((k) => k.toLowerCase()));
-    return Object.keys(raw).some((key) => known.has(key.toLowerCase()) && key !== "$schema");
+    // As the configuration is read: any case, and the specs' other names (`DocumentsDirectory`).
+    const canonical = canonicalKeys(raw) as Record<string, unknown>;
+    const known = new Set([...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS]);
+    return Object.keys(canonical).some((key) => known.has(key) && key !== "$schema");
   } catch {
     return false;
   }
@@ -156,6 +186,8 @@ export function loadConfig(
 ): LoadedConfig {
   const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
   const file = options.file ? path.resolve(options.file) : findConfigFile(dir);
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`tackle: ${message}\n`));
+  if (!options.file) warnPassedOver(path.join(dir, "config.json"), file, warn);
   let config: TackleConfig = {};
   if (file) {
     let text: string;
@@ -173,7 +205,7 @@ export function loadConfig(
       throw new Error(`Configuration ${file} is not valid JSON: ${printParseErrorCode(first.error)} on line ${line}.`);
     }
     config = parseConfig(raw, file);
-    warnUnknownKeys(canonicalKeys(raw), file, options.warn ?? ((message) => process.stderr.write(`tackle: ${message}\n`)));
+    warnUnknownKeys(canonicalKeys(raw), file, warn);
   }
   const workspace = path.resolve(
     options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),

@@ -43,6 +43,22 @@ describe("the configuration is found from any subfolder of the project, as git f
     expect(findConfigFile(at("mine", "sub"), "/nonexistent-home")).toBe(tackles);
   });
 
+  it("another program's config.json where tackle starts is not tackle's: the project's deny rules hold there", () => {
+    const config = file("ws/tackle.config.json", { permissions: { deny: ["shell(curl *)"] } });
+    file("ws/app/config.json", { name: "app", port: 8080, timeout: 30 });
+    const warnings: string[] = [];
+    const loaded = loadConfig({ dir: at("ws", "app"), env: {}, warn: (m) => warnings.push(m) });
+    expect(loaded.file).toBe(config);
+    expect(loaded.config.permissions?.deny).toEqual(["shell(curl *)"]);
+    // One of its keys is one slip from tackle's: the person is told which file governs.
+    expect(warnings.join("\n")).toMatch(
+      /app\/config\.json has none of tackle's keys.*tackle\.config\.json governs here.*"timeout" \(did you mean "timeoutMs"\?\)/,
+    );
+    // The specs' own spellings count as tackle's keys.
+    const spec = file("ws/docs/config.json", { DocumentsDirectory: "letters" });
+    expect(findConfigFile(at("ws", "docs"), "/nonexistent-home")).toBe(spec);
+  });
+
   it("stops at the repository's root and at the home folder", () => {
     file("tackle.config.json", { approval: "all" });
     mkdirSync(at("repo", ".git"), { recursive: true });
