@@ -88,8 +88,11 @@ export async function hooksRefusal(ctx: ToolContext): Promise<string | undefined
   }
   const rel = pathBelow(ctx.workspace.root, real);
   if (rel === undefined) return undefined;
-  const hook = rel === "" ? "pre-commit" : `${rel.split(path.sep).join("/")}/pre-commit`;
-  if (isProtectedPath(hook) || executionSensitiveReason(hook)) return undefined;
+  const folder = rel.split(path.sep).join("/");
+  const hook = folder === "" ? "pre-commit" : `${folder}/pre-commit`;
+  // Of a repository's own files, commands may write all but hooks, config and info (git writes its objects there).
+  const inRepository = /(^|\/)[^/]*\.git(\/|$)/i.test(folder);
+  if (inRepository ? /^\.git\/hooks(\/|$)/.test(folder) : isProtectedPath(hook) || executionSensitiveReason(hook)) return undefined;
   return (
     `git's hooks folder (core.hooksPath) is ${rel === "" ? "the top of the workspace" : rel}, which tools may write without ` +
     "asking, so its hooks did not run. Tell the person: hooks kept in .git/hooks, .githooks or .husky run."

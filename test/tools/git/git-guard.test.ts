@@ -97,6 +97,7 @@ describe("git that tackle runs for itself runs no program the repository names",
   it.each([
     ["githooks", false],
     [".", false],
+    [".git", false],
     [".githooks", true],
     [".husky/_", true],
   ])("git_commit and git_push with core.hooksPath %s: hooks run only from where no tool writes unasked", async (folder, runs) => {
