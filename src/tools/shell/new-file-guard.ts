@@ -20,6 +20,15 @@ export function configEntries(root: string, cwd: string): string[] {
   return [path.join(root, ".tackle"), ...foldersUp(cwd, root).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
 }
 
+/**
+ * Of {@link configEntries}, those below the top of the workspace that exist and are tackle's (a
+ * config.json with none of its keys is another program's): read-only to the command, as the top's
+ * are (sandbox/host-view.ts). tackle started in that folder would take one.
+ */
+export function configHeld(root: string, entries: readonly string[]): string[] {
+  return entries.filter((p) => path.dirname(p) !== root && entryExists(p) && (path.basename(p) !== "config.json" || hasTackleKeys(p)));
+}
+
 /** The files that are code a command could reach by name, as they were before it ran (see {@link codeEntries}). */
 export interface CodeEntries {
   /** Those that exist (absolute), each with what it is: bound read-only, and checked for a replacement after. */
@@ -144,7 +153,7 @@ export function watchNewFiles(
   root: string,
   entries: { config: readonly string[]; code?: CodeEntries | undefined; own?: readonly string[] },
 ): () => string | undefined {
-  const config = entries.config.filter((p) => !entryExists(p));
+  const config = entries.config.map((p) => ({ p, was: identity(p) }));
   const own = (entries.own ?? []).flatMap((p) => {
     const was = identity(p);
     return was === undefined ? [] : [{ p, was }];
@@ -159,7 +168,8 @@ export function watchNewFiles(
     });
   return () => {
     const notes: string[] = [];
-    const movedConfig = moveAside(config);
+    // Made where none was, or put in place of one after a folder above was renamed.
+    const movedConfig = moveAside(config.filter(({ p, was }) => identity(p) !== was).map(({ p }) => p));
     if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
     const movedCode = entries.code ? moveAside(newCode(entries.code)) : [];
     if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);

@@ -11,7 +11,7 @@ import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
-import { codeEntries, configEntries, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
+import { codeEntries, configEntries, configHeld, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
 import { configuredCodeFiles } from "../../config/code-files.js";
 import type { TackleConfig } from "../../config/config.js";
 
@@ -138,14 +138,15 @@ export async function launchFor(
   const code = approved ? undefined : codeEntries(root, cwd, s.codeFiles(root));
   const writable = writableRoots(s.shell.sandbox.writableRoots, root);
   const own = ownFoldersHeld([root, ...writable], approved);
-  const afterRun = watchNewFiles(root, { config: configEntries(root, cwd), code, own });
+  const config = configEntries(root, cwd);
+  const afterRun = watchNewFiles(root, { config, code, own });
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
       workspace: root,
       cwd,
       writable,
-      readOnly: [...(code?.existing.keys() ?? [])].filter((p) => Workspace.isInside(root, p) && p !== root),
+      readOnly: [...(code?.existing.keys() ?? []), ...configHeld(root, config)].filter((p) => Workspace.isInside(root, p) && p !== root),
       hidden: [
         ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),

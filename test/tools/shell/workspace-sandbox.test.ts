@@ -163,6 +163,32 @@ sandboxed("the workspace sandbox", () => {
     }
   });
 
+  it("keeps a subfolder's own configuration on the command's way read-only, and moves aside one put back after a rename", async () => {
+    mkdirSync(path.join(root, "sub", "deeper"), { recursive: true });
+    const own = '{"permissions":{"ask":["web_fetch"]}}';
+    writeFileSync(path.join(root, "sub", "tackle.config.json"), own);
+    try {
+      const kept = await run(`python3 -c "open('../tackle.config.json','w').write('{}')"`, {}, "sub/deeper");
+      expect(kept.content).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(root, "sub", "tackle.config.json"), "utf8")).toBe(own);
+      const swapped = await run(
+        `python3 -c "import os; os.rename('../../sub','../../sub2'); os.makedirs('../../sub/deeper'); open('../../sub/tackle.config.json','w').write('{}')"`,
+        {},
+        "sub/deeper",
+      );
+      expect(swapped.content).toMatch(/moved aside/);
+      expect(existsSync(path.join(root, "sub", "tackle.config.json"))).toBe(false);
+      expect(readFileSync(path.join(root, "sub2", "tackle.config.json"), "utf8")).toBe(own);
+    } finally {
+      if (existsSync(path.join(root, "sub2"))) {
+        rmSync(path.join(root, "sub"), { recursive: true, force: true });
+        renameSync(path.join(root, "sub2"), path.join(root, "sub"));
+      }
+      rmSync(path.join(root, "sub", "tackle.config.json"), { force: true });
+      rmSync(path.join(root, "sub", "deeper"), { recursive: true, force: true });
+    }
+  });
+
   it("hides the workspace's secrets in any case and depth, and tackle's own folders", async () => {
     const r = await run("cat .env sub/.ENV deploy.KEY 2>&1; grep -r SECRET . 2>&1; echo end");
     expect(r.content).not.toMatch(/hunter2|upper|PRIVATE/);
