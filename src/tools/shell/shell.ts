@@ -130,14 +130,15 @@ const BLOCKED = new RegExp(
 );
 
 /** A line telling the model what the sandbox did, when a failed command may have met it. */
-export function sandboxNote(launch: Launch, r: CommandResult): string | undefined {
+export function sandboxNote(
+  launch: Launch,
+  r: CommandResult,
+  remedy = "If the command needs more, call again with unconfined: true (the person is asked).",
+): string | undefined {
   if (r.exitCode === 0 || !BLOCKED.test(r.output)) return undefined;
   if (launch.confinement === "workspace") {
     const net = launch.network ? "" : " and has no network";
-    return (
-      `[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ` +
-      "If the command needs more, call again with unconfined: true (the person is asked).]"
-    );
+    return `[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ${remedy}]`;
   }
   if (launch.confinement === "read-only") {
     return "[This ran read-only with no network, as it was judged to only read. If it must write, say so to the person.]";

@@ -183,7 +183,14 @@ console.log(seen.join(" "));
       const tool = { description: "Checks.", command: ["node", "check.mjs"], effect: "read" };
       writeFileSync(
         path.join(ws.dir, "tackle.config.json"),
-        JSON.stringify({ tools: { check: tool, check_host: { ...tool, sandbox: false } }, shell: { env: { PORT: String(port) } } }),
+        JSON.stringify({
+          tools: {
+            check: tool,
+            check_host: { ...tool, sandbox: false },
+            write_usr: { description: "Writes outside.", command: ["touch", "/usr/tackle-never-written"], effect: "write" },
+          },
+          shell: { env: { PORT: String(port) } },
+        }),
       );
       const marker = path.join(outside.dir, "written");
       const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
@@ -194,6 +201,9 @@ console.log(seen.join(" "));
         const boxed = await r.run({ name: "check", args: {} });
         expect(boxed.content).toMatch(/^write:(EROFS|ENOENT) secret:(ENOENT|EACCES|) net:(ECONNREFUSED|ENETUNREACH)/);
         expect(existsSync(marker)).toBe(false);
+        const blocked = await r.run({ name: "write_usr", args: {} });
+        expect(blocked.content).toMatch(/Read-only file system[\s\S]*"sandbox": false in its entry under "tools"/);
+        expect(existsSync("/usr/tackle-never-written")).toBe(false);
         const host = await r.run({ name: "check_host", args: {} });
         expect(host.content).toMatch(/^write:ok secret:SECRET=hunter2 net:ok/);
         expect(existsSync(marker)).toBe(true);
