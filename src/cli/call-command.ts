@@ -175,7 +175,7 @@ Examples:
             const fromJson = JSON.parse(raw) as Record<string, unknown>;
             args = { ...fromJson, ...parseKeyValueArgs(pairs, tool?.inputSchema ?? {}, (p) => readFileSync(p, "utf8")) };
           } catch (e) {
-            process.stderr.write(`tackle: ${(e as Error).message}\n`);
+            process.stderr.write(`tackle: ${terminalSafe((e as Error).message)}\n`);
             process.exitCode = EXIT.usage;
             return;
           }

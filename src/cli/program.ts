@@ -9,6 +9,7 @@ import { completionCommand } from "./completion-command.js";
 import { rulesCommand } from "./rules-command.js";
 import { undoCommands } from "./undo-command.js";
 import { loginCommands } from "./login-command.js";
+import { terminalSafe } from "../core/visible.js";
 import { EXIT } from "./exit-codes.js";
 
 function version(): string {
@@ -81,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    process.stderr.write(`tackle: ${(err as Error).message}\n`);
+    process.stderr.write(`tackle: ${terminalSafe((err as Error).message)}\n`);
     return EXIT.usage;
   }
 }

@@ -6,6 +6,7 @@ import { palette } from "./colour.js";
 import { unknownToolIn } from "./rule-tool-check.js";
 import { whyNotAllowed } from "./narrowest-rule.js";
 import { parseRule } from "../runtime/rules.js";
+import { terminalSafe } from "../core/visible.js";
 import { addRule, configFileIn, readRules, removeRule, RULE_LISTS, type RuleList } from "./config-rules.js";
 
 const listOption = (fallback?: RuleList) => {
@@ -111,7 +112,7 @@ Examples:
           process.stderr.write(`${colour.warning("tackle: warning:")} ${problem}. The rule was added; tackle rules remove takes it out.\n`);
         }
       } catch (err) {
-        process.stderr.write(`tackle: ${(err as Error).message}\n`);
+        process.stderr.write(`tackle: ${terminalSafe((err as Error).message)}\n`);
         process.exitCode = EXIT.usage;
       }
     });

@@ -6,6 +6,7 @@ import { parse as parseDotenv } from "dotenv";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { APPROVAL_MODES } from "../core/approval-mode.js";
 import { formatIssues, describeIssues, asSentence } from "../core/schema.js";
+import { terminalSafe } from "../core/visible.js";
 import { nearestNames } from "../core/names.js";
 import { HooksSchema } from "./hooks-config.js";
 import { McpServerEntrySchema, type McpServerEntry } from "./mcp-server-entry.js";
@@ -186,7 +187,8 @@ export function loadConfig(
 ): LoadedConfig {
   const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
   const file = options.file ? path.resolve(options.file) : findConfigFile(dir);
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`tackle: ${message}\n`));
+  // Keys come from files a model may have written: their control characters are shown, never obeyed.
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`tackle: ${terminalSafe(message)}\n`));
   if (!options.file) warnPassedOver(path.join(dir, "config.json"), file, warn);
   let config: TackleConfig = {};
   if (file) {

@@ -59,6 +59,19 @@ describe("the configuration is found from any subfolder of the project, as git f
     expect(findConfigFile(at("ws", "docs"), "/nonexistent-home")).toBe(spec);
   });
 
+  it("what such a file holds reaches the terminal shown, never obeyed", async () => {
+    file("ws/tackle.config.json", { approval: "ask" });
+    file("ws/app/config.json", { "\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2Japproval": "all" });
+    const listed = await runCli(["tools"], { cwd: at("ws", "app") });
+    expect(listed.stderr).toContain("has none of tackle's keys");
+    expect(listed.stderr).not.toMatch(/\u001b|\u0007/);
+    expect(listed.stderr).toContain("\\x1b]52;c;");
+    file("ws/bad/tackle.config.json", { approval: "\u001b[2Jnever" });
+    const bad = await runCli(["tools"], { cwd: at("ws", "bad") });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).not.toMatch(/\u001b/);
+  });
+
   it("stops at the repository's root and at the home folder", () => {
     file("tackle.config.json", { approval: "all" });
     mkdirSync(at("repo", ".git"), { recursive: true });
