@@ -4,6 +4,7 @@ import type { Session } from "../session.js";
 import type { Toolset } from "../tools/toolsets.js";
 import { EXIT } from "./exit-codes.js";
 import { palette } from "./colour.js";
+import { terminalSafe } from "../core/visible.js";
 import { configOption, toolsetOption, workspaceOption, type SessionFlags } from "./options.js";
 
 /** `tackle tools [tool] [--json]`: every registered tool, or one described in full. */
@@ -45,7 +46,8 @@ Examples:
             return;
           }
           const { describeTool, describeToolJson } = await import("./tool-help.js");
-          process.stdout.write(flags.json ? `${JSON.stringify(describeToolJson(tool), null, 2)}\n` : describeTool(tool));
+          // An MCP server's names and descriptions are shown, never obeyed (JSON escapes them itself).
+          process.stdout.write(flags.json ? `${JSON.stringify(describeToolJson(tool), null, 2)}\n` : terminalSafe(describeTool(tool)));
           return;
         }
         const tools = session.registry.list();
@@ -67,7 +69,7 @@ Examples:
         for (const t of tools) {
           const sentence = /^.*?[.!?](?=\s|$)/s.exec(t.description.split("\n")[0]!)?.[0] ?? t.description.split("\n")[0]!;
           const summary = sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
-          process.stdout.write(`${colour.strong(t.name.padEnd(width))}  ${effect(t.effect)}  ${summary}\n`);
+          process.stdout.write(`${colour.strong(terminalSafe(t.name).padEnd(width))}  ${effect(t.effect)}  ${terminalSafe(summary)}\n`);
         }
         if (tools.length === 0) process.stdout.write("No tools are registered.\n");
         stillStarting(session);

@@ -71,3 +71,20 @@ describe("every front end shows control characters the same way", () => {
     for (const sample of SAMPLES) expect(pageVisible(sample), JSON.stringify(sample)).toBe(terminalSafe(sample));
   });
 });
+
+describe("an MCP server's tool descriptions are shown, never obeyed", { timeout: 120_000 }, () => {
+  it("tackle tools and tackle tools NAME write their control characters out", async () => {
+    const fixture = path.resolve(import.meta.dirname, "../fixtures/mcp/client-stdio-server.mjs");
+    writeFileSync(
+      path.join(ws.dir, "tackle.config.json"),
+      JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [fixture, "--hostile"] } }, mcpWaitMs: 60_000 }),
+    );
+    for (const args of [["tools"], ["tools", "fx__shout"]]) {
+      const r = await runCli(args, { cwd: ws.dir, env: noColour, timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("fx__shout");
+      expect(r.stdout).not.toMatch(/\u001b|\u0007/);
+      expect(r.stdout).toContain("\\x1b[2J\\x1b]52;c;");
+    }
+  });
+});
