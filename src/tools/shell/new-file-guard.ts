@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, opendirSync, readdirSync, renameSync } from "node:fs";
+import { existsSync, lstatSync, opendirSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
@@ -158,9 +158,15 @@ export function watchNewFiles(
     const was = identity(p);
     return was === undefined ? [] : [{ p, was }];
   });
-  const moveAside = (list: readonly string[]) =>
+  const realRoot = realOrUndefined(root) ?? root;
+  // `inWorkspace`: the entry must really be in the workspace. One seen through a link the command
+  // made to a folder outside (`.vscode` → the person's own settings) is not the command's (it could
+  // not write there), and tackle touches nothing outside. tackle's own folders are its own, wherever.
+  const moveAside = (list: readonly string[], inWorkspace = true) =>
     list.flatMap((p) => {
       if (!entryExists(p) || (path.basename(p) === "config.json" && !hasTackleKeys(p))) return [];
+      const parent = inWorkspace ? realOrUndefined(path.dirname(p)) : undefined;
+      if (inWorkspace && (parent === undefined || pathBelow(realRoot, parent) === undefined)) return [];
       let target = `${p}.refused`;
       for (let i = 2; existsSync(target); i++) target = `${p}.refused-${i}`;
       renameSync(p, target);
@@ -177,7 +183,10 @@ export function watchNewFiles(
       const now = identity(p);
       return now !== undefined && now !== was;
     });
-    const movedOwn = moveAside(replaced.map(({ p }) => p));
+    const movedOwn = moveAside(
+      replaced.map(({ p }) => p),
+      false,
+    );
     if (movedOwn.length) notes.push(`a folder in place of tackle's own, which no command may replace: ${movedOwn.join(", ")}`);
     if (!notes.length) return undefined;
     return `[The command created ${notes.join("; and ")}. They were moved aside; tell the person if they are meant to be used.]`;
@@ -201,6 +210,14 @@ function newCode(code: CodeEntries): string[] {
     for (const p of fresh) if (!code.existing.has(p) && entryExists(p)) found.add(p);
   }
   return [...found];
+}
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -450,6 +450,20 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("a link it makes to a folder outside leaves what is out there alone", async () => {
+    const theirs = path.join(outside, "editor");
+    mkdirSync(theirs);
+    writeFileSync(path.join(theirs, "settings.json"), "{}");
+    try {
+      await codeRunner(false).run({ name: "shell", args: { command: `python3 -c "import os; os.symlink('${theirs}', '.vscode')"` } });
+      expect(readFileSync(path.join(theirs, "settings.json"), "utf8")).toBe("{}");
+      expect(existsSync(path.join(theirs, "settings.json.refused"))).toBe(false);
+    } finally {
+      rmSync(path.join(root, ".vscode"), { force: true });
+      rmSync(theirs, { recursive: true, force: true });
+    }
+  });
+
   it("a file that is code put back in place after the folder above it was renamed is moved aside", async () => {
     writeFileSync(path.join(root, "node_modules", ".bin", "pylsp"), "good");
     try {
