@@ -149,7 +149,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
     execute: async (args, ctx) => {
       const argv = commandArgv(config.command, await withResolvedPaths(config, args, ctx), [...config.options, ...config.paths]);
       // Each entry quoted whole: the sandbox runs it through bash, which must see the same argv.
-      const command = argv.map(shellQuote).join(" ");
+      const command = argv.map((word) => shellQuote(word, true)).join(" ");
       const root = ctx.workspace.root;
       const launch: Launch = config.sandbox
         ? await launchFor(command, undefined, root, ctx, settings, { timeoutMs: config.timeout })

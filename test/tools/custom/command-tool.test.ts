@@ -36,10 +36,12 @@ async function open(approval: "safe" | "all" = "safe", asked: ApprovalRequest[] 
 describe("tools declared in configuration", () => {
   it("run their program with the arguments as argv entries, never as shell text", async () => {
     const r = await open();
-    const hostile = "$(touch pwned); rm -rf / `id` 'quoted' \"dq\"";
+    const hostile = "$(touch pwned); rm -rf / `id` 'quoted' \"dq\" ~root a=~ *";
     const out = await r.run({ name: "say", args: { text: hostile, loud: true } });
     expect(out.status, out.content).toBe("success");
     expect(out.content).toBe(`${hostile}|true`);
+    // A word bash would expand when unquoted: the program still gets it as written.
+    for (const word of ["~root", "a=~", "~", "*"]) expect((await r.run({ name: "say", args: { text: word } })).content).toBe(`${word}|`);
     expect(existsSync(path.join(ws.dir, "pwned"))).toBe(false);
   });
 

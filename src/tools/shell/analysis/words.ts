@@ -205,10 +205,14 @@ export function findNested(n: Node, nested: NestedSink): void {
   for (const child of n.namedChildren) if (child) findNested(child, nested);
 }
 
-/** Renders a word for the normalized command text, quoting only where the text would be ambiguous. */
-export function shellQuote(text: string): string {
+/**
+ * Renders a word for the normalized command text, quoting only where the text would be ambiguous;
+ * with `always`, quoted whatever it holds, for bash to run as exactly this word (unquoted, `~root`
+ * and `a=~` would be expanded).
+ */
+export function shellQuote(text: string, always = false): string {
   if (text === "") return "''";
-  if (/^[A-Za-z0-9_@%+=:,./~^-]+$/.test(text)) return text;
+  if (!always && /^[A-Za-z0-9_@%+=:,./~^-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
