@@ -31,7 +31,12 @@ export function configHeld(root: string, entries: readonly string[]): string[] {
 
 /** The files that are code a command could reach by name, as they were before it ran (see {@link codeEntries}). */
 export interface CodeEntries {
-  /** Those that exist (absolute), each with what it is: bound read-only, and checked for a replacement after. */
+  /** The workspace they are in. */
+  readonly root: string;
+  /**
+   * Those that exist (absolute): bound read-only, each with the folders above it (see {@link lineage}),
+   * so one put back after a folder above was renamed is found.
+   */
   readonly existing: ReadonlyMap<string, string>;
   /** Named ones that are missing (absolute): a command that makes one has it moved aside. */
   readonly missing: readonly string[];
@@ -103,9 +108,8 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
   const missing: string[] = [];
   const folders = new Map<string, ReadonlySet<string>>();
   const note = (p: string) => {
-    const id = identity(p);
-    if (id === undefined) missing.push(p);
-    else existing.set(p, id);
+    if (identity(p) === undefined) missing.push(p);
+    else existing.set(p, lineage(root, p));
   };
   for (const dir of foldersUp(cwd, root)) {
     const names = namesIn(dir);
@@ -123,7 +127,7 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
   }
   const built = realBuildCacheDir();
   for (const p of new Set([...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])) if (!existing.has(p)) note(p);
-  return { existing, missing, folders };
+  return { root, existing, missing, folders };
 }
 
 /**
@@ -153,7 +157,7 @@ export function watchNewFiles(
   root: string,
   entries: { config: readonly string[]; code?: CodeEntries | undefined; own?: readonly string[] },
 ): () => string | undefined {
-  const config = entries.config.map((p) => ({ p, was: identity(p) }));
+  const config = entries.config.map((p) => ({ p, was: identity(p), above: lineage(root, p) }));
   const own = (entries.own ?? []).flatMap((p) => {
     const was = identity(p);
     return was === undefined ? [] : [{ p, was }];
@@ -175,7 +179,9 @@ export function watchNewFiles(
   return () => {
     const notes: string[] = [];
     // Made where none was, or put in place of one after a folder above was renamed.
-    const movedConfig = moveAside(config.filter(({ p, was }) => identity(p) !== was).map(({ p }) => p));
+    const movedConfig = moveAside(
+      config.filter(({ p, was, above }) => (was === undefined ? identity(p) !== undefined : lineage(root, p) !== above)).map(({ p }) => p),
+    );
     if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
     const movedCode = entries.code ? moveAside(newCode(entries.code)) : [];
     if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);
@@ -196,10 +202,7 @@ export function watchNewFiles(
 /** The files that are code a command made: where none was, or in place of one that was (absolute). */
 function newCode(code: CodeEntries): string[] {
   const found = new Set<string>();
-  for (const [p, was] of code.existing) {
-    const now = identity(p);
-    if (now !== undefined && now !== was) found.add(p);
-  }
+  for (const [p, above] of code.existing) if (lineage(code.root, p) !== above && entryExists(p)) found.add(p);
   for (const p of code.missing) if (entryExists(p)) found.add(p);
   for (const [dir, before] of code.folders) {
     const after = namesIn(dir);
@@ -210,6 +213,21 @@ function newCode(code: CodeEntries): string[] {
     for (const p of fresh) if (!code.existing.has(p) && entryExists(p)) found.add(p);
   }
   return [...found];
+}
+
+/**
+ * What each folder between `root` and `p` is (see {@link identity}): a read-only bind moves with a
+ * folder renamed above it, so a changed one means what is at `p` now was put there. The entry itself
+ * is not compared: a person's editor saving it while a long job runs makes a new file, which is theirs.
+ */
+function lineage(root: string, p: string): string {
+  const below = pathBelow(root, path.dirname(p));
+  if (!below) return "";
+  let dir = root;
+  return below
+    .split("/")
+    .map((part) => identity((dir = path.join(dir, part))) ?? "-")
+    .join("/");
 }
 
 function realOrUndefined(p: string): string | undefined {

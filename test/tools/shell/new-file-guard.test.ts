@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { codeEntries, watchNewFiles, type CodeEntries } from "../../../src/tools/shell/new-file-guard.js";
@@ -77,6 +77,31 @@ describe("the files that are code to a shell command", () => {
       const after = watchNewFiles(ws.dir, { config: [], code: entries });
       writeFileSync(path.join(ws.dir, ".zlogin"), "x");
       expect(after()).toMatch(/\.zlogin → \.zlogin\.refused/);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("a person's editor saving one while a long job runs is theirs; one put back under a renamed folder is not", () => {
+    const ws = tempDir();
+    try {
+      mkdirSync(path.join(ws.dir, ".vscode"));
+      writeFileSync(path.join(ws.dir, ".vscode", "settings.json"), "{}");
+      writeFileSync(path.join(ws.dir, "Makefile"), "all:\n");
+      const config = [path.join(ws.dir, "tackle.config.json")];
+      writeFileSync(config[0]!, "{}");
+      const after = watchNewFiles(ws.dir, { config, code: codeEntries(ws.dir, ws.dir, []) });
+      // Saved as editors save: a new file renamed over the old one.
+      for (const f of [".vscode/settings.json", "Makefile", "tackle.config.json"]) {
+        writeFileSync(path.join(ws.dir, `${f}.tmp`), "{ }");
+        renameSync(path.join(ws.dir, `${f}.tmp`), path.join(ws.dir, f));
+      }
+      expect(after()).toBeUndefined();
+      const again = watchNewFiles(ws.dir, { config, code: codeEntries(ws.dir, ws.dir, []) });
+      renameSync(path.join(ws.dir, ".vscode"), path.join(ws.dir, "vscode-old"));
+      mkdirSync(path.join(ws.dir, ".vscode"));
+      writeFileSync(path.join(ws.dir, ".vscode", "settings.json"), "{}");
+      expect(again()).toMatch(/\.vscode\/settings\.json → \.vscode\/settings\.json\.refused/);
     } finally {
       ws.cleanup();
     }
