@@ -11,7 +11,11 @@ const PASSED_THROUGH = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLUMNS|LINES|NO_COLOR
 
 /** The workspace's files that may hold secrets, to hide; all of them or, past the limit, none (the judgement still holds). */
 export async function workspaceSecrets(root: string): Promise<string[]> {
-  const entries = await sensitiveEntries(root);
+  return secretsToHide(await sensitiveEntries(root));
+}
+
+/** Of the secrets a search found, those to hide: all of them or, past the limit, none. */
+export function secretsToHide(entries: string[]): string[] {
   return entries.length > MAX_SENSITIVE_ENTRIES ? [] : entries;
 }
 

@@ -12,7 +12,7 @@ export const MAX_SENSITIVE_ENTRIES = 1000;
  * `packages` for `node_modules`.
  */
 export async function sensitiveEntries(root: string, options: { packages?: boolean } = {}): Promise<string[]> {
-  const found = await scanTree(root);
+  const found = (await scanTree(root)).sensitive;
   if (options.packages) {
     for (const rel of await packageSecrets(root)) {
       const clean = rel.replace(/\/$/, "");
@@ -31,13 +31,17 @@ function isLink(absolute: string): boolean {
   }
 }
 
-/** What one folder held when it was last read: its secrets, and the folders below it to search. */
+/** What one folder held when it was last read: its secrets, tackle's configuration, and the folders below it to search. */
 interface FolderState {
   ctimeMs: number;
   ino: number;
   sensitive: string[];
+  config: string[];
   folders: string[];
 }
+
+/** Names tackle started in a folder takes for its configuration there (see config/config.ts). */
+const CONFIG_NAMES = new Set(["tackle.config.json", "config.json", ".tackle"]);
 
 /** Each workspace's folders as last read. */
 const trees = new Map<string, Map<string, FolderState>>();
@@ -57,10 +61,11 @@ const RACY_MS = 2_000;
  * The change time, not the modification time: a command can set a folder's modification time back
  * (utimes) after moving a secret into a new folder, but setting it moves the change time.
  */
-async function scanTree(root: string): Promise<string[]> {
+async function scanTree(root: string): Promise<{ sensitive: string[]; config: string[] }> {
   const known = trees.get(root) ?? new Map<string, FolderState>();
   const seen = new Map<string, FolderState>();
   const found: string[] = [];
+  const config: string[] = [];
   const pending = ["."];
   let sinceTurn = 0;
   while (pending.length > 0) {
@@ -83,14 +88,37 @@ async function scanTree(root: string): Promise<string[]> {
     }
     if (Date.now() - st.ctimeMs > RACY_MS) seen.set(rel, state);
     found.push(...state.sensitive);
+    config.push(...state.config);
     pending.push(...state.folders);
   }
   trees.set(root, seen);
-  return found;
+  return { sensitive: found, config };
+}
+
+/**
+ * One search of `root` for both: the files that may hold secrets (as {@link sensitiveEntries} finds
+ * them, dependency folders aside) and tackle's configuration files and `.tackle` folders below its
+ * top ({@link configAnywhere}), absolute.
+ */
+export async function workspaceScan(root: string): Promise<{ sensitive: string[]; config: string[] }> {
+  const { sensitive, config } = await scanTree(root);
+  return {
+    sensitive: sensitive.sort().map((rel) => path.join(root, rel)),
+    config: config.filter((rel) => rel.includes("/")).map((rel) => path.join(root, rel)),
+  };
+}
+
+/**
+ * tackle's configuration files and `.tackle` folders anywhere in `root` below its top (absolute),
+ * found by the same search as the secrets, so a folder unchanged since costs one stat: tackle
+ * started in that folder would take one, and start what it names.
+ */
+export async function configAnywhere(root: string): Promise<string[]> {
+  return (await workspaceScan(root)).config;
 }
 
 function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number): FolderState {
-  const state: FolderState = { ctimeMs, ino, sensitive: [], folders: [] };
+  const state: FolderState = { ctimeMs, ino, sensitive: [], config: [], folders: [] };
   let entries;
   try {
     entries = readdirSync(absolute, { withFileTypes: true });
@@ -99,6 +127,8 @@ function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number)
   }
   for (const entry of entries) {
     const child = rel === "." ? entry.name : `${rel}/${entry.name}`;
+    // A link counts as configuration: tackle follows it to the file it names.
+    if (CONFIG_NAMES.has(entry.name)) state.config.push(child);
     if (entry.isSymbolicLink()) continue;
     if (isSensitivePath(child)) state.sensitive.push(child);
     else if (entry.isDirectory() && entry.name !== "node_modules" && entry.name !== ".git") state.folders.push(child);

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sensitiveEntries } from "../../src/workspace/sensitive-entries.js";
+import { configAnywhere, sensitiveEntries } from "../../src/workspace/sensitive-entries.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -69,5 +69,23 @@ describe("the secrets a sandbox hides", () => {
     // A folder inside a package renamed with no install (no stamp moves): its secret is found at its new path.
     renameSync(path.join(ws.dir, "node_modules/pkg/config"), path.join(ws.dir, "node_modules/pkg/settings"));
     expect(await withPackages()).toEqual([".env", "node_modules/pkg/settings/.env"]);
+  });
+});
+
+describe("tackle's configuration anywhere in the workspace", () => {
+  it("is found below the top in any folder, links included, never in node_modules; a change after is seen", async () => {
+    write("tackle.config.json", "{}");
+    write("config.json", "{}");
+    write("apps/web/tackle.config.json", "{}");
+    write("apps/api/config.json", "{}");
+    write("tools/.tackle/tools/t.mjs");
+    write("node_modules/pkg/tackle.config.json", "{}");
+    write("elsewhere.json", "{}");
+    mkdirSync(path.join(ws.dir, "linked"));
+    symlinkSync("../elsewhere.json", path.join(ws.dir, "linked", "tackle.config.json"));
+    const anywhere = async () => (await configAnywhere(ws.dir)).map((p) => path.relative(ws.dir, p)).sort();
+    expect(await anywhere()).toEqual(["apps/api/config.json", "apps/web/tackle.config.json", "linked/tackle.config.json", "tools/.tackle"]);
+    write("apps/web/deeper/tackle.config.json", "{}");
+    expect(await anywhere()).toContain("apps/web/deeper/tackle.config.json");
   });
 });

@@ -165,7 +165,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
         ...(launch.argv ? { argv: () => launch.argv! } : { argv: () => ({ file: argv[0]!, args: argv.slice(1) }), direct: true }),
       }).finally(() => forgetTackleFolders());
       const remedy = `If ${name} needs more, the person can set "sandbox": false in its entry under "tools" in tackle.config.json.`;
-      const notes = [sandboxNote(launch, result, remedy), launch.afterRun?.()].filter((n): n is string => n !== undefined);
+      const notes = [sandboxNote(launch, result, remedy), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
       if (result.ended === "aborted") throw new ToolError("CANCELLED", `${name} was cancelled; its processes were stopped.`);
       const output = result.output.trim() || "(no output)";
       if (result.ended === "timeout") {

@@ -147,17 +147,25 @@ export function ownFoldersHeld(writable: readonly string[], approved: boolean): 
 }
 
 /**
- * Notes which of `config` (absolute paths) are missing before a command runs, and what each of
- * tackle's `own` folders is; the function it returns moves aside those the command created, any
- * file that is code in `code` it created or put in place of one (a folder above renamed, then made
- * again), and any own folder it replaced, and says so (undefined when none). A config.json without
- * tackle's keys is another program's, and stays.
+ * Notes, before a command runs, which of `config` (absolute paths) exist and what the folders above
+ * each are, and what each of tackle's `own` folders is. The function it returns moves aside the
+ * configuration and the files that are code (`code`) the command made where none was or put back
+ * under a renamed folder, and any own folder it replaced, and says so (undefined when none). Only
+ * what really is in the workspace is moved, and a config.json without tackle's keys is another
+ * program's, and stays.
  */
 export function watchNewFiles(
   root: string,
-  entries: { config: readonly string[]; code?: CodeEntries | undefined; own?: readonly string[] },
-): () => string | undefined {
+  entries: {
+    config: readonly string[];
+    code?: CodeEntries | undefined;
+    own?: readonly string[];
+    /** tackle's configuration anywhere in the workspace, searched again after the command (see configAnywhere). */
+    configAnywhere?: () => Promise<string[]>;
+  },
+): () => Promise<string | undefined> {
   const config = entries.config.map((p) => ({ p, was: identity(p), above: lineage(root, p) }));
+  const configIds = new Set(config.flatMap(({ was }) => (was === undefined ? [] : [was])));
   const own = (entries.own ?? []).flatMap((p) => {
     const was = identity(p);
     return was === undefined ? [] : [{ p, was }];
@@ -176,12 +184,21 @@ export function watchNewFiles(
       renameSync(p, target);
       return [`${path.relative(root, p)} → ${path.relative(root, target)}`];
     });
-  return () => {
+  return async () => {
     const notes: string[] = [];
-    // Made where none was, or put in place of one after a folder above was renamed.
-    const movedConfig = moveAside(
-      config.filter(({ p, was, above }) => (was === undefined ? identity(p) !== undefined : lineage(root, p) !== above)).map(({ p }) => p),
-    );
+    // Made where none was, or put in place of one after a folder above was renamed; or made in any
+    // other folder (one that was there, and was only moved, stays).
+    const named = new Set(entries.config);
+    const elsewhere = ((await entries.configAnywhere?.()) ?? []).filter((p) => {
+      const id = identity(p);
+      return !named.has(p) && id !== undefined && !configIds.has(id);
+    });
+    const movedConfig = moveAside([
+      ...config
+        .filter(({ p, was, above }) => (was === undefined ? identity(p) !== undefined : lineage(root, p) !== above))
+        .map(({ p }) => p),
+      ...elsewhere,
+    ]);
     if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
     const movedCode = entries.code ? moveAside(newCode(entries.code)) : [];
     if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);

@@ -6,7 +6,8 @@ import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { hostEnv, hostViewArgs } from "../../sandbox/host-view.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
-import { readOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
+import { readOnlyLaunch, secretsToHide, workspaceSecrets } from "../../sandbox/read-only.js";
+import { configAnywhere, workspaceScan } from "../../workspace/sensitive-entries.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
@@ -34,8 +35,8 @@ export interface Launch {
   network?: boolean;
   /** Why a sandbox the configuration asks for was not used (bubblewrap cannot run here). */
   unconfinedBecause?: string;
-  /** Run once the command has ended: what the model should know about what it left (see ./new-config-guard.ts). */
-  afterRun?: () => string | undefined;
+  /** Run once the command has ended: what the model should know about what it left (see ./new-file-guard.ts). */
+  afterRun?: () => Promise<string | undefined>;
 }
 
 /** Everything a launch needs from the tool's configuration, worked out once per tool set. */
@@ -138,8 +139,10 @@ export async function launchFor(
   const code = approved ? undefined : codeEntries(root, cwd, s.codeFiles(root));
   const writable = writableRoots(s.shell.sandbox.writableRoots, root);
   const own = ownFoldersHeld([root, ...writable], approved);
-  const config = configEntries(root, cwd);
-  const afterRun = watchNewFiles(root, { config, code, own });
+  // tackle's configuration in every folder, not only along the way: tackle started in any of them takes it.
+  const scan = await workspaceScan(root);
+  const config = [...new Set([...configEntries(root, cwd), ...scan.config])];
+  const afterRun = watchNewFiles(root, { config, code, own, configAnywhere: () => configAnywhere(root) });
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
@@ -148,7 +151,7 @@ export async function launchFor(
       writable,
       readOnly: [...(code?.existing.keys() ?? []), ...configHeld(root, config)].filter((p) => Workspace.isInside(root, p) && p !== root),
       hidden: [
-        ...released(await workspaceSecrets(root), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
+        ...released(secretsToHide(scan.sensitive), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),
       ],
       network,

@@ -115,10 +115,12 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
           }
           if (how.afterRun) {
             const check = how.afterRun;
-            void job.done.then(() => {
-              const note = check();
-              if (note) job.output.push(`\n${note}\n`);
-            });
+            void job.done
+              .then(() => check())
+              .then(
+                (note) => note && job.output.push(`\n${note}\n`),
+                (err: unknown) => job.output.push(`\n[tackle could not check what the job left: ${(err as Error).message}]\n`),
+              );
           }
           return {
             content:

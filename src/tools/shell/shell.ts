@@ -255,7 +255,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const { errorCode } = formatted;
       // What tackle says after the output (the sandbox's part in a failure, files moved aside) also
       // goes to metadata, so a front end that streamed the output shows it too.
-      const notes = [sandboxNote(launch, result), launch.afterRun?.()].filter((n): n is string => n !== undefined);
+      const notes = [sandboxNote(launch, result), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
       const content = formatted.content + notes.map((n) => `\n${n}`).join("");
       const structured = {
         stdout: result.stdout,

@@ -64,7 +64,7 @@ describe("the files that are code to a shell command", () => {
     }
   });
 
-  it("in a folder too full to read, are asked after by name, and one a command makes is still moved aside", () => {
+  it("in a folder too full to read, are asked after by name, and one a command makes is still moved aside", async () => {
     const ws = tempDir();
     try {
       // Long names: every file system then reports the folder as large, whatever it counts.
@@ -76,13 +76,13 @@ describe("the files that are code to a shell command", () => {
       expect(entries.missing).toEqual(expect.arrayContaining([path.join(ws.dir, ".zlogin"), path.join(ws.dir, ".git")]));
       const after = watchNewFiles(ws.dir, { config: [], code: entries });
       writeFileSync(path.join(ws.dir, ".zlogin"), "x");
-      expect(after()).toMatch(/\.zlogin → \.zlogin\.refused/);
+      expect(await after()).toMatch(/\.zlogin → \.zlogin\.refused/);
     } finally {
       ws.cleanup();
     }
   });
 
-  it("a person's editor saving one while a long job runs is theirs; one put back under a renamed folder is not", () => {
+  it("a person's editor saving one while a long job runs is theirs; one put back under a renamed folder is not", async () => {
     const ws = tempDir();
     try {
       mkdirSync(path.join(ws.dir, ".vscode"));
@@ -96,12 +96,12 @@ describe("the files that are code to a shell command", () => {
         writeFileSync(path.join(ws.dir, `${f}.tmp`), "{ }");
         renameSync(path.join(ws.dir, `${f}.tmp`), path.join(ws.dir, f));
       }
-      expect(after()).toBeUndefined();
+      expect(await after()).toBeUndefined();
       const again = watchNewFiles(ws.dir, { config, code: codeEntries(ws.dir, ws.dir, []) });
       renameSync(path.join(ws.dir, ".vscode"), path.join(ws.dir, "vscode-old"));
       mkdirSync(path.join(ws.dir, ".vscode"));
       writeFileSync(path.join(ws.dir, ".vscode", "settings.json"), "{}");
-      expect(again()).toMatch(/\.vscode\/settings\.json → \.vscode\/settings\.json\.refused/);
+      expect(await again()).toMatch(/\.vscode\/settings\.json → \.vscode\/settings\.json\.refused/);
     } finally {
       ws.cleanup();
     }

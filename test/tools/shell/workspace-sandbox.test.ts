@@ -189,6 +189,35 @@ sandboxed("the workspace sandbox", () => {
     }
   });
 
+  it("tackle configuration in any other folder: an existing one is read-only, a new one (or a link) moved aside, a moved one stays", async () => {
+    mkdirSync(path.join(root, "other"));
+    const own = '{"permissions":{"ask":["web_fetch"]}}';
+    writeFileSync(path.join(root, "other", "tackle.config.json"), own);
+    writeFileSync(path.join(root, "planted.json"), "{}");
+    try {
+      const kept = await run(`python3 -c "open('other/tackle.config.json','w').write('{}')"`);
+      expect(kept.content).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(root, "other", "tackle.config.json"), "utf8")).toBe(own);
+      const made = await run(
+        `python3 -c "import os; os.makedirs('deep/er/.tackle/tools'); open('deep/er/tackle.config.json','w').write('{}'); ` +
+          `os.makedirs('linked'); os.symlink('../planted.json', 'linked/tackle.config.json'); ` +
+          `open('deep/app.json','w').write('{}'); open('deep/config.json','w').write('{\\"port\\": 1}')"`,
+      );
+      expect(made.content).toMatch(/tackle's configuration, which only a person may write/);
+      for (const f of ["deep/er/tackle.config.json", "deep/er/.tackle", "linked/tackle.config.json"]) {
+        expect(existsSync(path.join(root, f)), f).toBe(false);
+        expect(existsSync(path.join(root, `${f}.refused`)), f).toBe(true);
+      }
+      // Another program's config.json is its own business.
+      expect(existsSync(path.join(root, "deep", "config.json"))).toBe(true);
+      const moved = await run(`python3 -c "import os; os.rename('other', 'renamed')"`);
+      expect(moved.content).not.toMatch(/moved aside/);
+      expect(readFileSync(path.join(root, "renamed", "tackle.config.json"), "utf8")).toBe(own);
+    } finally {
+      for (const f of ["other", "renamed", "deep", "linked", "planted.json"]) rmSync(path.join(root, f), { recursive: true, force: true });
+    }
+  });
+
   it("hides the workspace's secrets in any case and depth, and tackle's own folders", async () => {
     const r = await run("cat .env sub/.ENV deploy.KEY 2>&1; grep -r SECRET . 2>&1; echo end");
     expect(r.content).not.toMatch(/hunter2|upper|PRIVATE/);
