@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "./sensitive.js";
+import { executionSensitiveReason } from "./protected.js";
 
 /** Most entries hidden from one sandbox; a workspace with more is refused rather than half hidden. */
 export const MAX_SENSITIVE_ENTRIES = 1000;
@@ -37,6 +38,8 @@ interface FolderState {
   ino: number;
   sensitive: string[];
   config: string[];
+  /** Files and folders that are code (workspace/code-kinds.ts), `.git` folders among them. */
+  code: string[];
   folders: string[];
 }
 
@@ -61,11 +64,12 @@ const RACY_MS = 2_000;
  * The change time, not the modification time: a command can set a folder's modification time back
  * (utimes) after moving a secret into a new folder, but setting it moves the change time.
  */
-async function scanTree(root: string): Promise<{ sensitive: string[]; config: string[] }> {
+async function scanTree(root: string): Promise<{ sensitive: string[]; config: string[]; code: string[] }> {
   const known = trees.get(root) ?? new Map<string, FolderState>();
   const seen = new Map<string, FolderState>();
   const found: string[] = [];
   const config: string[] = [];
+  const code: string[] = [];
   const pending = ["."];
   let sinceTurn = 0;
   while (pending.length > 0) {
@@ -89,36 +93,28 @@ async function scanTree(root: string): Promise<{ sensitive: string[]; config: st
     if (Date.now() - st.ctimeMs > RACY_MS) seen.set(rel, state);
     found.push(...state.sensitive);
     config.push(...state.config);
+    code.push(...state.code);
     pending.push(...state.folders);
   }
   trees.set(root, seen);
-  return { sensitive: found, config };
+  return { sensitive: found, config, code };
 }
 
 /**
- * One search of `root` for both: the files that may hold secrets (as {@link sensitiveEntries} finds
- * them, dependency folders aside) and tackle's configuration files and `.tackle` folders below its
- * top ({@link configAnywhere}), absolute.
+ * One search of `root` for what a confined command must not reach or leave, absolute: the files
+ * that may hold secrets (as {@link sensitiveEntries} finds them, dependency folders aside); and below
+ * its top, tackle's configuration files and `.tackle` folders (tackle started in that folder takes
+ * one and starts what it names) and the files that are code (workspace/code-kinds.ts). A folder
+ * unchanged since the last search costs one stat.
  */
-export async function workspaceScan(root: string): Promise<{ sensitive: string[]; config: string[] }> {
-  const { sensitive, config } = await scanTree(root);
-  return {
-    sensitive: sensitive.sort().map((rel) => path.join(root, rel)),
-    config: config.filter((rel) => rel.includes("/")).map((rel) => path.join(root, rel)),
-  };
-}
-
-/**
- * tackle's configuration files and `.tackle` folders anywhere in `root` below its top (absolute),
- * found by the same search as the secrets, so a folder unchanged since costs one stat: tackle
- * started in that folder would take one, and start what it names.
- */
-export async function configAnywhere(root: string): Promise<string[]> {
-  return (await workspaceScan(root)).config;
+export async function workspaceScan(root: string): Promise<{ sensitive: string[]; config: string[]; code: string[] }> {
+  const { sensitive, config, code } = await scanTree(root);
+  const below = (list: string[]) => list.filter((rel) => rel.includes("/")).map((rel) => path.join(root, rel));
+  return { sensitive: sensitive.sort().map((rel) => path.join(root, rel)), config: below(config), code: below(code) };
 }
 
 function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number): FolderState {
-  const state: FolderState = { ctimeMs, ino, sensitive: [], config: [], folders: [] };
+  const state: FolderState = { ctimeMs, ino, sensitive: [], config: [], code: [], folders: [] };
   let entries;
   try {
     entries = readdirSync(absolute, { withFileTypes: true });
@@ -127,8 +123,9 @@ function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number)
   }
   for (const entry of entries) {
     const child = rel === "." ? entry.name : `${rel}/${entry.name}`;
-    // A link counts as configuration: tackle follows it to the file it names.
+    // A link counts as configuration, or as code: tackle, git and the rest follow it to what it names.
     if (CONFIG_NAMES.has(entry.name)) state.config.push(child);
+    if (executionSensitiveReason(child)) state.code.push(child);
     if (entry.isSymbolicLink()) continue;
     if (isSensitivePath(child)) state.sensitive.push(child);
     else if (entry.isDirectory() && entry.name !== "node_modules" && entry.name !== ".git") state.folders.push(child);

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { configAnywhere, sensitiveEntries } from "../../src/workspace/sensitive-entries.js";
+import { sensitiveEntries, workspaceScan } from "../../src/workspace/sensitive-entries.js";
 import { tempDir } from "../support/tools.js";
 
 let ws: ReturnType<typeof tempDir>;
@@ -83,9 +83,14 @@ describe("tackle's configuration anywhere in the workspace", () => {
     write("elsewhere.json", "{}");
     mkdirSync(path.join(ws.dir, "linked"));
     symlinkSync("../elsewhere.json", path.join(ws.dir, "linked", "tackle.config.json"));
-    const anywhere = async () => (await configAnywhere(ws.dir)).map((p) => path.relative(ws.dir, p)).sort();
+    const anywhere = async () => (await workspaceScan(ws.dir)).config.map((p) => path.relative(ws.dir, p)).sort();
     expect(await anywhere()).toEqual(["apps/api/config.json", "apps/web/tackle.config.json", "linked/tackle.config.json", "tools/.tackle"]);
     write("apps/web/deeper/tackle.config.json", "{}");
     expect(await anywhere()).toContain("apps/web/deeper/tackle.config.json");
+    write("apps/web/Makefile");
+    write("apps/web/.husky/pre-commit");
+    const code = (await workspaceScan(ws.dir)).code.map((p) => path.relative(ws.dir, p));
+    expect(code).toEqual(expect.arrayContaining(["apps/web/Makefile", "apps/web/.husky"]));
+    expect(code).not.toContain("config.json");
   });
 });

@@ -42,6 +42,8 @@ export interface CodeEntries {
   readonly missing: readonly string[];
   /** Each folder looked in, with its entries' names. */
   readonly folders: ReadonlyMap<string, ReadonlySet<string>>;
+  /** What each file that is code found anywhere before the command was (see {@link identity}): one only moved is not new. */
+  readonly seen: ReadonlySet<string>;
 }
 
 /** What in a repository's `.git` makes git run programs (hooks, and config and attributes that name them). */
@@ -103,7 +105,7 @@ function namesIn(dir: string): Set<string> | undefined {
  * tackle runs. Each folder is read once rather than each name asked after: most are missing.
  * Outside the workspace a command cannot write it, and it is not ours to move aside.
  */
-export function codeEntries(root: string, cwd: string, configured: readonly string[]): CodeEntries {
+export function codeEntries(root: string, cwd: string, configured: readonly string[], anywhere: readonly string[] = []): CodeEntries {
   const existing = new Map<string, string>();
   const missing: string[] = [];
   const folders = new Map<string, ReadonlySet<string>>();
@@ -127,7 +129,25 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
   }
   const built = realBuildCacheDir();
   for (const p of new Set([...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])) if (!existing.has(p)) note(p);
-  return { root, existing, missing, folders };
+  // In every other folder, as the workspace's search found them: read-only too. A repository's
+  // own files but those that run programs stay writable, as above.
+  const seen = new Set<string>();
+  for (const p of topmost(anywhere)) {
+    const id = identity(p);
+    if (id !== undefined) seen.add(id);
+    if (path.basename(p) === ".git") for (const part of GIT_PARTS) note(path.join(p, part));
+    else if (!existing.has(p)) note(p);
+  }
+  return { root, existing, missing, folders, seen };
+}
+
+/** Paths without those inside another of them (`.husky`, not `.husky/pre-commit` too). */
+function topmost(paths: readonly string[]): string[] {
+  const all = new Set(paths);
+  return paths.filter((p) => {
+    for (let dir = path.dirname(p); dir !== path.dirname(dir); dir = path.dirname(dir)) if (all.has(dir)) return false;
+    return true;
+  });
 }
 
 /**
@@ -160,8 +180,8 @@ export function watchNewFiles(
     config: readonly string[];
     code?: CodeEntries | undefined;
     own?: readonly string[];
-    /** tackle's configuration anywhere in the workspace, searched again after the command (see configAnywhere). */
-    configAnywhere?: () => Promise<string[]>;
+    /** tackle's configuration and the files that are code anywhere in the workspace, searched again after the command (workspaceScan). */
+    rescan?: () => Promise<{ config: string[]; code: string[] }>;
   },
 ): () => Promise<string | undefined> {
   const config = entries.config.map((p) => ({ p, was: identity(p), above: lineage(root, p) }));
@@ -189,7 +209,8 @@ export function watchNewFiles(
     // Made where none was, or put in place of one after a folder above was renamed; or made in any
     // other folder (one that was there, and was only moved, stays).
     const named = new Set(entries.config);
-    const elsewhere = ((await entries.configAnywhere?.()) ?? []).filter((p) => {
+    const again = await entries.rescan?.();
+    const elsewhere = (again?.config ?? []).filter((p) => {
       const id = identity(p);
       return !named.has(p) && id !== undefined && !configIds.has(id);
     });
@@ -200,7 +221,7 @@ export function watchNewFiles(
       ...elsewhere,
     ]);
     if (movedConfig.length) notes.push(`tackle's configuration, which only a person may write: ${movedConfig.join(", ")}`);
-    const movedCode = entries.code ? moveAside(newCode(entries.code)) : [];
+    const movedCode = entries.code ? moveAside(newCode(entries.code, again?.code ?? [])) : [];
     if (movedCode.length) notes.push(`files that are code, which need a person's approval: ${movedCode.join(", ")}`);
     const replaced = own.filter(({ p, was }) => {
       const now = identity(p);
@@ -216,9 +237,16 @@ export function watchNewFiles(
   };
 }
 
-/** The files that are code a command made: where none was, or in place of one that was (absolute). */
-function newCode(code: CodeEntries): string[] {
+/**
+ * The files that are code a command made: where none was, or in place of one that was (absolute);
+ * `anywhere`, those the workspace's search finds after it, in any folder.
+ */
+function newCode(code: CodeEntries, anywhere: readonly string[]): string[] {
   const found = new Set<string>();
+  for (const p of topmost(anywhere)) {
+    const id = identity(p);
+    if (id !== undefined && !code.seen.has(id) && !code.existing.has(p) && !code.missing.includes(p)) found.add(p);
+  }
   for (const [p, above] of code.existing) if (lineage(code.root, p) !== above && entryExists(p)) found.add(p);
   for (const p of code.missing) if (entryExists(p)) found.add(p);
   for (const [dir, before] of code.folders) {
@@ -229,7 +257,8 @@ function newCode(code: CodeEntries): string[] {
       : codeNames().map((n) => path.join(dir, n));
     for (const p of fresh) if (!code.existing.has(p) && entryExists(p)) found.add(p);
   }
-  return [...found];
+  // A folder that is code goes aside whole, what it holds with it.
+  return topmost([...found]);
 }
 
 /**

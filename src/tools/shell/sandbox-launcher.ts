@@ -7,7 +7,7 @@ import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../
 import { hostEnv, hostViewArgs } from "../../sandbox/host-view.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
 import { readOnlyLaunch, secretsToHide, workspaceSecrets } from "../../sandbox/read-only.js";
-import { configAnywhere, workspaceScan } from "../../workspace/sensitive-entries.js";
+import { workspaceScan } from "../../workspace/sensitive-entries.js";
 import { tackleFolders } from "../../workspace/own-folders.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
@@ -136,13 +136,13 @@ export async function launchFor(
   // only the mode approved may neither (unless the configuration gives every command the network).
   const approved = ctx.approvedBy === "user" || ctx.approvedBy === "config";
   const network = s.shell.sandbox.network || approved;
-  const code = approved ? undefined : codeEntries(root, cwd, s.codeFiles(root));
+  const scan = await workspaceScan(root);
+  const code = approved ? undefined : codeEntries(root, cwd, s.codeFiles(root), scan.code);
   const writable = writableRoots(s.shell.sandbox.writableRoots, root);
   const own = ownFoldersHeld([root, ...writable], approved);
   // tackle's configuration in every folder, not only along the way: tackle started in any of them takes it.
-  const scan = await workspaceScan(root);
   const config = [...new Set([...configEntries(root, cwd), ...scan.config])];
-  const afterRun = watchNewFiles(root, { config, code, own, configAnywhere: () => configAnywhere(root) });
+  const afterRun = watchNewFiles(root, { config, code, own, rescan: () => workspaceScan(root) });
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {

@@ -534,6 +534,41 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("in every other folder too: an existing one is read-only, a new one moved aside, one only moved stays", async () => {
+    mkdirSync(path.join(root, "vendor", "x"), { recursive: true });
+    writeFileSync(path.join(root, "vendor", "x", "Makefile"), "all:\n");
+    try {
+      const kept = await codeRunner(false).run({
+        name: "shell",
+        args: { command: `python3 -c "open('vendor/x/Makefile','a').write('evil')"` },
+      });
+      expect(kept.content).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(root, "vendor", "x", "Makefile"), "utf8")).toBe("all:\n");
+      const made = await codeRunner(false).run({
+        name: "shell",
+        args: {
+          command:
+            `python3 -c "import os, subprocess; os.makedirs('deep/.vscode'); open('deep/.vscode/tasks.json','w').write('{}'); ` +
+            `os.makedirs('pkg'); open('pkg/package.json','w').write('{}'); os.makedirs('libs/x'); ` +
+            `subprocess.run(['git', 'init', '-q', 'libs/x'])"`,
+        },
+      });
+      expect(made.content).toMatch(/files that are code/);
+      for (const f of ["deep/.vscode/tasks.json", "pkg/package.json", "libs/x/.git"]) {
+        expect(existsSync(path.join(root, f)), f).toBe(false);
+        expect(existsSync(path.join(root, `${f}.refused`)), f).toBe(true);
+      }
+      const moved = await codeRunner(false).run({
+        name: "shell",
+        args: { command: `python3 -c "import os; os.rename('vendor', 'third_party')"` },
+      });
+      expect(moved.content).not.toMatch(/moved aside/);
+      expect(readFileSync(path.join(root, "third_party", "x", "Makefile"), "utf8")).toBe("all:\n");
+    } finally {
+      for (const f of ["vendor", "third_party", "deep", "pkg", "libs"]) rmSync(path.join(root, f), { recursive: true, force: true });
+    }
+  });
+
   it("what a person approved may change them", async () => {
     const out = await codeRunner(true, [], "safe").run({
       name: "shell",
