@@ -149,7 +149,10 @@ export async function launchFor(
       workspace: root,
       cwd,
       writable,
-      readOnly: [...(code?.existing.keys() ?? []), ...configHeld(root, config)].filter((p) => Workspace.isInside(root, p) && p !== root),
+      // A link that leads nowhere has nothing to bind (bubblewrap would refuse the whole command).
+      readOnly: [...(code?.existing.keys() ?? []), ...configHeld(root, config)].filter(
+        (p) => Workspace.isInside(root, p) && p !== root && existsSync(p),
+      ),
       hidden: [
         ...released(secretsToHide(scan.sensitive), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),

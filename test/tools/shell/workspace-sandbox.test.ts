@@ -569,6 +569,21 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("a link named like a file that is code, leading nowhere, does not stop commands", async () => {
+    mkdirSync(path.join(root, "lib"));
+    symlinkSync(path.join(root, "nowhere"), path.join(root, "lib", "Makefile"));
+    symlinkSync(path.join(root, "nowhere"), path.join(root, "justfile"));
+    try {
+      // A write: the workspace sandbox, where files that are code are bound read-only.
+      const out = await codeRunner(false).run({ name: "shell", args: { command: "echo still-runs > ran.txt && cat ran.txt" } });
+      expect(out.content).toContain("still-runs");
+    } finally {
+      rmSync(path.join(root, "lib"), { recursive: true });
+      rmSync(path.join(root, "justfile"));
+      rmSync(path.join(root, "ran.txt"), { force: true });
+    }
+  });
+
   it("what a person approved may change them", async () => {
     const out = await codeRunner(true, [], "safe").run({
       name: "shell",
