@@ -2,7 +2,7 @@ import type { ToolGroup } from "../group.js";
 import { resolveServers } from "./lsp-config.js";
 import { LspManager } from "./lsp-manager.js";
 import { sandboxSettingsFrom } from "../../sandbox/config.js";
-import { hostReadOnlyLaunch } from "../../sandbox/read-only.js";
+import { hostReadOnlyLaunch, workspaceSecrets } from "../../sandbox/read-only.js";
 import { definitionTool } from "./definition.js";
 import { diagnosticsTool } from "./diagnostics.js";
 import { hoverTool } from "./hover.js";
@@ -18,7 +18,11 @@ import { symbolsTool } from "./symbols.js";
 export const lspTools: ToolGroup = (ctx) => {
   const servers = resolveServers((ctx.config as { lsp?: unknown }).lsp, ctx.workspace);
   const bwrap = sandboxSettingsFrom(ctx.config).bwrap;
-  const manager = new LspManager(servers, (argv, root) => hostReadOnlyLaunch(argv, { root, bwrap }));
+  const manager = new LspManager(
+    servers,
+    (argv, root) => hostReadOnlyLaunch(argv, { root, bwrap }),
+    async (root) => (await workspaceSecrets(root)).join("\0"),
+  );
   ctx.onClose?.(() => manager.close());
   return [diagnosticsTool, symbolsTool, hoverTool, definitionTool, referencesTool].map((tool) => tool(manager));
 };

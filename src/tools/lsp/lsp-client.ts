@@ -41,16 +41,31 @@ export class LspClient {
   readonly #confine: Confine | undefined;
   /** Whether the running server is in the sandbox, for what its failures say. */
   #confined = false;
+  readonly #hidden: ((root: string) => Promise<string>) | undefined;
+  /** What the sandbox hid when the running server started (see {@link LspClient.constructor}'s `hidden`). */
+  #hiddenAtStart: string | undefined;
 
-  constructor(config: LspServerConfig, root: string, confine?: Confine) {
+  /**
+   * `confine` wraps the server's command to run it in the sandbox; `hidden` says what the sandbox
+   * hides in `root` (its secrets), so a server started before a secret appeared, which could read
+   * it, is started afresh.
+   */
+  constructor(config: LspServerConfig, root: string, confine?: Confine, hidden?: (root: string) => Promise<string>) {
     this.#config = config;
     this.#root = root;
     this.#confine = confine;
+    this.#hidden = hidden;
   }
 
-  /** The connection, starting the server on first use. */
-  connection(): Promise<ProtocolConnection> {
-    if (this.#connection) return Promise.resolve(this.#connection);
+  /** The connection, starting the server on first use, and again when what the sandbox hides has changed. */
+  async connection(): Promise<ProtocolConnection> {
+    if (this.#connection && this.#confined && this.#hidden && (await this.#hidden(this.#root)) !== this.#hiddenAtStart) {
+      await this.close();
+      this.#starting = undefined;
+      this.#documents.clear();
+      this.#diagnostics.clear();
+    }
+    if (this.#connection) return this.#connection;
     this.#starting ??= this.#start().catch((err: unknown) => {
       this.#starting = undefined;
       throw err;
@@ -62,6 +77,8 @@ export class LspClient {
     // typescript-language-server, for one, makes a folder in the temporary folder for each start
     // and never removes it: each server gets a folder of its own, removed with it.
     this.#removeTmp();
+    // Noted before the sandbox is made: a secret made between the two is caught at the next call.
+    this.#hiddenAtStart = await this.#hidden?.(this.#root);
     const confined = await this.#confine?.([this.#config.command, ...this.#config.args], this.#root);
     this.#confined = confined !== undefined;
     // In the sandbox its /tmp is its own, gone with it.
@@ -99,6 +116,8 @@ export class LspClient {
       for (const w of this.#waiters) w();
     });
     child.once("exit", () => {
+      // A server stopped to start afresh must not clear what its successor set.
+      if (this.#child !== child) return;
       this.#connection = undefined;
       this.#starting = undefined;
       this.#documents.clear();

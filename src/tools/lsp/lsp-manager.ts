@@ -18,11 +18,16 @@ export class LspManager {
   readonly #servers: Record<string, LspServerConfig>;
   readonly #clients = new Map<string, LspClient>();
   readonly #confine: Confine | undefined;
+  readonly #hidden: ((root: string) => Promise<string>) | undefined;
 
-  /** `confine` wraps a server's command to run it in the sandbox (see sandbox/read-only.ts). */
-  constructor(servers: Record<string, LspServerConfig>, confine?: Confine) {
+  /**
+   * `confine` wraps a server's command to run it in the sandbox (see sandbox/read-only.ts); `hidden`
+   * says what the sandbox hides in a root, so a server is started afresh when that changes.
+   */
+  constructor(servers: Record<string, LspServerConfig>, confine?: Confine, hidden?: (root: string) => Promise<string>) {
     this.#servers = servers;
     this.#confine = confine;
+    this.#hidden = hidden;
   }
 
   clientFor(file: string, root: string): LspClient {
@@ -42,7 +47,11 @@ export class LspManager {
     }
     const key = `${entry[0]}\u0000${root}`;
     let client = this.#clients.get(key);
-    if (!client) this.#clients.set(key, (client = new LspClient(entry[1], root, entry[1].sandbox === false ? undefined : this.#confine)));
+    if (!client)
+      this.#clients.set(
+        key,
+        (client = new LspClient(entry[1], root, entry[1].sandbox === false ? undefined : this.#confine, this.#hidden)),
+      );
     return client;
   }
 

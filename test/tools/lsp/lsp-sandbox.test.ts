@@ -7,7 +7,7 @@ import { ToolRegistry } from "../../../src/registry/registry.js";
 import { ToolRunner } from "../../../src/runtime/runner.js";
 import { LspManager } from "../../../src/tools/lsp/lsp-manager.js";
 import { diagnosticsTool } from "../../../src/tools/lsp/diagnostics.js";
-import { hostReadOnlyLaunch } from "../../../src/sandbox/read-only.js";
+import { hostReadOnlyLaunch, workspaceSecrets } from "../../../src/sandbox/read-only.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { tempDir } from "../../support/tools.js";
 
@@ -45,12 +45,13 @@ process.stdin.on("data", async (d) => {
     if (msg.method === "initialize") send({ id: msg.id, result: { capabilities: { textDocumentSync: 1 } } });
     else if (msg.method === "shutdown") send({ id: msg.id, result: null });
     else if (msg.method === "exit") process.exit(0);
-    else if (msg.method === "textDocument/didOpen") {
+    else if (msg.method === "textDocument/didOpen" || msg.method === "textDocument/didChange") {
       seen.net = await net;
+      if (process.env.LATE) try { seen.late = readFileSync("late.env", "utf8").trim(); } catch (e) { seen.late = e.code; }
       const message = Object.entries(seen).map(([k, v]) => k + ":" + v).join(" ");
       const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };
       const diagnostics = [{ range, severity: 1, message }];
-      send({ method: "textDocument/publishDiagnostics", params: { uri: msg.params.textDocument.uri, version: 1, diagnostics } });
+      send({ method: "textDocument/publishDiagnostics", params: { uri: msg.params.textDocument.uri, version: msg.params.textDocument.version, diagnostics } });
     }
   }
 });
@@ -144,6 +145,30 @@ describe.runIf(available)("language servers run read-only in the sandbox", () =>
       }
     } finally {
       project.cleanup();
+    }
+  });
+
+  it("a server started before a secret appeared is started afresh, with it hidden", async () => {
+    const env = { FAKE_PORT: String(port), LATE: "1" };
+    const manager = new LspManager(
+      { fake: { command: process.execPath, args: [path.join(ws.dir, "server.mjs")], extensions: [".fake"], env } },
+      (argv, root) => hostReadOnlyLaunch(argv, { root, env }),
+      async (root) => (await workspaceSecrets(root)).join("\0"),
+    );
+    const registry = new ToolRegistry();
+    registry.register(diagnosticsTool(manager));
+    const runner = new ToolRunner({ registry, workspace: ws.dir, cache: false });
+    try {
+      expect((await runner.run({ name: "diagnostics", args: { path: "a.fake" } })).content).toMatch(/late:ENOENT/);
+      writeFileSync(path.join(ws.dir, "late.env"), "SECRET=late\n");
+      // Changed, so the server reads again, whether it is the same one or a new one.
+      writeFileSync(path.join(ws.dir, "a.fake"), "y\n");
+      const after = await runner.run({ name: "diagnostics", args: { path: "a.fake" } });
+      expect(after.status, after.content).toBe("success");
+      expect(after.content).not.toContain("SECRET=late");
+    } finally {
+      await runner.close();
+      await manager.close();
     }
   });
 });
