@@ -7,7 +7,7 @@ import { commandEnv } from "../../process/command-env.js";
 import { runCommand } from "../shell/run-command.js";
 import { shellQuote } from "../shell/analysis/words.js";
 import { launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
-import { sandboxNote } from "../shell/shell.js";
+import { settleLaunch } from "../shell/shell.js";
 import { forgetTackleFolders } from "../../workspace/own-folders.js";
 
 /** One tool declared in configuration: `tools: { name: { description, parameters, command, effect, timeout } }`. */
@@ -154,7 +154,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
       const launch: Launch = config.sandbox
         ? await launchFor(command, undefined, root, ctx, settings, { timeoutMs: config.timeout })
         : { confinement: "none" };
-      const result = await runCommand({
+      const raw = await runCommand({
         command,
         cwd: root,
         env: launch.argv ? {} : commandEnv(),
@@ -165,13 +165,14 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
         ...(launch.argv ? { argv: () => launch.argv! } : { argv: () => ({ file: argv[0]!, args: argv.slice(1) }), direct: true }),
       }).finally(() => forgetTackleFolders());
       const remedy = `If ${name} needs more, the person can set "sandbox": false in its entry under "tools" in tackle.config.json.`;
-      const notes = [sandboxNote(launch, result, remedy), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
-      if (result.ended === "aborted") throw new ToolError("CANCELLED", `${name} was cancelled; its processes were stopped.`);
+      const { result, notes } = await settleLaunch(launch, raw, remedy);
+      const told = notes.map((n) => `\n${n}`).join("");
+      if (result.ended === "aborted") throw new ToolError("CANCELLED", `${name} was cancelled; its processes were stopped.${told}`);
       const output = result.output.trim() || "(no output)";
       if (result.ended === "timeout") {
         throw new ToolError(
           "TIMEOUT",
-          `${name} did not finish within ${config.timeout / 1000} s and was stopped. Output so far:\n${output}`,
+          `${name} did not finish within ${config.timeout / 1000} s and was stopped. Output so far:\n${output}${told}`,
         );
       }
       if (result.exitCode === 127 && /command not found/.test(result.stderr)) {
@@ -185,7 +186,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
       }
       const ended = result.exitCode === 0 ? "" : `\n[exit code ${result.exitCode ?? result.signal}]`;
       return {
-        content: output + ended + notes.map((n) => `\n${n}`).join(""),
+        content: output + ended + told,
         ...(result.exitCode === 0 ? {} : { isError: true }),
         metadata: {
           exitCode: result.exitCode,

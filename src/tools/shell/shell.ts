@@ -130,7 +130,7 @@ const BLOCKED = new RegExp(
 );
 
 /** A line telling the model what the sandbox did, when a failed command may have met it. */
-export function sandboxNote(
+function sandboxNote(
   launch: Launch,
   r: CommandResult,
   remedy = "If the command needs more, call again with unconfined: true (the person is asked).",
@@ -154,6 +154,22 @@ function signalFromSandbox(r: CommandResult): CommandResult {
   if (r.signal || r.exitCode === null || r.exitCode <= 128 || r.ended !== "exit") return r;
   const name = Object.entries(os.constants.signals).find(([, n]) => n === r.exitCode! - 128)?.[0];
   return name ? { ...r, signal: name as NodeJS.Signals, exitCode: null } : r;
+}
+
+/**
+ * What a command `launchFor` chose how to run left, once it ended: its result as the host would
+ * give it (a signal, not bubblewrap's 128 + N), and what tackle adds after its output (the
+ * sandbox's part in a failure, files moved aside), which also goes to metadata so a front end that
+ * streamed the output shows it too. `remedy` says how the model gets more than the sandbox gives.
+ */
+export async function settleLaunch(
+  launch: Launch,
+  raw: CommandResult,
+  remedy?: string,
+): Promise<{ result: CommandResult; notes: string[] }> {
+  const result = launch.argv ? signalFromSandbox(raw) : raw;
+  const notes = [sandboxNote(launch, result, remedy), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
+  return { result, notes };
 }
 
 function confinementMetadata(launch: Launch): Record<string, unknown> {
@@ -225,7 +241,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const direct = launch.argv ? undefined : directArgv(args.command);
       const spillDir = readableSpillDir(ctx);
       const progress = reportRunning(ctx);
-      const result = await runCommand({
+      const raw = await runCommand({
         command: args.command,
         cwd,
         // bubblewrap clears the environment and sets the command's own (--clearenv, --setenv): its own process needs none.
@@ -244,18 +260,14 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
         ...(spillDir ? { spillDir } : {}),
         ...(launch.argv ? { argv: () => launch.argv! } : {}),
         ...(direct ? { argv: () => ({ file: direct[0]!, args: direct.slice(1) }), direct: true } : {}),
-      })
-        .then((r) => (launch.argv ? signalFromSandbox(r) : r))
-        .finally(() => {
-          progress.stop();
-          // It may have re-pointed a link above one of tackle's folders.
-          forgetTackleFolders();
-        });
+      }).finally(() => {
+        progress.stop();
+        // It may have re-pointed a link above one of tackle's folders.
+        forgetTackleFolders();
+      });
+      const { result, notes } = await settleLaunch(launch, raw);
       const formatted = formatResult(result, timeoutMs, settings);
       const { errorCode } = formatted;
-      // What tackle says after the output (the sandbox's part in a failure, files moved aside) also
-      // goes to metadata, so a front end that streamed the output shows it too.
-      const notes = [sandboxNote(launch, result), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
       const content = formatted.content + notes.map((n) => `\n${n}`).join("");
       const structured = {
         stdout: result.stdout,
