@@ -73,6 +73,11 @@ export const CONFIG_FILES = ["tackle.config.json", "config.json"] as const;
 
 /** Sections read by the tool groups themselves (web, shell, ...), beside the keys ConfigSchema names. */
 const GROUP_SECTIONS = ["web", "shell", "search", "sandbox", "lsp", "tools", "toolModules", "$schema"];
+let topLevel: readonly string[] | undefined;
+/** Every top-level key tackle reads; asked only once a file is read, as the schema is built then. */
+function topLevelKeys(): readonly string[] {
+  return (topLevel ??= [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS]);
+}
 const warnedKeys = new Set<string>();
 
 /**
@@ -81,11 +86,10 @@ const warnedKeys = new Set<string>();
  */
 function warnUnknownKeys(raw: unknown, source: string, warn: (message: string) => void): void {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return;
-  const known = [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS];
   for (const key of Object.keys(raw)) {
-    if (known.includes(key) || warnedKeys.has(`${source}\0${key}`)) continue;
+    if (topLevelKeys().includes(key) || warnedKeys.has(`${source}\0${key}`)) continue;
     warnedKeys.add(`${source}\0${key}`);
-    const near = nearestNames(key, known, 1)[0];
+    const near = nearestNames(key, topLevelKeys(), 1)[0];
     warn(`${source}: unknown key "${key}" is ignored${near ? `; did you mean "${near}"?` : "."}`);
   }
   // A misspelt rule list (`alow`) would drop every rule in it without a word.
@@ -104,7 +108,7 @@ const SYNONYMS = { documentsDirectory: "workingDirectory" };
 
 /** The configuration's keys under their own names, whatever their letter case or synonym. */
 function canonicalKeys(raw: unknown): unknown {
-  return foldKeySpellings(raw, [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS], SYNONYMS);
+  return foldKeySpellings(raw, topLevelKeys(), SYNONYMS);
 }
 
 /** Parses a configuration object, with errors that name the field. */
@@ -151,9 +155,8 @@ function warnPassedOver(here: string, governing: string | undefined, warn: (mess
     return;
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return;
-  const known = [...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS];
   const slip = Object.keys(raw).flatMap((key) => {
-    const near = nearestNames(key, known, 1)[0];
+    const near = nearestNames(key, topLevelKeys(), 1)[0];
     return near && near.toLowerCase() !== key.toLowerCase() ? [`"${key}" (did you mean "${near}"?)`] : [];
   })[0];
   if (!slip || warnedKeys.has(`${here}\0passed-over`)) return;
@@ -171,8 +174,7 @@ export function hasTackleKeys(file: string): boolean {
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) return false;
     // As the configuration is read: any case, and the specs' other names (`DocumentsDirectory`).
     const canonical = canonicalKeys(raw) as Record<string, unknown>;
-    const known = new Set([...Object.keys(ConfigSchema.unwrap().shape), ...GROUP_SECTIONS]);
-    return Object.keys(canonical).some((key) => known.has(key) && key !== "$schema");
+    return Object.keys(canonical).some((key) => topLevelKeys().includes(key) && key !== "$schema");
   } catch {
     return false;
   }

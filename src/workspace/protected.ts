@@ -1,6 +1,6 @@
 import { opendir, lstat } from "node:fs/promises";
 import path from "node:path";
-import { lazyGlob, literalsOf } from "./lazy-glob.js";
+import { lazyGlob } from "./lazy-glob.js";
 import { CODE_KINDS } from "./code-kinds.js";
 
 /**
@@ -25,7 +25,6 @@ const isExecutionSensitive = lazyGlob(
   CODE_KINDS.flatMap((k) => k.globs),
   { dot: true, nocase: true },
 );
-let kindLiterals: string[] | null | undefined;
 const kindMatchers = CODE_KINDS.map((kind) => ({ kind, matches: lazyGlob(kind.globs, { dot: true, nocase: true }) }));
 
 // A glob's fixed path when it has one: `.husky` for the folder's globs, `.vscode/tasks.json`; none
@@ -67,12 +66,6 @@ export function isProtectedPath(relative: string): boolean {
  * the folders that hold such files: `sub` when `sub/.git/HEAD` is meant.
  */
 export function executionSensitiveReason(relative: string): string | undefined {
-  // Nearly every path holds none of the kinds' literal text: a few substring searches answer it.
-  kindLiterals ??= literalsOf(CODE_KINDS.flatMap((k) => k.globs)) ?? null;
-  if (kindLiterals) {
-    const lower = relative.toLowerCase();
-    if (!kindLiterals.some((literal) => lower.includes(literal))) return undefined;
-  }
   if (!isExecutionSensitive(relative)) return undefined;
   const kind = kindMatchers.find((k) => k.matches(relative))!.kind;
   return `${relative} ${kind.why}`;

@@ -54,7 +54,7 @@ const matcher = lazyGlob(SENSITIVE_PATTERNS, { dot: true, nocase: true });
  * Literal text every sensitive path must contain (see {@link literalsOf}), plus the folder names
  * above; undefined when a pattern has none, which would send every path to the globs.
  */
-const PATTERN_LITERALS = literalsOf(SENSITIVE_PATTERNS);
+const PATTERN_LITERALS = literalsOf(SENSITIVE_PATTERNS, true);
 const LITERALS: readonly string[] | undefined = PATTERN_LITERALS && [...PATTERN_LITERALS, ...SENSITIVE_FOLDERS];
 
 /**

@@ -86,15 +86,15 @@ export async function hooksRefusal(ctx: ToolContext): Promise<string | undefined
   } catch {
     return undefined; // no hooks folder: nothing would run
   }
-  const rel = pathBelow(ctx.workspace.root, real);
-  if (rel === undefined) return undefined;
-  const folder = rel.split(path.sep).join("/");
+  // "/"-separated, "" for the top.
+  const folder = pathBelow(ctx.workspace.root, real);
+  if (folder === undefined) return undefined;
   const hook = folder === "" ? "pre-commit" : `${folder}/pre-commit`;
   // Of a repository's own files, commands may write all but hooks, config and info (git writes its objects there).
   const inRepository = /(^|\/)[^/]*\.git(\/|$)/i.test(folder);
   if (inRepository ? /^\.git\/hooks(\/|$)/.test(folder) : isProtectedPath(hook) || executionSensitiveReason(hook)) return undefined;
   return (
-    `git's hooks folder (core.hooksPath) is ${rel === "" ? "the top of the workspace" : rel}, which tools may write without ` +
+    `git's hooks folder (core.hooksPath) is ${folder === "" ? "the top of the workspace" : folder}, which tools may write without ` +
     "asking, so its hooks did not run. Tell the person: hooks kept in .git/hooks, .githooks or .husky run."
   );
 }

@@ -78,7 +78,7 @@ export class LspClient {
     // and never removes it: each server gets a folder of its own, removed with it.
     this.#removeTmp();
     // Noted before the sandbox is made: a secret made between the two is caught at the next call.
-    this.#hiddenAtStart = await this.#hidden?.(this.#root);
+    this.#hiddenAtStart = this.#confine ? await this.#hidden?.(this.#root) : undefined;
     const confined = await this.#confine?.([this.#config.command, ...this.#config.args], this.#root);
     this.#confined = confined !== undefined;
     // In the sandbox its /tmp is its own, gone with it.
