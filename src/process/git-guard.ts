@@ -62,8 +62,14 @@ export async function gitGuardArgs(cwd: string, options: { hooks?: boolean } = {
 /** Options for a git command that shows diffs: never an external diff program or a textconv filter. */
 export const NO_DIFF_PROGRAMS = ["--no-ext-diff", "--no-textconv"] as const;
 
-/** Wraps a program to run it confined (the read-only sandbox); undefined runs it as it is. */
-export type Confine = (argv: readonly string[], cwd: string) => Promise<{ file: string; args: string[] } | undefined>;
+/**
+ * Wraps a program to run it confined (the read-only sandbox); undefined runs it as it is. `env`,
+ * when given, is the environment bubblewrap's process gets and passes on.
+ */
+export type Confine = (
+  argv: readonly string[],
+  cwd: string,
+) => Promise<{ file: string; args: string[]; env?: Record<string, string> } | undefined>;
 
 /**
  * What a guarded git command prints, or undefined when it fails (not a repository, too slow).
@@ -81,8 +87,7 @@ export async function guardedGitOutput(
   const confined = confine ? await confine(argv, cwd) : undefined;
   const [file, rest] = confined ? [confined.file, confined.args] : ["git", argv.slice(1)];
   return new Promise((resolve) => {
-    execFile(file, rest, { cwd, timeout: 10_000, maxBuffer: 64 * 1024 * 1024, env: commandEnv({ LC_ALL: "C" }) }, (err, stdout) =>
-      resolve(err ? undefined : stdout),
-    );
+    const env = confined?.env ? { ...confined.env, LC_ALL: "C" } : commandEnv({ LC_ALL: "C" });
+    execFile(file, rest, { cwd, timeout: 10_000, maxBuffer: 64 * 1024 * 1024, env }, (err, stdout) => resolve(err ? undefined : stdout));
   });
 }

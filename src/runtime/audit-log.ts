@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
 import type { ToolOutcome } from "../core/result.js";
-import { redact } from "./redact.js";
+import { redact } from "../core/redact.js";
 
 /** One line of the audit log (spec 002's ToolExecutionLog). */
 export interface AuditRecord {

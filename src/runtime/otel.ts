@@ -3,7 +3,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { CallTracer } from "./call-tracer.js";
-import { redact } from "./redact.js";
+import { redact } from "../core/redact.js";
 
 /*
  * OpenTelemetry, on only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or

@@ -17,7 +17,7 @@ import { retryPlanOf } from "../core/retry-plan.js";
 import { cacheKey, DEFAULT_CACHE, ResultCache, type CacheOptions } from "./cache.js";
 import { EventBus, type ToolEvent, type ToolEventListener, type ToolEventType } from "./events.js";
 import { AuditLog, auditRecord } from "./audit-log.js";
-import { redact } from "./redact.js";
+import { redact } from "../core/redact.js";
 import type { AuditSink, SharedRules } from "./shared-rules.js";
 import type { CallTracer } from "./call-tracer.js";
 import { Metrics } from "./metrics.js";

@@ -4,7 +4,8 @@ import path from "node:path";
 import { Workspace } from "../workspace/workspace.js";
 import { entryExists } from "../workspace/stat.js";
 import { commandEnv } from "../process/command-env.js";
-import { ENV_NAME, envArgs, hideEntry, procHardening, protectArgs } from "./mounts.js";
+import { withoutSecrets } from "../process/secret-env.js";
+import { ENV_NAME, hideEntry, procHardening, protectArgs } from "./mounts.js";
 
 /*
  * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
@@ -16,7 +17,9 @@ import { ENV_NAME, envArgs, hideEntry, procHardening, protectArgs } from "./moun
  * Hidden: the workspace's files that may hold secrets, the secret folders of the home directory
  * (keys, cloud credentials, registry tokens), tackle's own folders (server tokens, the code cache)
  * and /run, where the sockets of other services live (docker, dbus, agents): a socket file reaches
- * its service from any network namespace.
+ * its service from any network namespace. The command's environment is bubblewrap's own, never its
+ * arguments: any user on the machine may read a process's arguments (`ps`), only its owner its
+ * environment.
  *
  * Never writable, though inside the workspace: git's hooks and config (what git runs later),
  * tackle's configuration. The rest of `.git` stays writable so `git commit` works.
@@ -62,8 +65,6 @@ export interface HostViewOptions {
   hidden?: readonly string[];
   /** Share the host's network. */
   network: boolean;
-  /** The command's whole environment (bubblewrap starts from an empty one). */
-  env: Readonly<Record<string, string>>;
   /** Size of the private /tmp and /dev/shm, in bytes. */
   tmpBytes: number;
 }
@@ -71,15 +72,22 @@ export interface HostViewOptions {
 /** Variables that only lead to what the sandbox hides (agents, the session bus, /run). */
 const UNREACHABLE = /^(SSH_AUTH_SOCK|SSH_AGENT_PID|GPG_AGENT_INFO|DBUS_SESSION_BUS_ADDRESS|XDG_RUNTIME_DIR|DOCKER_HOST)$/;
 
-/** A program's environment in the host view: the usual one for commands, with /tmp as its temporary folder. */
-export function hostEnv(extra: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * A program's environment in the host view, given to bubblewrap to pass on: the usual one for
+ * commands, with /tmp as its temporary folder. Unless `secrets`, tackle's variables that may carry
+ * a secret (GITHUB_TOKEN, a password in DATABASE_URL) are withheld, as the home folder's key files
+ * are hidden: a command nobody approved could print them for the model. `extra` (the
+ * configuration's `shell.env`) is given whole: the person set it for every command.
+ */
+export function hostEnv(extra: Readonly<Record<string, string>>, secrets: boolean): { env: Record<string, string>; withheld: string[] } {
+  const inherited = secrets ? { env: process.env, withheld: [] } : withoutSecrets(process.env);
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(commandEnv(extra))) {
+  for (const [name, value] of Object.entries(commandEnv(extra, inherited.env))) {
     if (value === undefined || !ENV_NAME.test(name) || UNREACHABLE.test(name) || value.includes("\0")) continue;
     env[name] = value;
   }
   env["TMPDIR"] = "/tmp";
-  return env;
+  return { env, withheld: inherited.withheld };
 }
 
 /** The home folder's secret entries that exist, as real paths. */
@@ -107,7 +115,6 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
   if (o.network) args.push("--share-net");
   if (profile.userns) args.push("--unshare-user", "--disable-userns");
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  args.push(...envArgs(o.env));
   args.push("--ro-bind", "/", "/");
   args.push("--proc", "/proc", ...procHardening(), "--dev", "/dev");
   args.push("--size", String(o.tmpBytes), "--tmpfs", "/tmp");

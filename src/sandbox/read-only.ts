@@ -70,14 +70,14 @@ export async function readOnlyLaunch(argv: readonly string[], o: ReadOnlyOptions
 /**
  * How to run a long-lived program over the host as it is, read-only (a language server: the user's
  * tool chains and home configuration work): the workspace read-only, its secrets, the home folder's
- * and tackle's own folders hidden, no network, a private /tmp. What it loads of the workspace's (the
+ * and tackle's own folders hidden, tackle's secret variables withheld, no network, a private /tmp. What it loads of the workspace's (the
  * TypeScript a project pins, a plugin, a package a tool wrote into node_modules) can read the code
  * and answer, but not change a file, reach out, or read a secret. Undefined where bubblewrap cannot run.
  */
 export async function hostReadOnlyLaunch(
   argv: readonly string[],
   o: { root: string; bwrap?: string | undefined; env?: Readonly<Record<string, string>> | undefined },
-): Promise<{ file: string; args: string[] } | undefined> {
+): Promise<{ file: string; args: string[]; env: Record<string, string> } | undefined> {
   const status = await sandboxAvailable(o.bwrap === undefined ? {} : { bwrap: o.bwrap });
   if (!status.available) return undefined;
   const args = hostViewArgs(
@@ -88,10 +88,9 @@ export async function hostReadOnlyLaunch(
       cwd: o.root,
       network: false,
       hidden: [...(await workspaceSecrets(o.root)), ...tackleFolders()],
-      env: hostEnv(o.env ?? {}),
       tmpBytes: DEFAULT_SANDBOX_LIMITS.tmpBytes,
     },
     { userns: status.userns },
   );
-  return { file: status.bwrap, args };
+  return { file: status.bwrap, args, env: hostEnv(o.env ?? {}, false).env };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commandMatches, parseRule, pathMatches, ruleCovers } from "../../src/runtime/rules.js";
 import { domainMatches } from "../../src/net/domain.js";
-import { redact } from "../../src/runtime/redact.js";
+import { redact } from "../../src/core/redact.js";
 import { capOutput } from "../../src/runtime/output-cap.js";
 
 describe("rules", () => {

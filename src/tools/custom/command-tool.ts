@@ -157,7 +157,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
       const raw = await runCommand({
         command,
         cwd: root,
-        env: launch.argv ? {} : commandEnv(),
+        env: launch.argv ? (launch.argv.env ?? {}) : commandEnv(),
         timeoutMs: config.timeout,
         signal: ctx.signal,
         onOutput: (chunk) => ctx.onOutput(chunk),

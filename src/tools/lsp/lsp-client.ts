@@ -87,8 +87,8 @@ export class LspClient {
       cwd: this.#root,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
-      // The sandbox sets the server's environment itself; tackle's tokens never reach it either way.
-      env: confined ? {} : commandEnv({ TMPDIR: tmp!, TMP: tmp!, TEMP: tmp!, ...this.#config.env }),
+      // The sandbox passes on the environment it was given; tackle's tokens never reach the server either way.
+      env: confined ? confined.env : commandEnv({ TMPDIR: tmp!, TMP: tmp!, TEMP: tmp!, ...this.#config.env }),
     });
     this.#child = child;
     process.once("exit", this.#onExit);

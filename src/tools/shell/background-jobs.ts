@@ -106,6 +106,7 @@ export interface StartJobOptions {
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** bubblewrap and its arguments: it gets `env` and passes it on, or clears it (--clearenv). */
   argv?: { file: string; args: string[] };
 }
 

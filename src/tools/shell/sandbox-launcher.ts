@@ -29,12 +29,15 @@ export type Confinement = "strict" | "read-only" | "workspace" | "none";
 
 /** What starts a command: a program and its arguments (bubblewrap's, around bash), or plain bash. */
 export interface Launch {
-  argv?: { file: string; args: string[] };
+  /** bubblewrap and its arguments, with the environment its process gets to pass on, if not the empty one. */
+  argv?: { file: string; args: string[]; env?: Record<string, string> };
   confinement: Confinement;
   /** The workspace sandbox shares the host's network for this command. */
   network?: boolean;
   /** Why a sandbox the configuration asks for was not used (bubblewrap cannot run here). */
   unconfinedBecause?: string;
+  /** tackle's variables that may carry secrets, withheld from a command only the mode approved. */
+  withheld?: string[];
   /** Run once the command has ended: what the model should know about what it left (see ./new-file-guard.ts). */
   afterRun?: () => Promise<string | undefined>;
 }
@@ -132,8 +135,9 @@ export async function launchFor(
   // git makes .git/hooks at init; where it is missing, a command could make it, out of the read-only bind's reach.
   const git = path.join(root, ".git");
   if (isFolder(git) && !existsSync(path.join(git, "hooks"))) mkdirSync(path.join(git, "hooks"));
-  // What a person or a rule approved may use the network and change files that are code; what
-  // only the mode approved may neither (unless the configuration gives every command the network).
+  // What a person or a rule approved may use the network, tackle's secret variables and change files
+  // that are code; what only the mode approved may none of these (unless the configuration gives
+  // every command the network).
   const approved = ctx.approvedBy === "user" || ctx.approvedBy === "config";
   const network = s.shell.sandbox.network || approved;
   const scan = await workspaceScan(root);
@@ -143,6 +147,7 @@ export async function launchFor(
   // tackle's configuration in every folder, not only along the way: tackle started in any of them takes it.
   const config = [...new Set([...configEntries(root, cwd), ...scan.config])];
   const afterRun = watchNewFiles(root, { config, code, own, rescan: () => workspaceScan(root) });
+  const { env, withheld } = hostEnv(s.shell.env, approved);
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
@@ -158,12 +163,17 @@ export async function launchFor(
         ...tackleFolders(),
       ],
       network,
-      env: hostEnv(s.shell.env),
       tmpBytes: s.sandbox.limits.tmpBytes,
     },
     { userns: status.userns },
   );
-  return { argv: { file: status.bwrap, args }, confinement: "workspace", network, afterRun };
+  return {
+    argv: { file: status.bwrap, args, env },
+    confinement: "workspace",
+    network,
+    ...(withheld.length ? { withheld } : {}),
+    afterRun,
+  };
 }
 
 /**

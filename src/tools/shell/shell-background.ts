@@ -109,7 +109,12 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
           const argv = how.argv;
           let job: Job;
           try {
-            job = jobs.start({ command: args.command!, cwd, env: commandEnv(settings.env), ...(argv ? { argv } : {}) });
+            job = jobs.start({
+              command: args.command!,
+              cwd,
+              env: argv ? (argv.env ?? {}) : commandEnv(settings.env),
+              ...(argv ? { argv } : {}),
+            });
           } catch (err) {
             throw new ToolError("UNAVAILABLE", (err as Error).message, { recoverable: false });
           }

@@ -129,6 +129,22 @@ const BLOCKED = new RegExp(
   "i",
 );
 
+/** What a failure for want of a credential looks like. */
+const UNAUTHORISED =
+  /unauthori[sz]ed|forbidden|authenticat|credential|api[ _-]?key|(?:access|auth|bad|invalid|missing|no) token|token (?:is )?(?:missing|required|not set)|password|not logged in|log ?in first|\b40[13]\b/i;
+
+/**
+ * A line telling the model that variables were withheld, when a failed command may have needed
+ * one: it named one, or failed as a command without a credential does.
+ */
+function withheldNote(launch: Launch, r: CommandResult): string | undefined {
+  const withheld = launch.withheld;
+  if (!withheld?.length || r.exitCode === 0) return undefined;
+  if (!UNAUTHORISED.test(r.output) && !withheld.some((name) => r.output.includes(name))) return undefined;
+  const names = withheld.length > 4 ? `${withheld.slice(0, 4).join(", ")} and ${withheld.length - 4} more` : withheld.join(", ");
+  return `[Variables that may hold secrets were withheld from this command (${names}): only a command a person or a rule approved gets them.]`;
+}
+
 /** A line telling the model what the sandbox did, when a failed command may have met it. */
 function sandboxNote(
   launch: Launch,
@@ -168,7 +184,9 @@ export async function settleLaunch(
   remedy?: string,
 ): Promise<{ result: CommandResult; notes: string[] }> {
   const result = launch.argv ? signalFromSandbox(raw) : raw;
-  const notes = [sandboxNote(launch, result, remedy), await launch.afterRun?.()].filter((n): n is string => n !== undefined);
+  const notes = [sandboxNote(launch, result, remedy), withheldNote(launch, result), await launch.afterRun?.()].filter(
+    (n): n is string => n !== undefined,
+  );
   return { result, notes };
 }
 
@@ -177,6 +195,7 @@ function confinementMetadata(launch: Launch): Record<string, unknown> {
     sandbox: launch.confinement,
     ...(launch.confinement === "workspace" ? { network: launch.network === true } : {}),
     ...(launch.unconfinedBecause ? { unsandboxedBecause: launch.unconfinedBecause } : {}),
+    ...(launch.withheld ? { withheldVariables: launch.withheld } : {}),
     // Older names, kept for callers that read them.
     ...(launch.confinement === "strict" ? { sandboxed: true } : { confined: launch.confinement === "read-only" }),
   };
@@ -244,8 +263,8 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const raw = await runCommand({
         command: args.command,
         cwd,
-        // bubblewrap clears the environment and sets the command's own (--clearenv, --setenv): its own process needs none.
-        env: launch.argv ? {} : commandEnv(settings.env),
+        // bubblewrap passes on its own environment, or sets the command's (--clearenv, --setenv) from none.
+        env: launch.argv ? (launch.argv.env ?? {}) : commandEnv(settings.env),
         timeoutMs,
         inactivityMs: settings.inactivityTimeoutMs,
         promptInactivityMs: settings.promptTimeoutMs,

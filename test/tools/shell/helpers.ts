@@ -2,6 +2,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { Workspace } from "../../../src/workspace/workspace.js";
+import { ToolRegistry } from "../../../src/registry/registry.js";
+import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
+import type { ApprovalMode } from "../../../src/runtime/policy.js";
+import { createShellTools } from "../../../src/tools/shell/index.js";
+import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
 
 /** A temporary workspace with a few ordinary files and one secret. */
 export function makeWorkspace(): { root: string; workspace: Workspace; cleanup: () => void } {
@@ -26,4 +31,52 @@ export async function eventually(check: () => boolean, ms = 5_000): Promise<bool
     await new Promise((r) => setTimeout(r, 50));
   }
   return check();
+}
+
+export interface ShellRunnerOptions {
+  rules?: ToolRunnerOptions["rules"];
+  /** What the person answers when asked. */
+  approve?: boolean;
+  /** The configuration's `shell` section. */
+  shell?: Record<string, unknown>;
+  /** The whole configuration, when more than its `shell` section matters. */
+  config?: Record<string, unknown>;
+  codeFiles?: string[];
+}
+
+/**
+ * Runners over the shell tools alone in the workspace `root()`, in an approval mode; `close` stops
+ * every one made and the background jobs they started.
+ */
+export function shellRunners(root: () => string): {
+  tools: (shell?: Record<string, unknown>, config?: Record<string, unknown>) => ReturnType<typeof createShellTools>["tools"];
+  runner: (approval: ApprovalMode, options?: ShellRunnerOptions) => ToolRunner;
+  close: () => Promise<void>;
+} {
+  const runners: ToolRunner[] = [];
+  const jobs: Array<{ stopAll(): Promise<void> }> = [];
+  const tools = (shell: Record<string, unknown> = {}, config: Record<string, unknown> = { shell }) => {
+    const made = createShellTools(shellSettingsFrom(config), config);
+    jobs.push(made.jobs);
+    return made.tools;
+  };
+  const runner = (approval: ApprovalMode, options: ShellRunnerOptions = {}) => {
+    const registry = new ToolRegistry();
+    for (const t of tools(options.shell, options.config)) registry.register(t);
+    const r = new ToolRunner({
+      registry,
+      workspace: root(),
+      approval,
+      ...(options.rules ? { rules: options.rules } : {}),
+      ...(options.codeFiles ? { codeFiles: options.codeFiles } : {}),
+      approver: async () => ({ approved: options.approve === true }),
+    });
+    runners.push(r);
+    return r;
+  };
+  const close = async () => {
+    for (const j of jobs) await j.stopAll();
+    for (const r of runners) await r.close();
+  };
+  return { tools, runner, close };
 }

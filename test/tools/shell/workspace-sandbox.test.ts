@@ -3,13 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { ToolRegistry } from "../../../src/registry/registry.js";
-import { ToolRunner, type ToolRunnerOptions } from "../../../src/runtime/runner.js";
 import type { ApprovalMode } from "../../../src/runtime/policy.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
-import { createShellTools } from "../../../src/tools/shell/index.js";
 import { shellSettingsFrom } from "../../../src/tools/shell/settings.js";
 import { Workspace } from "../../../src/workspace/workspace.js";
+import { shellRunners } from "./helpers.js";
 
 /*
  * Every shell command not judged read-only runs in the workspace sandbox by default: the host
@@ -23,8 +21,7 @@ const sandboxed = describe.skipIf(!status.available);
 let base: string;
 let root: string;
 let outside: string;
-const runners: ToolRunner[] = [];
-const allJobs: Array<{ stopAll(): Promise<void> }> = [];
+const { tools, runner, close } = shellRunners(() => root);
 
 beforeAll(() => {
   // Outside /tmp's tmpfs in the sandbox would not matter: the host folder is what must stay untouched.
@@ -41,37 +38,13 @@ beforeAll(() => {
   symlinkSync(outside, path.join(root, "link-out"));
 });
 afterAll(async () => {
-  for (const j of allJobs) await j.stopAll();
-  for (const r of runners) await r.close();
+  await close();
   rmSync(base, { recursive: true, force: true });
 });
-
-function tools(shell: Record<string, unknown> = {}) {
-  const made = createShellTools(shellSettingsFrom({ shell }), { shell });
-  allJobs.push(made.jobs);
-  return made.tools;
-}
 
 async function run(command: string, shell: Record<string, unknown> = {}, cwd?: string) {
   const tool = tools(shell).find((t) => t.name === "shell")!;
   return tool.execute({ command, ...(cwd ? { cwd } : {}) }, { workspace: Workspace.open(root) });
-}
-
-function runner(
-  approval: ApprovalMode,
-  options: { rules?: ToolRunnerOptions["rules"]; approve?: boolean; shell?: Record<string, unknown> } = {},
-) {
-  const registry = new ToolRegistry();
-  for (const t of tools(options.shell)) registry.register(t);
-  const r = new ToolRunner({
-    registry,
-    workspace: root,
-    approval,
-    ...(options.rules ? { rules: options.rules } : {}),
-    approver: async () => ({ approved: options.approve === true }),
-  });
-  runners.push(r);
-  return r;
 }
 
 sandboxed("the workspace sandbox", () => {
@@ -368,20 +341,7 @@ sandboxed("running outside the sandbox", () => {
 sandboxed("files that are code, under a call only the mode approved", () => {
   const config = { mcpServers: { local: { command: "node", args: ["server.mjs"] } } };
   function codeRunner(approve: boolean, allow: string[] = [], approval: ApprovalMode = "all") {
-    const made = createShellTools(shellSettingsFrom(config), config);
-    allJobs.push(made.jobs);
-    const registry = new ToolRegistry();
-    for (const t of made.tools) registry.register(t);
-    const r = new ToolRunner({
-      registry,
-      workspace: root,
-      approval,
-      codeFiles: ["server.mjs"],
-      rules: { allow },
-      approver: async () => ({ approved: approve }),
-    });
-    runners.push(r);
-    return r;
+    return runner(approval, { approve, rules: { allow }, config, codeFiles: ["server.mjs"] });
   }
   beforeAll(() => {
     writeFileSync(path.join(root, "server.mjs"), "// the server\n");

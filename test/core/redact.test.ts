@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact, redactText, REDACTED } from "../../src/runtime/redact.js";
+import { redact, redactText, REDACTED } from "../../src/core/redact.js";
 
 // Fake credentials in each provider's documented shape (none is real).
 const TOKENS: Record<string, string> = {

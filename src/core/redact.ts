@@ -29,7 +29,7 @@ const SECRET_SUFFIXES = ["password", "passwd", "passphrase", "secret", "apikey",
  * A field name, split into words (camelCase, snake_case, kebab-case), is a secret when one of its
  * words or word pairs is: `apiKey`, `DB_PASSWORD`, `x-auth-token` are; `author`, `passage` are not.
  */
-function isSecretKey(key: string): boolean {
+export function isSecretKey(key: string): boolean {
   if (key.length > KEPT_KEY_CHARS) return judgeKey(key);
   let known = secretKeys.get(key);
   if (known === undefined) {
