@@ -52,7 +52,7 @@ Examples:
   tackle mcp --toolset coding --approval safe
   tackle mcp --http 8765
   tackle mcp --approvals desk          # every approval waits on the dashboard of \`tackle serve\`
-  tackle mcp --http 8765 --token "$(openssl rand -hex 16)"`,
+  TACKLE_MCP_TOKEN="$(openssl rand -hex 16)" tackle mcp --http 8765`,
     )
     .action(async (flags: McpFlags) => {
       const logger = createLogger(flags.verbose ? "debug" : "warn");
@@ -63,7 +63,7 @@ Examples:
         return;
       }
       let handle;
-      const token = port === undefined ? undefined : serverToken(flags.token);
+      const token = port === undefined ? undefined : serverToken(flags.token, "TACKLE_MCP_TOKEN");
       try {
         const { runMcpServer } = await import("../mcp/server/server.js");
         handle = await runMcpServer({

@@ -57,7 +57,7 @@ export function serveCommand(): Command {
     .option("--verbose", "log diagnostics to stderr")
     .action(async (flags: ServeFlags) => {
       let handle: ServeHandle;
-      const token = serverToken(flags.token);
+      const token = serverToken(flags.token, "TACKLE_SERVE_TOKEN");
       try {
         const { startServe } = await import("../serve/server.js");
         handle = await startServe({

@@ -11,11 +11,34 @@ import { ownFolder, tackleStateDir } from "../workspace/own-folders.js";
  * Emacs package (and scripts) find it by the server's address.
  */
 
-/** The token a server requires: `--token`/the environment's, a new one, or none with `--no-token` (false). */
-export function serverToken(given: string | boolean | undefined): string | undefined {
+/**
+ * The token a server requires: `--token`/the environment's, a new one, or none with `--no-token`
+ * (false). One given on the command line is hidden there at once (see {@link hideGivenToken}).
+ */
+export function serverToken(given: string | boolean | undefined, variable: string): string | undefined {
   if (given === false) return undefined;
-  if (typeof given === "string" && given !== "") return given;
+  if (typeof given === "string" && given !== "") {
+    hideGivenToken(variable);
+    return given;
+  }
   return randomBytes(24).toString("base64url");
+}
+
+/**
+ * Every user of the machine can read a process's arguments (`ps`, /proc/PID/cmdline), but only its
+ * owner its environment. A token after `--token` is overwritten with *** in the arguments' memory
+ * (which is what Linux shows as the process's command line) as soon as tackle runs, and the person
+ * told to pass it as `variable` instead: it could be read while tackle started.
+ */
+function hideGivenToken(variable: string): void {
+  const shown = process.argv.map((arg, i) =>
+    process.argv[i - 1] === "--token" ? "***" : arg.startsWith("--token=") ? "--token=***" : arg,
+  );
+  if (shown.every((arg, i) => arg === process.argv[i])) return;
+  process.title = shown.join(" ");
+  process.stderr.write(
+    `tackle: a token on the command line can be read by every user of this machine (ps); pass it as ${variable}=... instead\n`,
+  );
 }
 
 /** Where the token of the server at `url` is kept: `$XDG_STATE_HOME/tackle/servers/HOST-PORT.token`. */

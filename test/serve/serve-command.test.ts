@@ -77,12 +77,46 @@ describe("tackle serve (the built command)", () => {
   });
 
   it("takes the token from TACKLE_SERVE_TOKEN", async () => {
-    const { child, url, exited } = await start(["--port", "0", "--workspace", ws.dir], { TACKLE_SERVE_TOKEN: "tok" });
+    const { child, url, exited, stderr } = await start(["--port", "0", "--workspace", ws.dir], { TACKLE_SERVE_TOKEN: "tok" });
     expect((await fetch(`${url}/api/tools`)).status).toBe(401);
     expect((await fetch(`${url}/api/tools`, { headers: { authorization: "Bearer tok" } })).status).toBe(200);
+    // Only a token on the command line is worth a warning: the environment is the owner's alone.
+    expect(stderr()).not.toContain("can be read by every user");
     child.kill("SIGINT");
     expect(await exited).toBe(0);
   });
+
+  it.each([
+    ["serve", ["serve", "--port", "0"], /tackle: serving on/],
+    ["mcp --http", ["mcp", "--http", "0"], /listening on/],
+  ])(
+    "tackle %s hides a token given on the command line from other users' ps, and says to pass it in the environment",
+    async (_n, args, ready) => {
+      const token = "given-on-the-command-line-0123";
+      const child = spawn(process.execPath, [CLI, ...args, "--workspace", ws.dir, "--token", token], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      children.push(child);
+      let stderr = "";
+      await new Promise<void>((resolve, reject) => {
+        child.stderr!.on("data", (d) => {
+          stderr += String(d);
+          if (ready.test(stderr)) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      });
+      const shown = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").replace(/\0/g, " ");
+      expect(shown).toContain(`${args[0]} `);
+      expect(shown).toContain("--token ***");
+      expect(shown).not.toContain(token);
+      expect(stderr).toMatch(
+        /a token on the command line can be read by every user of this machine \(ps\); pass it as TACKLE_(SERVE|MCP)_TOKEN=/,
+      );
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  );
 
   it("refuses a non-loopback host without a token, and a bad port", async () => {
     const r = await runCli(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace", ws.dir, "--no-token"], {
