@@ -549,10 +549,13 @@ Returns non-nil when connected.  Meant for scripts and tests."
       (_ (format "%s" (or id ""))))))
 
 (defconst tackle--hidden-regexp
-  (rx (any (0 . 8) (11 . 31) (127 . 159) #x61c (#x200b . #x200f) #x2028 #x2029
-           (#x202a . #x202e) (#x2060 . #x2064) (#x2066 . #x2069) #xfeff))
-  "Control characters and invisible reordering marks.
-They are shown as escapes, as the terminal prompt and the dashboard show them.")
+  (rx (or (>= 2 (any (#xfe00 . #xfe0f) (#xe0100 . #xe01ef)))
+          (any (0 . 8) (11 . 31) (127 . 159) #xad #x34f #x61c #x115f #x1160 #x17b4 #x17b5 #x180e
+               (#x200b . #x200f) #x2028 #x2029 (#x202a . #x202e) (#x2060 . #x2064) (#x2066 . #x2069)
+               #x3164 #xfeff #xffa0 (#xe0000 . #xe007f) (#xe0100 . #xe01ef))))
+  "Control characters, invisible reordering marks and characters that draw nothing.
+A run of two or more variation selectors counts too.  They are shown as
+escapes, as the terminal prompt and the dashboard show them.")
 
 (defun tackle--visible (text &optional one-line)
   "TEXT with control characters and reordering marks written as \\xNN or \\uNNNN.
@@ -560,11 +563,13 @@ With ONE-LINE, newlines and tabs are written as \\n and \\t too."
   (let* ((case-fold-search nil)
          (out (replace-regexp-in-string
                tackle--hidden-regexp
-               (lambda (ch)
-                 (let ((c (string-to-char ch)))
-                   (cond ((eq c ?\r) "\\r")
-                         ((< c #x100) (format "\\x%02x" c))
-                         (t (format "\\u%04x" c)))))
+               (lambda (run)
+                 (mapconcat (lambda (c)
+                              (cond ((eq c ?\r) "\\r")
+                                    ((< c #x100) (format "\\x%02x" c))
+                                    ((<= c #xffff) (format "\\u%04x" c))
+                                    (t (format "\\u{%x}" c))))
+                            run ""))
                text t t)))
     (if one-line
         (replace-regexp-in-string "\t" "\\t" (replace-regexp-in-string "\n" "\\n" out t t) t t)

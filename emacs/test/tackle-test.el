@@ -341,6 +341,10 @@
   (should (equal (tackle--visible (concat (string #x202e) "evil" (string #x2066))) "\\u202eevil\\u2066"))
   (should (equal (tackle--visible (concat "c1" (string #x9b) "z")) "c1\\x9bz"))
   (should (equal (tackle--visible (concat "zero" (string #x200b) "width" (string #xfeff))) "zero\\u200bwidth\\ufeff"))
+  (should (equal (tackle--visible (concat "tag" (string #xe0041 #xe0042) "s")) "tag\\u{e0041}\\u{e0042}s"))
+  (should (equal (tackle--visible (concat (string #x2764 #xfe0f) " kept, " (string #x1f600 #xfe01 #xfe02 #xe0101) " not"))
+                 (concat (string #x2764 #xfe0f) " kept, " (string #x1f600) "\\ufe01\\ufe02\\u{e0101} not")))
+  (should (equal (tackle--visible (concat "filler" (string #x3164 #xad))) "filler\\u3164\\xad"))
   (should (equal (tackle--visible "a\nb\tc" t) "a\\nb\\tc"))
   (should (equal (tackle--one-line (concat "x" (make-string 30 ?z)) 10) "xzzzzzzzzz… (21 more characters)")))
 

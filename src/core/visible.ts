@@ -2,21 +2,30 @@
  * What reaches a person's terminal from a model, a file, a command or a server is shown, never
  * obeyed: an escape sequence could erase the line above, move the cursor, retitle the window or set
  * the clipboard (OSC 52), and a right-to-left override or a run of blank lines could make a command
- * read as something other than what runs. Each such character is written out as `cat -v`-like
- * text (`\x1b`, `\u202e`) instead, the same in the terminal, the dashboard and Emacs.
+ * read as something other than what runs; characters that draw nothing (tags, fillers, a run of
+ * variation selectors) can carry a whole hidden text past the person to the next model that reads
+ * the file ("ASCII smuggling"). Each such character is written out as `cat -v`-like text (`\x1b`,
+ * `\u202e`, `\u{e0041}`) instead, the same in the terminal, the dashboard and Emacs.
  */
 
 /**
- * C0 and C1 controls but tab and newline, DEL, and the invisible characters that reorder or hide
- * text. The dashboard uses this very pattern, and the Emacs package the same set of characters.
+ * C0 and C1 controls but tab and newline, DEL, the invisible characters that reorder or hide text
+ * (soft hyphen, joiners, Hangul and Khmer fillers, tags, the supplementary variation selectors), and
+ * a run of two or more variation selectors (one after an emoji is how it is drawn; more hide data).
+ * The dashboard uses this very pattern, and the Emacs package the same set of characters.
  */
 export const HIDDEN =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+  /[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
 
-function escape(ch: string): string {
-  const code = ch.codePointAt(0)!;
-  if (ch === "\r") return "\\r";
-  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+function escape(run: string): string {
+  let out = "";
+  for (const ch of run) {
+    const code = ch.codePointAt(0)!;
+    const hex = code.toString(16);
+    out +=
+      ch === "\r" ? "\\r" : code < 0x100 ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\u{${hex}}`;
+  }
+  return out;
 }
 
 /**

@@ -59,10 +59,33 @@ describe("visible text", () => {
     expect(oneLine("a\nb\tc" + " ".repeat(20) + "d")).toBe("a\\nb\\tc [20 spaces] d");
     expect(foldLines("1\n2\n3\n4", 2)).toBe("1\n2\n… 2 more lines (? shows all)");
   });
+
+  it("writes characters that draw nothing as escapes: tags spelling a hidden text, fillers, a run of variation selectors", () => {
+    const tags = [..."rm -rf ~"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    expect(terminalSafe(`ok${tags}!`)).toBe("ok\\u{e0072}\\u{e006d}\\u{e0020}\\u{e002d}\\u{e0072}\\u{e0066}\\u{e0020}\\u{e007e}!");
+    expect(terminalSafe("let \u3164 = 1; soft\u00adhyphen; a\u034fb\u115f\u1160\u17b4\u180e\uffa0")).toBe(
+      "let \\u3164 = 1; soft\\xadhyphen; a\\u034fb\\u115f\\u1160\\u17b4\\u180e\\uffa0",
+    );
+    // One variation selector after an emoji is how it is drawn; a run of them carries data.
+    expect(terminalSafe("\u2764\ufe0f")).toBe("\u2764\ufe0f");
+    expect(terminalSafe("\u{1f600}\ufe01\ufe02\u{e0101}x")).toBe("\u{1f600}\\ufe01\\ufe02\\u{e0101}x");
+    expect(terminalSafe("\u{e0101}")).toBe("\\u{e0101}");
+  });
 });
 
 describe("every front end shows control characters the same way", () => {
-  const SAMPLES = [`a${ESC}[31mb`, "x\r\ny", "\u202eevil\u2066", "tab\there", "c1\u009bz", "zero\u200bwidth\ufeff", "plain text"];
+  const SAMPLES = [
+    `a${ESC}[31mb`,
+    "x\r\ny",
+    "\u202eevil\u2066",
+    "tab\there",
+    "c1\u009bz",
+    "zero\u200bwidth\ufeff",
+    "plain text",
+    "tag\u{e0041}\u{e0042}s",
+    "\u2764\ufe0f kept, \u{1f600}\ufe01\ufe02\u{e0101} not",
+    "filler\u3164\u00ad",
+  ];
 
   it("the dashboard's page renders them as the terminal does", async () => {
     const { DASHBOARD_HTML } = await import("../../src/serve/dashboard.js");

@@ -66,12 +66,16 @@ for (const b of document.querySelectorAll("nav button")) {
 // ---- diffs: unified diff lines with old and new line numbers
 function looksLikeDiff(text) { return /^(--- |\+\+\+ |@@ )/m.test(text); }
 // Control characters and invisible reordering marks are shown, never obeyed: the same pattern as the terminal's.
-const HIDDEN = new RegExp("__TACKLE_HIDDEN__", "g");
+const HIDDEN = new RegExp("__TACKLE_HIDDEN__", "gu");
 function visible(text) {
-  return String(text).replace(HIDDEN, (ch) => {
-    const code = ch.codePointAt(0);
-    if (ch === "\r") return "\\r";
-    return code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+  return String(text).replace(HIDDEN, (run) => {
+    let out = "";
+    for (const ch of run) {
+      const code = ch.codePointAt(0);
+      const hex = code.toString(16);
+      out += ch === "\r" ? "\\r" : code < 0x100 ? "\\x" + hex.padStart(2, "0") : code <= 0xffff ? "\\u" + hex.padStart(4, "0") : "\\u{" + hex + "}";
+    }
+    return out;
   });
 }
 function visibleJson(value) { return visible(JSON.stringify(value, null, 2)); }
