@@ -14,10 +14,18 @@
  * a run of two or more variation selectors (one after an emoji is how it is drawn; more hide data).
  * The dashboard uses this very pattern, and the Emacs package the same set of characters.
  */
-// Combining marks stand alone in the class on purpose: each is matched, and escaped, by itself.
-export const HIDDEN =
-  // oxlint-disable-next-line no-misleading-character-class
-  /[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
+export const HIDDEN = new RegExp(
+  [
+    "[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}",
+    "[" +
+      "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f" + // controls
+      "\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u3164\\uffa0" + // soft hyphen, joiner, fillers
+      "\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff" + // zero-width, reordering
+      "\\u{e0000}-\\u{e007f}\\u{e0100}-\\u{e01ef}" + // tags, supplementary variation selectors
+      "]",
+  ].join("|"),
+  "gu",
+);
 
 function escape(run: string): string {
   let out = "";

@@ -130,8 +130,13 @@ const BLOCKED = new RegExp(
 );
 
 /** What a failure for want of a credential looks like. */
-const UNAUTHORISED =
-  /unauthori[sz]ed|forbidden|authenticat|credential|api[ _-]?key|(?:access|auth|bad|invalid|missing|no) token|token (?:is )?(?:missing|required|not set)|password|not logged in|log ?in first|\b40[13]\b/i;
+const UNAUTHORISED = new RegExp(
+  [
+    "unauthori[sz]ed|forbidden|authenticat|credential|api[ _-]?key|password|not logged in|log ?in first|\\b40[13]\\b",
+    "(?:access|auth|bad|invalid|missing|no) token|token (?:is )?(?:missing|required|not set)",
+  ].join("|"),
+  "i",
+);
 
 /**
  * A line telling the model that variables were withheld, when a failed command may have needed
