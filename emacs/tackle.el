@@ -559,7 +559,8 @@ escapes, as the terminal prompt and the dashboard show them.")
 
 (defun tackle--visible (text &optional one-line)
   "TEXT with control characters and reordering marks written as \\xNN or \\uNNNN.
-With ONE-LINE, newlines and tabs are written as \\n and \\t too."
+With ONE-LINE, newlines and tabs are written as \\n and \\t too, and a run of
+8 or more spaces is counted, as the terminal prompt counts it."
   (let* ((case-fold-search nil)
          (out (replace-regexp-in-string
                tackle--hidden-regexp
@@ -572,7 +573,10 @@ With ONE-LINE, newlines and tabs are written as \\n and \\t too."
                             run ""))
                text t t)))
     (if one-line
-        (replace-regexp-in-string "\t" "\\t" (replace-regexp-in-string "\n" "\\n" out t t) t t)
+        (replace-regexp-in-string
+         " \\{8,\\}" (lambda (run) (format " [%d spaces] " (length run)))
+         (replace-regexp-in-string "\t" "\\t" (replace-regexp-in-string "\n" "\\n" out t t) t t)
+         t t)
       out)))
 
 (defun tackle--one-line (value &optional width)

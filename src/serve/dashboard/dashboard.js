@@ -79,6 +79,16 @@ function visible(text) {
   });
 }
 function visibleJson(value) { return visible(JSON.stringify(value, null, 2)); }
+/**
+ * A call's arguments with each run of 8 or more spaces in a value counted, as the terminal's prompt
+ * counts them: a run could push the rest of a command out of sight, below the fold of its box.
+ */
+function countedSpaces(value) {
+  if (typeof value === "string") return value.replace(/ {8,}/g, (run) => " [" + run.length + " spaces] ");
+  if (Array.isArray(value)) return value.map(countedSpaces);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, countedSpaces(v)]));
+  return value;
+}
 
 /** A description written for a model, for people: `code` spans as code, the rest as text (never as HTML). */
 function prose(text, cls, tag) {
@@ -166,7 +176,7 @@ function orphanCard(a) {
   const head = el("div", undefined, "head");
   head.append(el("strong", visible(a.tool)), el("span", "orphaned", "pill"), el("span", visible(a.reason)));
   card.append(head, el("p", "The process that asked (" + visible(a.instance || "?") + ") is gone: nothing will run this call.", "muted"));
-  card.append(el("pre", visibleJson(a.args), "args"));
+  card.append(el("pre", visibleJson(countedSpaces(a.args)), "args"));
   const dismiss = el("button", "Dismiss", "reject");
   dismiss.onclick = () => answer(deskId(a), { approved: false, message: "dismissed: its process was gone" }, card);
   const actions = el("div", undefined, "actions");
@@ -189,7 +199,7 @@ function approvalCard(a) {
   card.append(head);
   if (a.instance && !a.local) card.append(el("p", "Asked by another tackle process: " + visible(a.instance), "muted from"));
   if (a.context) card.append(el("p", "Agent: " + visible(a.context), "muted"));
-  card.append(el("pre", visibleJson(a.args), "args"));
+  card.append(el("pre", visibleJson(countedSpaces(a.args)), "args"));
   if (a.preview) card.append(looksLikeDiff(a.preview) ? diffTable(a.preview) : el("pre", visible(a.preview)));
 
   const message = el("input");
