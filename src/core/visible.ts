@@ -51,10 +51,22 @@ export function terminalSafe(text: string): string {
  * and a long run of blanks (which could push the rest of a command out of sight) counted.
  */
 export function oneLine(text: string): string {
-  return terminalSafe(text)
-    .replace(/\n/g, "\\n")
-    .replace(/\t/g, "\\t")
-    .replace(/ {8,}/g, (run) => ` [${run.length} spaces] `);
+  return countedRuns(terminalSafe(text).replace(/\n/g, "\\n").replace(/\t/g, "\\t"));
+}
+
+function countedRuns(text: string): string {
+  return text.replace(/ {8,}/g, (run) => ` [${run.length} spaces] `);
+}
+
+/**
+ * A call's arguments to show as JSON: each run of 8 or more spaces in a value counted, as
+ * {@link oneLine} counts them, so that a run cannot push the rest of a command out of sight.
+ */
+export function spaceRunsCounted(value: unknown): unknown {
+  if (typeof value === "string") return countedRuns(value);
+  if (Array.isArray(value)) return value.map(spaceRunsCounted);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, spaceRunsCounted(v)]));
+  return value;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { oneLine, spaceRunsCounted, terminalSafe } from "../../core/visible.js";
 import type { ApprovalRequest, ApprovalResponse, Approver } from "../../runtime/approver.js";
 import type { Desk } from "../../store/desk.js";
 
@@ -82,18 +83,22 @@ export const APPROVAL_SCHEMA = {
   required: ["approve"],
 } as const;
 
-/** The text the person reads: what tool, with what, why it asks, and a preview when there is one. */
+/**
+ * The text the person reads: what tool, with what, why it asks, and a preview when there is one.
+ * Many clients show it in a terminal: what the model chose is written out, never obeyed (escape
+ * sequences, reordering marks, characters that draw nothing), and a run of spaces is counted.
+ */
 export function approvalMessage(request: ApprovalRequest): string {
-  let args = JSON.stringify(request.args, null, 2);
+  let args = terminalSafe(JSON.stringify(spaceRunsCounted(request.args), null, 2));
   if (args.length > 4000) args = `${args.slice(0, 4000)}\n... (${args.length - 4000} more characters)`;
   const lines = [
-    `Allow tackle to run ${request.tool} (${request.effect})?`,
-    `Why: ${request.reason.replace(/\.$/, "")}.`,
+    `Allow tackle to run ${oneLine(request.tool)} (${request.effect})?`,
+    `Why: ${oneLine(request.reason).replace(/\.$/, "")}.`,
     `Arguments:\n${args}`,
   ];
   if (request.preview) {
     const preview = request.preview.length > 8000 ? `${request.preview.slice(0, 8000)}\n... (preview cut)` : request.preview;
-    lines.push(`Preview:\n${preview}`);
+    lines.push(`Preview:\n${terminalSafe(preview)}`);
   }
   return lines.join("\n\n");
 }

@@ -96,6 +96,19 @@ for (const { era, wire } of MATRIX) {
       expect((asked.requestedSchema as { properties: Record<string, unknown> }).properties).toHaveProperty("approve");
     });
 
+    it("shows the person what the model chose written out, never obeyed: escapes, reordering marks, tags, runs of spaces", async () => {
+      client.answer = { action: "decline" };
+      const tags = String.fromCodePoint(0xe0049, 0xe0067);
+      await client.callTool("write_note", {
+        path: "shown.txt",
+        text: `\u001b[2J\u009b31m\u202eevil${tags}${" ".repeat(300)}hidden end`,
+      });
+      const message = String(client.elicitations.at(-1)!.message);
+      expect(message).toContain("write_note");
+      expect(message).not.toMatch(/[\u001b\u009b\u202e]|\u{e0049}/u);
+      expect(message).toContain("\\u202eevil\\u{e0049}\\u{e0067} [300 spaces] hidden end");
+    });
+
     it("decline rejects the call and nothing runs", async () => {
       client.answer = { action: "decline" };
       const result = await client.callTool("write_note", { path: "declined.txt", text: "no" });
