@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 import { formatCount } from "../core/format-count.js";
 import { appendLines } from "./append-line.js";
 import { applyAllOrNone, type FileChange } from "./file-transaction.js";
-import { READ_NOFOLLOW } from "./no-follow.js";
+import { readResolvedSync } from "./no-follow.js";
 import { ownFolder, replaceOwnFile, tackleStateDir } from "./own-folders.js";
 import { pathBelow } from "./path-below.js";
 import type { Workspace } from "./workspace.js";
@@ -313,7 +313,7 @@ export class ChangeJournal {
       snap.overflow = true;
       return TOO_LARGE;
     }
-    const bytes = readNoFollow(absolute);
+    const bytes = readResolvedSync(absolute);
     const h = hashOf(bytes);
     const blob = path.join(this.#blobs, h);
     if (!statSync(blob, { throwIfNoEntry: false })) replaceOwnFile(blob, bytes);
@@ -328,7 +328,7 @@ export class ChangeJournal {
       if (!st) return { h: null };
       if (st.isSymbolicLink()) return { h: "link" };
       if (!st.isFile()) return { h: null };
-      return { h: hashOf(readNoFollow(absolute)), m: st.mode & 0o777 };
+      return { h: hashOf(readResolvedSync(absolute)), m: st.mode & 0o777 };
     } catch {
       return { h: null };
     }
@@ -407,14 +407,4 @@ function list(paths: readonly string[]): string {
   return paths.length > 5
     ? `${shown.join(", ")} and ${formatCount(paths.length - 5)} more`
     : shown.join(paths.length === 2 ? " and " : ", ");
-}
-
-/** A file's bytes, refusing a link swapped in at its name. */
-function readNoFollow(absolute: string): Buffer {
-  const fd = openSync(absolute, READ_NOFOLLOW);
-  try {
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,9 +1,9 @@
-import { lstat, mkdir, readFile, rmdir, unlink } from "node:fs/promises";
+import { lstat, mkdir, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { mapLimit } from "../core/map-limit.js";
 import { atomicWriteFile, stageFile, syncDirectory, type StagedFile } from "./atomic-write.js";
 import { inParent, openDirectoryBeneath, type DirectoryHandle } from "./beneath.js";
-import { READ_NOFOLLOW } from "./no-follow.js";
+import { readResolved } from "./no-follow.js";
 
 /** One change to a file: its new bytes (mode for a new file), or its removal. Paths are resolved real paths. */
 export type FileChange = { kind: "write"; absolute: string; bytes: Uint8Array; mode?: number } | { kind: "remove"; absolute: string };
@@ -78,7 +78,7 @@ async function snapshot(absolute: string): Promise<{ bytes: Buffer; mode: number
   try {
     const st = await lstat(absolute);
     if (!st.isFile()) return undefined;
-    return { bytes: await readFile(absolute, { flag: READ_NOFOLLOW }), mode: st.mode & 0o7777 };
+    return { bytes: await readResolved(absolute), mode: st.mode & 0o7777 };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;

@@ -1,5 +1,4 @@
 import { constants } from "node:fs";
-import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
@@ -11,7 +10,7 @@ import { ToolError } from "../../core/errors.js";
 import { accessPaths, assertNotRoot, formatBytes, pathSubjects, statOrUndefined, describePaths } from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { assertWritableFile } from "./write-file.js";
-import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { openResolved, readResolved } from "../../workspace/no-follow.js";
 
 const input = z.object({
   path: z.string().describe("Existing file to add to, relative to the workspace root."),
@@ -37,10 +36,10 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const bytes = Buffer.from(args.content, "utf8");
   if (st.nlink > 1) {
     // A hard link may share its content with a file outside the workspace: copy, then replace the link.
-    await atomicWriteFile(resolved.absolute, Buffer.concat([await readFile(resolved.absolute, { flag: READ_NOFOLLOW }), bytes]));
+    await atomicWriteFile(resolved.absolute, Buffer.concat([await readResolved(resolved.absolute), bytes]));
   } else {
-    // O_NOFOLLOW: a symlink swapped in since resolution is refused rather than followed.
-    const handle = await open(resolved.absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    // The file that was checked, or nothing: a link swapped in on the way is refused, not followed.
+    const handle = await openResolved(resolved.absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
     try {
       await handle.write(bytes);
       await handle.sync();
@@ -63,7 +62,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
 
 /** Whether the byte before `at` (the old end of the file) is not a newline. */
 async function endsWithoutNewline(file: string, at: number): Promise<boolean> {
-  const handle = await open(file, READ_NOFOLLOW);
+  const handle = await openResolved(file);
   try {
     const buf = Buffer.alloc(1);
     await handle.read(buf, 0, 1, at - 1);

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
@@ -14,7 +13,7 @@ import { resolveArg } from "../resolve-arg.js";
 import { editDiff } from "./preview.js";
 import { lineSpan, type LineSpan } from "./line-span.js";
 import { assertWritableFile } from "./write-file.js";
-import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { readResolved } from "../../workspace/no-follow.js";
 
 /** Largest file edit_file works on. */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
@@ -208,7 +207,7 @@ export async function readEditable(path: string, ctx: ToolContext, tool = "edit_
       `"${rel}" is ${formatBytes(st.size)}; ${tool} works on files up to ${formatBytes(MAX_EDIT_BYTES)}. Use a shell tool (sed) for this file.`,
     );
   }
-  const bytes = await readFile(resolved.absolute, { flag: READ_NOFOLLOW });
+  const bytes = await readResolved(resolved.absolute);
   if (bytes.includes(0) || !isValidUtf8(bytes)) {
     throw new ToolError(
       "INVALID_ARGS",

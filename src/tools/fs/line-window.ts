@@ -1,7 +1,7 @@
-import { close, closeSync, fstatSync, openSync, read, readSync } from "node:fs";
+import { close, closeSync, fstatSync, read, readSync } from "node:fs";
 import { promisify } from "node:util";
 import { iconv } from "../../net/charset.js";
-import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { openResolvedSync } from "../../workspace/no-follow.js";
 
 const readAsync = promisify(read);
 const closeAsync = promisify(close);
@@ -17,7 +17,7 @@ interface ChunkReader {
 }
 
 function openChunkReader(file: string): ChunkReader {
-  const fd = openSync(file, READ_NOFOLLOW);
+  const fd = openResolvedSync(file);
   let size: number;
   try {
     size = fstatSync(fd).size;

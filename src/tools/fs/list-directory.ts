@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, readlinkSync, type Dirent } from "node:fs";
+import { readdirResolvedSync } from "../../workspace/no-follow.js";
+import { lstatSync, readlinkSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
@@ -72,7 +73,7 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     const dir = path.join(resolved.absolute, sub);
     let dirents: Dirent[];
     try {
-      dirents = readdirSync(dir, { withFileTypes: true });
+      dirents = readdirResolvedSync(dir);
     } catch (err) {
       if (sub === "") throw err;
       continue; // a folder that vanished or cannot be read is skipped, not fatal

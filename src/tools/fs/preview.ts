@@ -1,7 +1,6 @@
 import { lazyRequire } from "../../process/lazy-require.js";
-import { readFile } from "node:fs/promises";
 import { isValidUtf8 } from "./binary.js";
-import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { readResolved } from "../../workspace/no-follow.js";
 import { formatBytes } from "./common.js";
 import { lineSpan } from "./line-span.js";
 import { formatCount } from "../../core/format-count.js";
@@ -49,7 +48,7 @@ export async function textForDiff(absolute: string, size: number): Promise<strin
   if (size > MAX_DIFF_BYTES) return undefined;
   let bytes: Buffer;
   try {
-    bytes = await readFile(absolute, { flag: READ_NOFOLLOW });
+    bytes = await readResolved(absolute);
   } catch {
     return undefined;
   }

@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { closeSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, readSync, type Stats } from "node:fs";
 import { z } from "zod";
 import { iconv } from "../../net/charset.js";
 import { defineTool } from "../../core/define-tool.js";
@@ -16,7 +15,7 @@ import { TOOL } from "../names.js";
 import { formatBytes, lexicalRelative, notFound, statOrUndefined, describePaths } from "./common.js";
 import { reportProgress } from "../progress.js";
 import { pdfText } from "./pdf-text.js";
-import { READ_NOFOLLOW } from "../../workspace/no-follow.js";
+import { openResolvedSync, readResolved } from "../../workspace/no-follow.js";
 import { formatCount } from "../../core/format-count.js";
 import { importAtRuntime } from "../../process/import-at-runtime.js";
 
@@ -89,7 +88,7 @@ let landing: Buffer | undefined;
  * may read over them.
  */
 function readStart(file: string, size: number): { start: Buffer; whole?: Buffer } {
-  const fd = openSync(file, READ_NOFOLLOW);
+  const fd = openResolvedSync(file);
   try {
     const small = size <= WHOLE_TEXT_MAX;
     // One byte more than the file held at stat shows whether it has grown since.
@@ -131,7 +130,7 @@ async function readBase64(file: string, meta: Meta): Promise<ToolExecutionResult
         `${formatBytes(MAX_BASE64_BYTES)}. Read it as text with offset and limit, or process it with a shell command.`,
     );
   }
-  const data = (await readFile(file, { flag: READ_NOFOLLOW })).toString("base64");
+  const data = (await readResolved(file)).toString("base64");
   return {
     content: data,
     displayContent: `${meta.rel}: ${formatBytes(meta.st.size)} as base64`,
@@ -215,7 +214,7 @@ async function readKind(args: Args, ctx: ToolContext, absolute: string, meta: Me
     if (st.size > MAX_IMAGE_BYTES) {
       return describeBinary(meta, kind, `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}, the most returned as an image`);
     }
-    const data = (read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW }))).toString("base64");
+    const data = (read.whole ?? (await readResolved(resolved.absolute))).toString("base64");
     return {
       content: `"${rel}" is a ${kind.label} (${formatBytes(st.size)}, modified ${st.mtime.toISOString()}); the image is attached.`,
       blocks: [{ type: "image", data, mimeType: kind.mimeType }],
@@ -233,7 +232,7 @@ async function readKind(args: Args, ctx: ToolContext, absolute: string, meta: Me
         { kind: "binary", label: "UTF-16 text" },
         `UTF-16 files up to ${formatBytes(MAX_CONVERTED_BYTES)} are read`,
       );
-    const text = iconv().decode(read.whole ?? (await readFile(resolved.absolute, { flag: READ_NOFOLLOW })), kind.encoding);
+    const text = iconv().decode(read.whole ?? (await readResolved(resolved.absolute)), kind.encoding);
     return textResult(meta, numberText(text, wanted), offset, "text", `decoded from ${kind.encoding.toUpperCase()}`);
   }
 
@@ -261,7 +260,7 @@ async function readPdf(
       `PDFs up to ${formatBytes(MAX_CONVERTED_BYTES)} are converted to text`,
     );
   }
-  const bytes = typeof source === "string" ? await readFile(source, { flag: READ_NOFOLLOW }) : source;
+  const bytes = typeof source === "string" ? await readResolved(source) : source;
   let pdf;
   try {
     // pdf.js takes its input over: a copy leaves the caller's buffer alone.

@@ -20,7 +20,7 @@ export function definitionTool(manager: LspManager) {
       return formatLocations(
         toLocations(result),
         ctx.workspace,
-        lineReader(),
+        lineReader(ctx.workspace),
         "No definition found at that position; point col at a symbol's name.",
       );
     },

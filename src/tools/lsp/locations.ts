@@ -1,14 +1,26 @@
-import { readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import type { Location, LocationLink } from "vscode-languageserver-protocol/node";
+import { inTackleFolder } from "../../workspace/own-folders.js";
+import { readResolvedSync } from "../../workspace/no-follow.js";
+import { isSensitivePath } from "../../workspace/sensitive.js";
+import type { Workspace } from "../../workspace/workspace.js";
 
-/** Reads each file at most once per answer, so a list of locations can quote their lines. */
-export function lineReader(): (file: string, line: number) => string | undefined {
+/**
+ * Reads each file at most once per answer, so a list of locations can quote their lines. Only a
+ * file the model could read is quoted: a server (which runs what the workspace gives it, plugins
+ * included) may name any file on the machine, and tackle reads it outside the server's sandbox.
+ */
+export function lineReader(workspace: Workspace): (file: string, line: number) => string | undefined {
   const cache = new Map<string, string[]>();
   return (file, line) => {
     let lines = cache.get(file);
     if (!lines) {
       try {
-        lines = readFileSync(file, "utf8").split("\n");
+        const real = realpathSync(file);
+        const root = workspace.rootOf(real);
+        const readable = root !== undefined && !inTackleFolder(real) && !isSensitivePath(path.relative(root, real));
+        lines = readable ? readResolvedSync(real).toString("utf8").split("\n") : [];
       } catch {
         lines = [];
       }

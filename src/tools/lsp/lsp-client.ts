@@ -1,7 +1,7 @@
+import { readResolved } from "../../workspace/no-follow.js";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "../../process/child-process.js";
 import { mkdtempSync, rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -163,7 +163,8 @@ export class LspClient {
   async sync(file: string): Promise<string> {
     const connection = await this.connection();
     const uri = pathToFileURL(file).href;
-    const text = await readFile(file, "utf8");
+    // The file that was checked: a folder on its way swapped for a link is refused, not followed.
+    const text = (await readResolved(file)).toString("utf8");
     const open = this.#documents.get(uri);
     if (!open) {
       this.#documents.set(uri, { version: 1, text });

@@ -24,7 +24,7 @@ export function referencesTool(manager: LspManager) {
       return formatLocations(
         result ?? [],
         ctx.workspace,
-        lineReader(),
+        lineReader(ctx.workspace),
         "No references found at that position; point col at a symbol's name.",
       );
     },

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { openResolvedSync, readResolvedSync } from "../../workspace/no-follow.js";
+import { closeSync, readFileSync, readSync, statSync } from "node:fs";
 import type { GrepHit } from "./hits.js";
 import type { CompiledPattern } from "./regex.js";
 import { yielder } from "../yielder.js";
@@ -89,7 +90,7 @@ function searchFile(file: string, pattern: CompiledPattern, onHit: HitSink): voi
   const hits: Array<[number, string, number]> = [];
   const keep: HitSink = (line, text, column) => hits.push([line, text, column]);
   if (st.size <= BLOCK_BYTES) {
-    const text = decodeText(readFileSync(file));
+    const text = decodeText(readResolvedSync(file));
     if (text === undefined) return;
     searchText(text, pattern, keep);
   } else if (!searchBlocks(file, pattern, keep)) {
@@ -100,7 +101,7 @@ function searchFile(file: string, pattern: CompiledPattern, onHit: HitSink): voi
 
 /** Block-wise search of a large file; false when it turns out to be binary. */
 function searchBlocks(file: string, pattern: CompiledPattern, onHit: HitSink): boolean {
-  const fd = openSync(file, "r");
+  const fd = openResolvedSync(file);
   try {
     const head = Buffer.alloc(3);
     const headLength = readSync(fd, head, 0, 3, 0);

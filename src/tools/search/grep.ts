@@ -11,7 +11,8 @@ import { listFiles } from "./file-list.js";
 import { grepBuiltin } from "./grep-builtin.js";
 import { grepOffThread } from "./grep-offthread.js";
 import { grepRipgrep, RipgrepRejectedPattern } from "./grep-ripgrep.js";
-import { displayLine, HitCollector } from "./hits.js";
+import { displayLine, HitCollector, type GrepHit } from "./hits.js";
+import { verifiedHits } from "./verified-hits.js";
 import { compilePattern } from "./regex.js";
 import { reportElapsed } from "../progress.js";
 import { resolveSearchRoot, searchRootHooks, type SearchRoot } from "./search-root.js";
@@ -120,14 +121,27 @@ export function createGrepTool(options: GrepToolOptions = {}) {
           if (done) hits = HitCollector.from(args.maxResults, done);
           else await grepBuiltin(root.root, files, pattern, ctx.signal, (h) => hits.add(h));
         }
-        return formatGrep(args, root, hits, engine);
+        // What ripgrep printed is checked against the files as tackle reads them (see verified-hits.ts).
+        const shown = hits.result();
+        const checked = engine === "ripgrep" ? verifiedHits(root.root, shown) : { kept: shown, dropped: 0 };
+        return formatGrep(args, root, hits, engine, checked);
       }
     },
   });
 }
 
-function formatGrep(args: GrepArgs, root: SearchRoot, hits: HitCollector, engine: string): ToolExecutionResult {
-  const shown = hits.result();
+function formatGrep(
+  args: GrepArgs,
+  root: SearchRoot,
+  hits: HitCollector,
+  engine: string,
+  checked: { kept: GrepHit[]; dropped: number },
+): ToolExecutionResult {
+  const shown = checked.kept;
+  const dropped = checked.dropped
+    ? `[${formatCount(checked.dropped)} matching lines were left out: their files changed while they were searched ` +
+      "(a folder on the way became a link). Search again once nothing is changing them.]"
+    : undefined;
   const where = root.display(root.relative);
   const structured = {
     matches: shown.map((h) => ({ path: root.display(h.path), line: h.line, text: h.text })),
@@ -139,12 +153,13 @@ function formatGrep(args: GrepArgs, root: SearchRoot, hits: HitCollector, engine
     const filter = args.glob ? ` among files matching "${args.glob}"` : "";
     const hint = args.caseInsensitive ? "" : " The search is case-sensitive; set caseInsensitive to true to ignore case.";
     return {
-      content: `No matches for ${JSON.stringify(args.pattern)} in ${where}${filter}.${hint}`,
+      content: `No matches for ${JSON.stringify(args.pattern)} in ${where}${filter}.${dropped ? ` ${dropped}` : hint}`,
       structured,
       metadata: { engine, totalMatches: 0 },
     };
   }
   const lines = shown.map((h) => `${root.display(h.path)}:${h.line}: ${displayLine(h)}`);
+  if (dropped) lines.push("", dropped);
   if (hits.total > shown.length) {
     lines.push(
       "",
