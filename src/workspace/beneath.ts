@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { mkdir, open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../core/errors.js";
 
@@ -23,9 +23,31 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 
 export async function openDirectoryBeneath(dir: string): Promise<DirectoryHandle> {
   if (!PROC_FD) return { at: (name) => path.join(dir, name), close: async () => {} };
+  const held = await walkBeneath(dir, false);
+  return { at: (name) => `${PROC_FD}/${held.handle.fd}/${name}`, close: () => held.handle.close() };
+}
+
+/**
+ * `mkdir -p` for a resolved (real) path, one folder at a time through handles as
+ * {@link openDirectoryBeneath} goes: a folder on the way that a concurrent command swaps for a
+ * link is refused, not followed, so no folder is ever made outside. Returns the first folder made,
+ * as mkdir's recursive form does.
+ */
+export async function mkdirBeneath(dir: string): Promise<string | undefined> {
+  if (!PROC_FD) return mkdir(dir, { recursive: true });
+  const held = await walkBeneath(dir, true);
+  await held.handle.close();
+  return held.made;
+}
+
+/** Opens `dir` from `/` a component at a time (O_NOFOLLOW), making the missing ones when `make`. */
+async function walkBeneath(dir: string, make: boolean): Promise<{ handle: FileHandle; made?: string }> {
   let current: FileHandle = await open("/", DIR_FLAGS);
+  let made: string | undefined;
+  let sofar = "";
   try {
     for (const part of path.resolve(dir).split("/").filter(Boolean)) {
+      sofar += `/${part}`;
       let next: FileHandle;
       try {
         next = await open(`${PROC_FD}/${current.fd}/${part}`, DIR_FLAGS);
@@ -38,7 +60,13 @@ export async function openDirectoryBeneath(dir: string): Promise<DirectoryHandle
             { cause: err },
           );
         }
-        throw err;
+        if (code !== "ENOENT" || !make) throw err;
+        // Made in the folder held, whatever its path names now; one made meanwhile is taken as it is.
+        await mkdir(`${PROC_FD}/${current.fd}/${part}`).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== "EEXIST") throw e;
+        });
+        made ??= sofar;
+        next = await open(`${PROC_FD}/${current.fd}/${part}`, DIR_FLAGS);
       }
       await current.close();
       current = next;
@@ -47,8 +75,7 @@ export async function openDirectoryBeneath(dir: string): Promise<DirectoryHandle
     await current.close().catch(() => {});
     throw err;
   }
-  const held = current;
-  return { at: (name) => `${PROC_FD}/${held.fd}/${name}`, close: () => held.close() };
+  return made === undefined ? { handle: current } : { handle: current, made };
 }
 
 /** Runs `fn` with a path for `absolute` that goes through its parent directory's handle (see openDirectoryBeneath). */

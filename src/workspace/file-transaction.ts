@@ -1,8 +1,8 @@
-import { lstat, mkdir, rmdir, unlink } from "node:fs/promises";
+import { lstat, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { mapLimit } from "../core/map-limit.js";
 import { atomicWriteFile, stageFile, syncDirectory, type StagedFile } from "./atomic-write.js";
-import { inParent, openDirectoryBeneath, type DirectoryHandle } from "./beneath.js";
+import { inParent, mkdirBeneath, openDirectoryBeneath, type DirectoryHandle } from "./beneath.js";
 import { readResolved } from "./no-follow.js";
 
 /** One change to a file: its new bytes (mode for a new file), or its removal. Paths are resolved real paths. */
@@ -43,7 +43,7 @@ export async function applyAllOrNone(changes: readonly FileChange[]): Promise<vo
       if (before) p.before = before;
       if (p.change.kind !== "write") return;
       const dir = path.dirname(p.change.absolute);
-      const made = await mkdir(dir, { recursive: true });
+      const made = await mkdirBeneath(dir);
       if (made) p.madeDir = made;
       const options = p.change.mode === undefined ? {} : { mode: p.change.mode };
       p.staged = await stageFile(p.change.absolute, p.change.bytes, options, await folder(dir));

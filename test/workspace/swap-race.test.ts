@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { constants, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { constants, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
@@ -9,6 +9,9 @@ import { lineReader } from "../../src/tools/lsp/locations.js";
 import { createGrepTool } from "../../src/tools/search/grep.js";
 import { verifiedHits } from "../../src/tools/search/verified-hits.js";
 import { openResolved, readdirResolvedSync, readResolved, readResolvedSync } from "../../src/workspace/no-follow.js";
+import { mkdirBeneath } from "../../src/workspace/beneath.js";
+import { createDirectoryTool } from "../../src/tools/fs/create-directory.js";
+import { writeFileTool } from "../../src/tools/fs/write-file.js";
 import { boundarySandbox, failure, type BoundarySandbox } from "../support/tools.js";
 import { HAS_RG } from "../tools/search/helpers.js";
 
@@ -53,6 +56,14 @@ describe("a path opened after its check", () => {
     const err = await failure(openResolved(real, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW));
     expect(err).toBeInstanceOf(ToolError);
     expect(readFileSync(path.join(sb.outside, "hosts.yml"), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  it("has its missing folders made only inside the folders that were checked", async () => {
+    expect(await mkdirBeneath(path.join(sb.ws, "d", "x", "y"))).toBe(path.join(sb.ws, "d", "x"));
+    swapped();
+    const err = await failure(mkdirBeneath(path.join(sb.ws, "d", "new", "deeper")));
+    expect(err.message).toMatch(/changed while it was being written/);
+    expect(readdirSync(sb.outside)).toEqual(["hosts.yml"]);
   });
 
   it("is listed only if it is still the folder that was checked", () => {
@@ -107,17 +118,24 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
   function startRacer(): Promise<void> {
     symlinkSync(sb.outside, path.join(sb.ws, "l"));
     mkdirSync(path.join(sb.ws, "t"));
+    // A folder a tool makes at d while d is away (mkdir -p) is cleared, so the swapping goes on.
     const script = `
       const fs = require("node:fs");
+      const attempt = (f) => { try { f(); } catch {} };
       process.chdir(${JSON.stringify(sb.ws)});
       fs.rmdirSync("t");
       process.stdout.write("ready\\n");
-      for (;;) { fs.renameSync("d", "t"); fs.renameSync("l", "d"); fs.renameSync("t", "l"); }`;
+      for (;;) {
+        attempt(() => fs.renameSync("d", "t"));
+        attempt(() => fs.renameSync("l", "d"));
+        attempt(() => fs.renameSync("t", "l"));
+        if (fs.existsSync("t")) attempt(() => { fs.rmSync("d", { recursive: true, force: true }); fs.renameSync("t", "d"); });
+      }`;
     racer = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
     return new Promise((resolve) => racer!.stdout!.once("data", () => resolve()));
   }
 
-  it("never show the file outside nor change it: read_file, grep and append_file", async () => {
+  it("never show the file outside nor change it, nor make a folder there: read_file, grep, append_file, write_file, create_directory", async () => {
     await startRacer();
     const grep = createGrepTool(HAS_RG ? { backend: "ripgrep" } : { backend: "builtin", inProcess: true });
     const shown: string[] = [];
@@ -130,6 +148,9 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
           ),
         );
         await appendFileTool.execute({ path: p, content: "appended\n" } as never, sb.ctx).catch(() => undefined);
+        const folder = p.replace("hosts.yml", `made-${i}`);
+        await writeFileTool.execute({ path: `${folder}/sub/f.txt`, content: "x" } as never, sb.ctx).catch(() => undefined);
+        await createDirectoryTool.execute({ path: `${folder}-dir/sub` } as never, sb.ctx).catch(() => undefined);
       }
       shown.push(
         await grep.execute({ pattern: "oauth_token" } as never, sb.ctx).then(
@@ -141,5 +162,6 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
     racer!.kill("SIGKILL");
     expect(shown.filter((s) => s.includes("gho_tackleSwapRaceSecret"))).toEqual([]);
     expect(readFileSync(path.join(sb.outside, "hosts.yml"), "utf8")).toBe(`${SECRET}\n`);
+    expect(readdirSync(sb.outside)).toEqual(["hosts.yml"]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdirBeneath } from "../../workspace/beneath.js";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
 import { loadDescription } from "../../core/description.js";
@@ -23,8 +23,9 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     return { content: `The folder "${rel}" already exists; nothing to do.`, structured: { path: rel, created: false } };
   }
   if (st) throw new ToolError("INVALID_PATH", `"${rel}" already exists and is a file, not a folder.`);
-  // Resolved through every existing symlink: what is created lies inside the workspace.
-  await mkdir(resolved.absolute, { recursive: true });
+  // Resolved through every existing symlink, and made through held folders: a folder on the way
+  // swapped for a link meanwhile is refused rather than followed out of the workspace.
+  await mkdirBeneath(resolved.absolute);
   return {
     content: `Created the folder "${rel}".`,
     structured: { path: rel, created: true },

@@ -1,5 +1,6 @@
 import { constants, existsSync } from "node:fs";
-import { access, mkdir } from "node:fs/promises";
+import { access } from "node:fs/promises";
+import { mkdirBeneath } from "../../workspace/beneath.js";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../core/define-tool.js";
@@ -74,8 +75,9 @@ export async function ensureParent(resolved: ResolvedPath, rel: string, create: 
       `The folder "${path.posix.dirname(rel)}" does not exist. Set createDirs to true, or create it with create_directory first.`,
     );
   }
-  // The parent was resolved through every existing symlink, so what mkdir creates is inside the workspace.
-  await mkdir(parent, { recursive: true });
+  // The parent was resolved through every existing symlink; made through held folders, so that a
+  // folder swapped for a link meanwhile is refused rather than followed out of the workspace.
+  await mkdirBeneath(parent);
 }
 
 async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResult> {
