@@ -5,7 +5,7 @@ import { Workspace } from "../workspace/workspace.js";
 import { entryExists } from "../workspace/stat.js";
 import { commandEnv } from "../process/command-env.js";
 import { withoutSecrets } from "../process/secret-env.js";
-import { ENV_NAME, hideEntry, procHardening, protectArgs } from "./mounts.js";
+import { ENV_NAME, hideEntry, pinArgs, procHardening, protectArgs } from "./mounts.js";
 
 /*
  * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
@@ -63,6 +63,8 @@ export interface HostViewOptions {
   readOnly?: readonly string[];
   /** Entries to make unreadable wherever they are (the workspace's secrets, tackle's folders). */
   hidden?: readonly string[];
+  /** Entries inside the workspace whose folders may not be moved (tackle's configuration); those of hidden ones never may. */
+  pinned?: readonly string[];
   /** Share the host's network. */
   network: boolean;
   /** Size of the private /tmp and /dev/shm, in bytes. */
@@ -129,6 +131,10 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
   for (const root of o.writable ?? []) {
     if (!path.isAbsolute(root)) throw new Error(`A writable root must be an absolute path: ${root}.`);
     args.push("--bind", root, root);
+  }
+  if (!o.workspaceReadOnly) {
+    const inside = (o.hidden ?? []).filter((p) => Workspace.isInside(ws, p));
+    args.push(...pinArgs(ws, [...inside, ...(o.pinned ?? [])]));
   }
   // Protection and hiding last: they must sit on top of every writable bind that holds them.
   args.push(...protectArgs(ws, PROTECTED));

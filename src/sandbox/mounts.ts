@@ -61,6 +61,24 @@ export function hideArgs(ws: string, p: string): string[] {
   return hideEntry(p);
 }
 
+/**
+ * Binds onto itself each folder below `ws` that holds one of `entries` (absolute), outer folders
+ * first. A mount point cannot be renamed (EBUSY), so a command cannot swap such a folder for
+ * another. Without this, a command could swap the folder holding a secret for an empty stand-in
+ * while the sandbox of a command beside it is being made: that sandbox's hiding would land on the
+ * stand-in (bubblewrap makes a missing mount point) and the secret would sit beside it, unhidden;
+ * and a folder holding tackle's configuration could be renamed for it to govern another.
+ */
+export function pinArgs(ws: string, entries: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const entry of entries) {
+    for (let dir = path.dirname(entry); dir !== ws && Workspace.isInside(ws, dir); dir = path.dirname(dir)) folders.add(dir);
+  }
+  return [...folders]
+    .sort((a, b) => a.length - b.length)
+    .flatMap((dir) => (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() ? ["--bind", dir, dir] : []));
+}
+
 /** The mounts that make `p` (absolute) unreadable: an empty read-only folder, or a file nothing can open. */
 export function hideEntry(p: string): string[] {
   let st;

@@ -19,7 +19,7 @@ import { Workspace } from "../workspace/workspace.js";
 import { overlayArgv, type Overlay } from "./overlay.js";
 import { capture, SANDBOX_PATH } from "./capture.js";
 import { forgetProbes, probeKey, recalledProbe, rememberProbe } from "./probe-memo.js";
-import { envArgs, hideArgs, procHardening, protectArgs, PROTECTED_IN_WORKSPACE } from "./mounts.js";
+import { envArgs, hideArgs, pinArgs, procHardening, protectArgs, PROTECTED_IN_WORKSPACE } from "./mounts.js";
 
 /*
  * The bubblewrap sandbox. What holds, and why:
@@ -293,6 +293,13 @@ function buildArgs(
     const ws = o.workspace;
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
     args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", o.overlay?.merged ?? ws, ws);
+    if (!o.workspaceReadOnly && !o.overlay)
+      args.push(
+        ...pinArgs(
+          ws,
+          (o.hidden ?? []).filter((p) => Workspace.isInside(ws, p)),
+        ),
+      );
     args.push(...protectArgs(ws, PROTECTED_IN_WORKSPACE));
     for (const p of o.hidden ?? []) args.push(...hideArgs(ws, p));
     cwd = o.cwd ?? ws;

@@ -148,6 +148,7 @@ export async function launchFor(
   const config = [...new Set([...configEntries(root, cwd), ...scan.config])];
   const afterRun = watchNewFiles(root, { config, code, own, rescan: () => workspaceScan(root) });
   const { env, withheld } = hostEnv(s.shell.env, approved);
+  const held = configHeld(root, config);
   const args = hostViewArgs(
     ["/bin/bash", "-c", command],
     {
@@ -155,9 +156,8 @@ export async function launchFor(
       cwd,
       writable,
       // A link that leads nowhere has nothing to bind (bubblewrap would refuse the whole command).
-      readOnly: [...(code?.existing.keys() ?? []), ...configHeld(root, config)].filter(
-        (p) => Workspace.isInside(root, p) && p !== root && existsSync(p),
-      ),
+      readOnly: [...(code?.existing.keys() ?? []), ...held].filter((p) => Workspace.isInside(root, p) && p !== root && existsSync(p)),
+      pinned: held.filter((p) => Workspace.isInside(root, p) && p !== root),
       hidden: [
         ...released(secretsToHide(scan.sensitive), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),

@@ -156,7 +156,11 @@ function sandboxNote(
   r: CommandResult,
   remedy = "If the command needs more, call again with unconfined: true (the person is asked).",
 ): string | undefined {
-  if (r.exitCode === 0 || !BLOCKED.test(r.output)) return undefined;
+  if (r.exitCode === 0) return undefined;
+  if (launch.confinement !== "read-only" && launch.confinement !== "none" && /device or resource busy|EBUSY/i.test(r.output)) {
+    return `[The sandbox keeps each folder that holds a secret or tackle's configuration in its place: no command run in it moves or renames one. ${remedy}]`;
+  }
+  if (!BLOCKED.test(r.output)) return undefined;
   if (launch.confinement === "workspace") {
     const net = launch.network ? "" : " and has no network";
     return `[The sandbox may have blocked this: it can write only the workspace and shell.sandbox.writableRoots${net}. ${remedy}]`;

@@ -136,7 +136,7 @@ sandboxed("the workspace sandbox", () => {
     }
   });
 
-  it("keeps a subfolder's own configuration on the command's way read-only, and moves aside one put back after a rename", async () => {
+  it("keeps a subfolder's own configuration on the command's way read-only, and its folder in place", async () => {
     mkdirSync(path.join(root, "sub", "deeper"), { recursive: true });
     const own = '{"permissions":{"ask":["web_fetch"]}}';
     writeFileSync(path.join(root, "sub", "tackle.config.json"), own);
@@ -149,9 +149,9 @@ sandboxed("the workspace sandbox", () => {
         {},
         "sub/deeper",
       );
-      expect(swapped.content).toMatch(/moved aside/);
-      expect(existsSync(path.join(root, "sub", "tackle.config.json"))).toBe(false);
-      expect(readFileSync(path.join(root, "sub2", "tackle.config.json"), "utf8")).toBe(own);
+      expect(swapped.content).toMatch(/Device or resource busy/);
+      expect(existsSync(path.join(root, "sub2"))).toBe(false);
+      expect(readFileSync(path.join(root, "sub", "tackle.config.json"), "utf8")).toBe(own);
     } finally {
       if (existsSync(path.join(root, "sub2"))) {
         rmSync(path.join(root, "sub"), { recursive: true, force: true });
@@ -162,7 +162,7 @@ sandboxed("the workspace sandbox", () => {
     }
   });
 
-  it("tackle configuration in any other folder: an existing one is read-only, a new one (or a link) moved aside, a moved one stays", async () => {
+  it("tackle configuration in any other folder: an existing one is read-only and stays in its folder, a new one (or a link) moved aside", async () => {
     mkdirSync(path.join(root, "other"));
     const own = '{"permissions":{"ask":["web_fetch"]}}';
     writeFileSync(path.join(root, "other", "tackle.config.json"), own);
@@ -183,9 +183,11 @@ sandboxed("the workspace sandbox", () => {
       }
       // Another program's config.json is its own business.
       expect(existsSync(path.join(root, "deep", "config.json"))).toBe(true);
+      // Renamed, the folder would take its rules somewhere else.
       const moved = await run(`python3 -c "import os; os.rename('other', 'renamed')"`);
-      expect(moved.content).not.toMatch(/moved aside/);
-      expect(readFileSync(path.join(root, "renamed", "tackle.config.json"), "utf8")).toBe(own);
+      expect(moved.content).toMatch(/Device or resource busy/);
+      expect(moved.content).toMatch(/keeps each folder that holds a secret or tackle's configuration in its place/);
+      expect(readFileSync(path.join(root, "other", "tackle.config.json"), "utf8")).toBe(own);
     } finally {
       for (const f of ["other", "renamed", "deep", "linked", "planted.json"]) rmSync(path.join(root, f), { recursive: true, force: true });
     }
@@ -195,6 +197,26 @@ sandboxed("the workspace sandbox", () => {
     const r = await run("cat .env sub/.ENV deploy.KEY 2>&1; grep -r SECRET . 2>&1; echo end");
     expect(r.content).not.toMatch(/hunter2|upper|PRIVATE/);
     expect(r.content).toContain("end");
+  });
+
+  it("keeps each folder holding a secret in its place, so no command can swap it while another's sandbox is made", async () => {
+    mkdirSync(path.join(root, "sub", "deeper", "x"), { recursive: true });
+    writeFileSync(path.join(root, "sub", "deeper", "x", ".env"), "SECRET=deep\n");
+    mkdirSync(path.join(root, "plain"));
+    try {
+      const exchange =
+        "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); " +
+        "r = libc.renameat2(-100, b'sub/deeper/x', -100, b'plain', 2); print('exchange', r, os.strerror(ctypes.get_errno()))";
+      const r = await run(`mv sub/deeper sub/moved; mv sub sub2; python3 -c "${exchange}"; mv plain plain2 && echo plain moved`);
+      expect(r.content.match(/Device or resource busy/g)?.length).toBe(2);
+      // A mount point is not exchanged either (EXDEV or EBUSY).
+      expect(r.content).toMatch(/exchange -1 (Invalid cross-device link|Device or resource busy)/);
+      expect(r.content).toContain("plain moved");
+      expect(readFileSync(path.join(root, "sub", "deeper", "x", ".env"), "utf8")).toBe("SECRET=deep\n");
+    } finally {
+      rmSync(path.join(root, "sub", "deeper"), { recursive: true, force: true });
+      rmSync(path.join(root, "plain2"), { recursive: true, force: true });
+    }
   });
 
   it("hides the home folder's secret folders and tackle's server tokens", async () => {
