@@ -1,3 +1,4 @@
+import { isSensitivePath } from "./sensitive.js";
 import { opendir, lstat } from "node:fs/promises";
 import path from "node:path";
 import { lazyGlob } from "./lazy-glob.js";
@@ -92,8 +93,27 @@ export function executionSensitiveName(relative: string): string {
  * path, once `absolute` is at `relativeAs`, would be execution-sensitive; undefined when there is
  * none. A folder too large to scan counts as sensitive, so a move is never waved through unseen.
  */
-export async function executionSensitiveWithin(absolute: string, relativeAs: string): Promise<string | undefined> {
-  const direct = executionSensitiveReason(relativeAs);
+export function executionSensitiveWithin(absolute: string, relativeAs: string): Promise<string | undefined> {
+  return firstWithin(absolute, relativeAs, executionSensitiveReason, "git or package files");
+}
+
+/**
+ * Why moving the folder `absolute` (at `relative`) needs a person: the first entry inside it that
+ * may hold a secret. Moved while another command's sandbox is being made, it would leave that
+ * sandbox hiding its old place (see sandbox/mounts.ts, pinArgs); undefined when there is none.
+ */
+export function secretWithin(absolute: string, relative: string): Promise<string | undefined> {
+  return firstWithin(absolute, relative, (rel) => (isSensitivePath(rel) ? `${rel} may hold secrets` : undefined), "secrets");
+}
+
+/** The first reason `judge` gives for `relativeAs` or an entry below it, a folder read breadth by breadth. */
+async function firstWithin(
+  absolute: string,
+  relativeAs: string,
+  judge: (relative: string) => string | undefined,
+  what: string,
+): Promise<string | undefined> {
+  const direct = judge(relativeAs);
   if (direct) return direct;
   let info;
   try {
@@ -113,10 +133,9 @@ export async function executionSensitiveWithin(absolute: string, relativeAs: str
       continue;
     }
     for await (const entry of handle) {
-      if (++seen > MAX_SCAN_ENTRIES)
-        return `${relativeAs} holds more than ${MAX_SCAN_ENTRIES} entries, too many to check for git or package files`;
+      if (++seen > MAX_SCAN_ENTRIES) return `${relativeAs} holds more than ${MAX_SCAN_ENTRIES} entries, too many to check for ${what}`;
       const childRel = rel === "." || rel === "" ? entry.name : `${rel}/${entry.name}`;
-      const reason = executionSensitiveReason(childRel);
+      const reason = judge(childRel);
       if (reason) return reason;
       if (entry.isDirectory()) pending.push([path.join(dir, entry.name), childRel]);
     }

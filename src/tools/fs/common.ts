@@ -3,7 +3,7 @@ import type { Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { Assessment, ToolContext } from "../../core/tool.js";
-import { executionSensitiveWithin } from "../../workspace/protected.js";
+import { executionSensitiveWithin, secretWithin } from "../../workspace/protected.js";
 import { writtenPath, type ResolvedPath, type Workspace } from "../../workspace/workspace.js";
 import { formatCount } from "../../core/format-count.js";
 import { pathBelow } from "../../workspace/path-below.js";
@@ -170,6 +170,20 @@ export async function carriesExecutionSensitive(ctx: ToolContext, from: string, 
       (src.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, src.relative) : undefined) ??
       (dest.root === ctx.workspace.root ? await executionSensitiveWithin(src.absolute, dest.relative) : undefined);
     return why ? { ask: why } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** For a move of a folder: the first secret it holds, which makes the move a person's to approve in every mode, or undefined. */
+export async function carriesSecret(ctx: ToolContext, from: string): Promise<Assessment | undefined> {
+  try {
+    const src = resolveArg(ctx, from);
+    if (src.root !== ctx.workspace.root || src.relative === ".") return undefined;
+    const secret = await secretWithin(src.absolute, src.relative);
+    // In every mode: moved while a command's sandbox is being made, it would take the secret out
+    // from under that sandbox's hiding (sandbox/mounts.ts, pinArgs).
+    return secret ? { confirm: `${secret}, and a folder holding one moves only with a person's approval` } : undefined;
   } catch {
     return undefined;
   }

@@ -100,4 +100,22 @@ describe("move_file", () => {
     expect(approver.requests[0]!.preview).toContain("replacing the existing b.txt");
     await runner.close();
   });
+
+  it("moves a folder holding a secret only with a person's approval, in every mode", async () => {
+    mkdirSync(at("conf", "deep"), { recursive: true });
+    writeFileSync(at("conf", "deep", ".env"), "KEY=1\n");
+    mkdirSync(at("plain"));
+    writeFileSync(at("plain", "x.txt"), "x");
+    const approver = approveAll();
+    const runner = makeRunner(sb.ws, { approval: "all", approver });
+    expect((await runner.run({ name: "move_file", args: { from: "plain", to: "plain2" } })).approvedBy).toBe("auto");
+    expect(approver.requests).toHaveLength(0);
+    const held = await runner.run({ name: "move_file", args: { from: "conf", to: "conf2" } });
+    expect(held.status).toBe("success");
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]!.reason).toContain(
+      "conf/deep/.env may hold secrets, and a folder holding one moves only with a person's approval",
+    );
+    await runner.close();
+  });
 });
