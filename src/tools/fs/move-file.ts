@@ -74,9 +74,12 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
     await inParent(src.absolute, (from) => inParent(dest.absolute, (to) => rename(from, to)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-    // Another file system: copy (links kept as links), then remove the original.
-    await cp(src.absolute, dest.absolute, { recursive: true, force: true, verbatimSymlinks: true, preserveTimestamps: true });
-    await rm(src.absolute, { recursive: true });
+    // Another file system: copy (links kept as links), then remove the original, through the
+    // parents' handles as the rename went.
+    await inParent(src.absolute, (from) =>
+      inParent(dest.absolute, (to) => cp(from, to, { recursive: true, force: true, verbatimSymlinks: true, preserveTimestamps: true })),
+    );
+    await inParent(src.absolute, (from) => rm(from, { recursive: true }));
   }
   recordVacated(ctx.workspace.root, src.absolute);
   if (known) ctx.reads!.saw(dest.absolute);

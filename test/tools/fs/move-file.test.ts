@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { moveFileTool } from "../../../src/tools/fs/move-file.js";
 import { approveAll, makeRunner, makeSandbox, type Sandbox } from "./helpers.js";
 import { failure } from "../../support/tools.js";
+import { Workspace } from "../../../src/workspace/workspace.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -99,6 +101,24 @@ describe("move_file", () => {
     expect(approver.requests).toHaveLength(1);
     expect(approver.requests[0]!.preview).toContain("replacing the existing b.txt");
     await runner.close();
+  });
+
+  // /dev/shm is another file system than the workspace's where it is a tmpfs: rename fails there (EXDEV).
+  const otherFs = existsSync("/dev/shm") && statSync("/dev/shm").dev !== statSync(os.tmpdir()).dev;
+  it.skipIf(!otherFs)("moves a folder to another file system by copying it, links kept, then removing the original", async () => {
+    const shm = mkdtempSync("/dev/shm/tackle-move-");
+    try {
+      mkdirSync(at("lib", "sub"), { recursive: true });
+      writeFileSync(at("lib", "sub", "a.txt"), "a");
+      symlinkSync("sub/a.txt", at("lib", "link"));
+      const ctx = { workspace: Workspace.open(sb.ws, [{ path: shm, writable: true }]) };
+      await moveFileTool.execute({ from: "lib", to: path.join(shm, "lib") } as never, ctx);
+      expect(existsSync(at("lib"))).toBe(false);
+      expect(readFileSync(path.join(shm, "lib", "sub", "a.txt"), "utf8")).toBe("a");
+      expect(readlinkSync(path.join(shm, "lib", "link"))).toBe("sub/a.txt");
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
   });
 
   it("moves a folder holding a secret only with a person's approval, in every mode", async () => {
