@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { constants, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/core/errors.js";
 import { appendFileTool } from "../../src/tools/fs/append-file.js";
+import { copyFileTool } from "../../src/tools/fs/copy-file.js";
 import { readFileTool } from "../../src/tools/fs/read-file.js";
 import { lineReader } from "../../src/tools/lsp/locations.js";
 import { createGrepTool } from "../../src/tools/search/grep.js";
@@ -136,6 +137,10 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
   }
 
   it("never show the file outside nor change it, nor make a folder there: read_file, grep, append_file, write_file, create_directory", async () => {
+    // A folder below the swapped one, in both places, for copy_file to copy.
+    mkdirSync(path.join(sb.outside, "inner"));
+    writeFileSync(path.join(sb.outside, "inner", "hosts.yml"), `${SECRET}\n`);
+    sb.write({ "d/inner/hosts.yml": "decoy\n" });
     await startRacer();
     const grep = createGrepTool(HAS_RG ? { backend: "ripgrep" } : { backend: "builtin", inProcess: true });
     const shown: string[] = [];
@@ -151,6 +156,7 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
         const folder = p.replace("hosts.yml", `made-${i}`);
         await writeFileTool.execute({ path: `${folder}/sub/f.txt`, content: "x" } as never, sb.ctx).catch(() => undefined);
         await createDirectoryTool.execute({ path: `${folder}-dir/sub` } as never, sb.ctx).catch(() => undefined);
+        await copyFileTool.execute({ source: `${p[0]}/inner`, dest: `copies/${i}-${p[0]}` } as never, sb.ctx).catch(() => undefined);
       }
       shown.push(
         await grep.execute({ pattern: "oauth_token" } as never, sb.ctx).then(
@@ -162,6 +168,12 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
     racer!.kill("SIGKILL");
     expect(shown.filter((s) => s.includes("gho_tackleSwapRaceSecret"))).toEqual([]);
     expect(readFileSync(path.join(sb.outside, "hosts.yml"), "utf8")).toBe(`${SECRET}\n`);
-    expect(readdirSync(sb.outside)).toEqual(["hosts.yml"]);
+    expect(readdirSync(sb.outside).sort()).toEqual(["hosts.yml", "inner"]);
+    // What copy_file copied came from inside the workspace.
+    const copied = existsSync(path.join(sb.ws, "copies")) ? readdirSync(path.join(sb.ws, "copies"), { recursive: true }) : [];
+    for (const entry of copied) {
+      const file = path.join(sb.ws, "copies", String(entry));
+      if (lstatSync(file).isFile()) expect(readFileSync(file, "utf8"), String(entry)).not.toContain("gho_tackleSwapRaceSecret");
+    }
   });
 });

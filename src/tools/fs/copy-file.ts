@@ -105,8 +105,11 @@ async function execute(args: Args, ctx: ToolContext): Promise<ToolExecutionResul
   const { src, srcRel, srcStat, dest, destRel, destStat } = await plan(args, ctx);
   await ensureParent(dest, destRel, true);
   if (srcStat.isDirectory()) {
-    // Links inside are copied as links (never followed out of the workspace); every later use resolves them again.
-    await cp(src.absolute, dest.absolute, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+    // Links inside are copied as links (never followed out of the workspace); every later use resolves
+    // them again. Through both parents' handles: neither folder can be swapped for a link on the way.
+    await inParent(src.absolute, (from) =>
+      inParent(dest.absolute, (to) => cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true })),
+    );
   } else {
     // Copy beside the destination, then rename over it: the copy appears whole or not at all.
     const temp = path.join(
