@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, type Edit, type FormattingOptions } from "jsonc-parser";
-import { CONFIG_FILES, findConfigFile, type LoadedConfig } from "../config/config.js";
+import { CONFIG_FILES, findConfigFile, warnPassedOver, type LoadedConfig } from "../config/config.js";
 import { parseRule } from "../runtime/rules.js";
 
 export const RULE_LISTS = ["allow", "ask", "deny"] as const;
@@ -18,7 +18,10 @@ export function configFileFor(loaded: Pick<LoadedConfig, "file" | "workspace">):
 export function configFileIn(workspace: string, configFile?: string): string {
   if (configFile) return path.resolve(configFile);
   const dir = path.resolve(workspace);
-  return findConfigFile(dir) ?? path.join(dir, CONFIG_FILES[0]);
+  const found = findConfigFile(dir);
+  // As loading it would: a config.json here that was perhaps meant for tackle is named.
+  warnPassedOver(path.join(dir, CONFIG_FILES[1]), found);
+  return found ?? path.join(dir, CONFIG_FILES[0]);
 }
 
 function read(file: string): string {

@@ -80,6 +80,11 @@ function topLevelKeys(): readonly string[] {
 }
 const warnedKeys = new Set<string>();
 
+/** Keys come from files a model may have written: their control characters are shown, never obeyed. */
+function warnOnStderr(message: string): void {
+  process.stderr.write(`tackle: ${terminalSafe(message)}\n`);
+}
+
 /**
  * A misspelt key (`aproval`) would otherwise be ignored without a word, so each unknown top-level
  * key is a warning naming the closest known one; once per file and key, however often it is loaded.
@@ -146,7 +151,7 @@ export function findConfigFile(dir: string, home = os.homedir()): string | undef
  * one slip from one of them (`aproval`) was perhaps meant for tackle: said once, naming the file
  * that governs instead.
  */
-function warnPassedOver(here: string, governing: string | undefined, warn: (message: string) => void): void {
+export function warnPassedOver(here: string, governing: string | undefined, warn: (message: string) => void = warnOnStderr): void {
   if (governing === here || !existsSync(here)) return;
   let raw: unknown;
   try {
@@ -189,8 +194,7 @@ export function loadConfig(
 ): LoadedConfig {
   const dir = path.resolve(options.workspace ?? options.dir ?? process.cwd());
   const file = options.file ? path.resolve(options.file) : findConfigFile(dir);
-  // Keys come from files a model may have written: their control characters are shown, never obeyed.
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`tackle: ${terminalSafe(message)}\n`));
+  const warn = options.warn ?? warnOnStderr;
   if (!options.file) warnPassedOver(path.join(dir, "config.json"), file, warn);
   let config: TackleConfig = {};
   if (file) {

@@ -64,6 +64,10 @@ describe("the configuration is found from any subfolder of the project, as git f
     file("ws/app/config.json", { "\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2Japproval": "all" });
     const listed = await runCli(["tools"], { cwd: at("ws", "app") });
     expect(listed.stderr).toContain("has none of tackle's keys");
+    // tackle rules, which finds the file without loading it, says so too.
+    const rules = await runCli(["rules", "list"], { cwd: at("ws", "app") });
+    expect(rules.stderr).toContain("has none of tackle's keys");
+    expect(rules.stderr).not.toMatch(/\u001b|\u0007/);
     expect(listed.stderr).not.toMatch(/\u001b|\u0007/);
     expect(listed.stderr).toContain("\\x1b]52;c;");
     file("ws/bad/tackle.config.json", { approval: "\u001b[2Jnever" });
