@@ -1,5 +1,5 @@
 import { spawn } from "../../process/child-process.js";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
@@ -49,11 +49,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   constructor(
     private readonly server: string,
     private readonly url: URL,
-    private readonly options: { redirectUrl?: string; onRedirect?: (authorizationUrl: URL) => void | Promise<void> } = {},
+    private readonly options: {
+      redirectUrl?: string;
+      onRedirect?: (authorizationUrl: URL) => void | Promise<void>;
+      /** The value the authorization page must send back with the code (a sign-in's own). */
+      state?: string;
+    } = {},
   ) {
     this.#file = loginFile(server, url);
     this.#stored = readStored(this.#file) ?? { url: url.href };
     if (options.redirectUrl) this.#stored.redirect = options.redirectUrl;
+  }
+
+  state(): string {
+    return this.options.state ?? randomBytes(16).toString("hex");
   }
 
   get redirectUrl(): string | undefined {
@@ -177,10 +186,17 @@ export async function login(server: string, url: URL, options: LoginOptions = {}
   logout(server, url);
   let settle!: { resolve: (params: URLSearchParams) => void; reject: (err: Error) => void };
   const answered = new Promise<URLSearchParams>((resolve, reject) => (settle = { resolve, reject }));
+  // Any process on the machine, or a page in the browser, can reach the listener: only an answer
+  // carrying this sign-in's state is taken (another's code would sign tackle into someone else's account).
+  const state = randomBytes(16).toString("hex");
   const listener = createServer((req, res) => {
     const here = new URL(req.url ?? "/", "http://127.0.0.1");
     if (here.pathname !== "/callback") {
       res.writeHead(404).end();
+      return;
+    }
+    if (here.searchParams.get("state") !== state) {
+      res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" }).end("This address does not belong to the sign-in under way.");
       return;
     }
     const failed = here.searchParams.get("error");
@@ -199,6 +215,7 @@ export async function login(server: string, url: URL, options: LoginOptions = {}
     let opened = false;
     const provider = new StoredOAuthProvider(server, url, {
       redirectUrl: `http://127.0.0.1:${port}/callback`,
+      state,
       onRedirect: async (authorizationUrl) => {
         opened = true;
         say(`Open this address to sign in to "${server}":\n  ${authorizationUrl.href}`);

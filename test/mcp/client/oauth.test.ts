@@ -19,11 +19,23 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/** Plays the person in the browser: follows the authorization page's redirect back to tackle's listener. */
+/**
+ * Plays the person in the browser: follows the authorization page's redirect back to tackle's
+ * listener; first, as another process on the machine might, sends it a code of its own.
+ */
 async function browser(authorizationUrl: URL): Promise<void> {
   const page = await fetch(authorizationUrl, { redirect: "manual" });
   const back = page.headers.get("location");
   if (!back) throw new Error(`the authorization page answered ${page.status}`);
+  const forged = new URL(back);
+  forged.searchParams.set("code", "someone-elses-code");
+  for (const state of [undefined, "guessed"]) {
+    if (state) forged.searchParams.set("state", state);
+    else forged.searchParams.delete("state");
+    const refused = await fetch(forged);
+    if (refused.status !== 400) throw new Error(`a callback without the sign-in's state was answered ${refused.status}`);
+  }
+  expect(new URL(back).searchParams.get("state")).toMatch(/^[0-9a-f]{32}$/);
   await fetch(back);
 }
 
