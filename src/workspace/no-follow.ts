@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, type Dirent } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import path from "node:path";
 import { ToolError } from "../core/errors.js";
 
 /**
@@ -22,7 +23,9 @@ const PROC_FD = process.platform === "linux" ? "/proc/self/fd" : undefined;
  */
 function verified(fd: number, absolute: string): void {
   if (!PROC_FD) return;
-  if (readlinkSync(`${PROC_FD}/${fd}`) === absolute) return;
+  const opened = readlinkSync(`${PROC_FD}/${fd}`);
+  // A folder's path may be given with a trailing slash.
+  if (opened === absolute || opened === path.resolve(absolute)) return;
   throw new ToolError(
     "INVALID_PATH",
     `${absolute} changed while it was being opened (a folder on its way was swapped for a link); nothing was read or written. ` +

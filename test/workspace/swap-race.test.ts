@@ -8,6 +8,8 @@ import { copyFileTool } from "../../src/tools/fs/copy-file.js";
 import { readFileTool } from "../../src/tools/fs/read-file.js";
 import { lineReader } from "../../src/tools/lsp/locations.js";
 import { createGrepTool } from "../../src/tools/search/grep.js";
+import { createGlobTool } from "../../src/tools/search/glob.js";
+import { listDirectoryTool } from "../../src/tools/fs/list-directory.js";
 import { verifiedHits } from "../../src/tools/search/verified-hits.js";
 import { openResolved, readdirResolvedSync, readResolved, readResolvedSync } from "../../src/workspace/no-follow.js";
 import { mkdirBeneath } from "../../src/workspace/beneath.js";
@@ -136,12 +138,20 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
     return new Promise((resolve) => racer!.stdout!.once("data", () => resolve()));
   }
 
-  it("never show the file outside nor change it, nor make a folder there: read_file, grep, append_file, write_file, create_directory", async () => {
+  it("never show the folder outside, change it or make a folder there: read_file, grep, glob, list_directory, append_file, write_file, create_directory, copy_file", async () => {
     // A folder below the swapped one, in both places, for copy_file to copy.
     mkdirSync(path.join(sb.outside, "inner"));
     writeFileSync(path.join(sb.outside, "inner", "hosts.yml"), `${SECRET}\n`);
     sb.write({ "d/inner/hosts.yml": "decoy\n" });
+    // A name only the folder outside holds, for the listings.
+    writeFileSync(path.join(sb.outside, "outside-only.txt"), "");
     await startRacer();
+    const glob = createGlobTool({ backend: "builtin" });
+    const text = (p: Promise<{ content: string }>) =>
+      p.then(
+        (r) => r.content,
+        (e: Error) => e.message,
+      );
     const grep = createGrepTool(HAS_RG ? { backend: "ripgrep" } : { backend: "builtin", inProcess: true });
     const shown: string[] = [];
     for (let i = 0; i < 150; i++) {
@@ -158,17 +168,14 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
         await createDirectoryTool.execute({ path: `${folder}-dir/sub` } as never, sb.ctx).catch(() => undefined);
         await copyFileTool.execute({ source: `${p[0]}/inner`, dest: `copies/${i}-${p[0]}` } as never, sb.ctx).catch(() => undefined);
       }
-      shown.push(
-        await grep.execute({ pattern: "oauth_token" } as never, sb.ctx).then(
-          (r) => r.content,
-          (e: Error) => e.message,
-        ),
-      );
+      shown.push(await text(grep.execute({ pattern: "oauth_token" } as never, sb.ctx)));
+      shown.push(await text(glob.execute({ pattern: "**/*" } as never, sb.ctx)));
+      shown.push(await text(listDirectoryTool.execute({ path: ".", recursive: true } as never, sb.ctx)));
     }
     racer!.kill("SIGKILL");
-    expect(shown.filter((s) => s.includes("gho_tackleSwapRaceSecret"))).toEqual([]);
+    expect(shown.filter((s) => s.includes("gho_tackleSwapRaceSecret") || s.includes("outside-only"))).toEqual([]);
     expect(readFileSync(path.join(sb.outside, "hosts.yml"), "utf8")).toBe(`${SECRET}\n`);
-    expect(readdirSync(sb.outside).sort()).toEqual(["hosts.yml", "inner"]);
+    expect(readdirSync(sb.outside).sort()).toEqual(["hosts.yml", "inner", "outside-only.txt"]);
     // What copy_file copied came from inside the workspace.
     const copied = existsSync(path.join(sb.ws, "copies")) ? readdirSync(path.join(sb.ws, "copies"), { recursive: true }) : [];
     for (const entry of copied) {

@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { lstatSync, readFileSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { folderRules, IGNORE_FILE_NAMES, makeLevel, type IgnoreFileName, type IgnoreLevel, type LevelSource } from "./gitignore.js";
 import { yielder } from "../yielder.js";
 import { entryExists } from "../../workspace/stat.js";
+import { readdirResolvedSync } from "../../workspace/no-follow.js";
 
 /**
  * The text of an ignore file, or undefined when there is none. Most folders have none, so it asks
@@ -59,7 +60,8 @@ export function readFolder(folder: Folder, onFile: (absolute: string) => void, o
   const { dir, levels: inherited } = folder;
   let entries: Dirent[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    // The folder that was reached, not whatever its path names once a command swapped it for a link.
+    entries = readdirResolvedSync(dir);
   } catch (err) {
     return err as Error;
   }
