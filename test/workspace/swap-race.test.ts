@@ -138,7 +138,7 @@ describe("tools racing a process that swaps a folder for a link", { timeout: 120
     return new Promise((resolve) => racer!.stdout!.once("data", () => resolve()));
   }
 
-  it("never show the folder outside, change it or make a folder there: read_file, grep, glob, list_directory, append_file, write_file, create_directory, copy_file", async () => {
+  it("never show the folder outside, change it or make a folder there (reads, searches, listings, writes, copies)", async () => {
     // A folder below the swapped one, in both places, for copy_file to copy.
     mkdirSync(path.join(sb.outside, "inner"));
     writeFileSync(path.join(sb.outside, "inner", "hosts.yml"), `${SECRET}\n`);
