@@ -79,9 +79,13 @@ describe("a path opened after its check", () => {
 describe("ripgrep's hits, read again", () => {
   const hit = (p: string, line: number, text: string) => ({ path: p, line, text, column: 0 });
 
-  it("keep what the file says, and drop a hit from a file reached through a swapped folder or changed since", () => {
-    sb.write({ "a.txt": "one\r\ntwo oauth_token\n", "bom.txt": "\ufefffirst oauth_token\n" });
-    const ok = [hit("a.txt", 2, "two oauth_token"), hit("bom.txt", 1, "first oauth_token")];
+  it("keep what the file says, and drop a hit from a file reached through a swapped folder or changed since", async () => {
+    sb.write({
+      "a.txt": "one\r\ntwo oauth_token\n",
+      "bom.txt": "\ufefffirst oauth_token\n",
+      "wide.txt": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("first\r\nsecond oauth_token\n", "utf16le")]),
+    });
+    const ok = [hit("a.txt", 2, "two oauth_token"), hit("bom.txt", 1, "first oauth_token"), hit("wide.txt", 2, "second oauth_token")];
     expect(verifiedHits(sb.ws, ok)).toEqual({ kept: ok, dropped: 0 });
     expect(verifiedHits(sb.ws, [hit("a.txt", 1, "one changed")]).dropped).toBe(1);
     swapped();
@@ -89,7 +93,7 @@ describe("ripgrep's hits, read again", () => {
     expect(verifiedHits(sb.ws, [...ok, forged])).toEqual({ kept: ok, dropped: 1 });
   });
 
-  it("read a large file only up to its last hit", () => {
+  it("read a large file only up to its last hit", async () => {
     const filler = "x".repeat(99) + "\n";
     sb.write({ "big.log": filler.repeat(100_000) + "needle at the end\n" + filler.repeat(10) });
     const near = hit("big.log", 100_001, "needle at the end");
