@@ -175,15 +175,19 @@ export async function carriesExecutionSensitive(ctx: ToolContext, from: string, 
   }
 }
 
-/** For a move of a folder: the first secret it holds, which makes the move a person's to approve in every mode, or undefined. */
-export async function carriesSecret(ctx: ToolContext, from: string): Promise<Assessment | undefined> {
+/**
+ * For a move or a deletion of a folder: the first secret it holds, which makes the call a person's
+ * to approve in every mode (`done`: "moves", "is deleted"), or undefined. A secret is never touched
+ * unasked on its own; neither is it with its folder: deleted, it is the person's credential lost;
+ * moved while a command's sandbox is being made, it is taken from under that sandbox's hiding
+ * (sandbox/mounts.ts, pinArgs).
+ */
+export async function carriesSecret(ctx: ToolContext, folder: string, done: string): Promise<Assessment | undefined> {
   try {
-    const src = resolveArg(ctx, from);
+    const src = resolveArg(ctx, folder);
     if (src.root !== ctx.workspace.root || src.relative === ".") return undefined;
     const secret = await secretWithin(src.absolute, src.relative);
-    // In every mode: moved while a command's sandbox is being made, it would take the secret out
-    // from under that sandbox's hiding (sandbox/mounts.ts, pinArgs).
-    return secret ? { confirm: `${secret}, and a folder holding one moves only with a person's approval` } : undefined;
+    return secret ? { confirm: `${secret}, and a folder holding one ${done} only with a person's approval` } : undefined;
   } catch {
     return undefined;
   }

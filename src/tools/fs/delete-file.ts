@@ -9,7 +9,16 @@ import type { ToolExecutionResult } from "../../core/result.js";
 import type { ToolContext } from "../../core/tool.js";
 import { isProtectedPath } from "../../workspace/protected.js";
 import { TOOL } from "../names.js";
-import { accessPaths, assertNotRoot, formatBytes, lstatOrUndefined, notFound, pathSubjects, describePaths } from "./common.js";
+import {
+  accessPaths,
+  assertNotRoot,
+  carriesSecret,
+  describePaths,
+  formatBytes,
+  lstatOrUndefined,
+  notFound,
+  pathSubjects,
+} from "./common.js";
 import { resolveArg } from "../resolve-arg.js";
 import { formatCount } from "../../core/format-count.js";
 
@@ -136,6 +145,7 @@ export const deleteFileTool = defineTool({
     subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.path], true), target(ctx, args.path).rel])],
   },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.path], true) }),
+  assess: (args, ctx) => carriesSecret(ctx, args.path, "is deleted"),
   preview: async (args, ctx) => {
     const { t, st, inside } = await plan(args, ctx);
     if (!st.isDirectory())

@@ -110,7 +110,7 @@ export const moveFileTool = defineTool({
     subjects: (args, ctx) => [...new Set([...pathSubjects(ctx, [args.from, args.to], true), target(ctx, args.from).rel])],
   },
   access: (args, ctx) => ({ writes: accessPaths(ctx, [args.from, args.to], true) }),
-  assess: async (args, ctx) => (await carriesExecutionSensitive(ctx, args.from, args.to)) ?? (await carriesSecret(ctx, args.from)),
+  assess: async (args, ctx) => (await carriesExecutionSensitive(ctx, args.from, args.to)) ?? (await carriesSecret(ctx, args.from, "moves")),
   // Replacing a file asks, and so does filling a path a move emptied (see workspace/vacated.ts).
   needsApproval: (args, ctx) => {
     const dest = resolveArg(ctx, args.to, true).absolute;

@@ -121,7 +121,7 @@ describe("move_file", () => {
     }
   });
 
-  it("moves a folder holding a secret only with a person's approval, in every mode", async () => {
+  it("moves or deletes a folder holding a secret only with a person's approval, in every mode", async () => {
     mkdirSync(at("conf", "deep"), { recursive: true });
     writeFileSync(at("conf", "deep", ".env"), "KEY=1\n");
     mkdirSync(at("plain"));
@@ -136,6 +136,14 @@ describe("move_file", () => {
     expect(approver.requests[0]!.reason).toContain(
       "conf/deep/.env may hold secrets, and a folder holding one moves only with a person's approval",
     );
+    // Deleted with its folder, a secret is the person's credential lost: asked too.
+    const gone = await runner.run({ name: "delete_file", args: { path: "conf2", recursive: true } });
+    expect(gone.status).toBe("success");
+    expect(approver.requests).toHaveLength(2);
+    expect(approver.requests[1]!.reason).toContain(
+      "conf2/deep/.env may hold secrets, and a folder holding one is deleted only with a person's approval",
+    );
+    expect((await runner.run({ name: "delete_file", args: { path: "plain2", recursive: true } })).approvedBy).toBe("auto");
     await runner.close();
   });
 });
