@@ -63,12 +63,14 @@ export async function gitGuardArgs(cwd: string, options: { hooks?: boolean } = {
 export const NO_DIFF_PROGRAMS = ["--no-ext-diff", "--no-textconv"] as const;
 
 /**
- * Wraps a program to run it confined (the read-only sandbox); undefined runs it as it is. `env`,
- * when given, is the environment bubblewrap's process gets and passes on.
+ * Wraps a program to run it confined (the read-only sandbox), with `extra` variables for it (a
+ * language server's configured `env`); undefined runs it as it is. The `env` returned, when there
+ * is one, is the environment bubblewrap's process gets and passes on.
  */
 export type Confine = (
   argv: readonly string[],
   cwd: string,
+  extra?: Readonly<Record<string, string>>,
 ) => Promise<{ file: string; args: string[]; env?: Record<string, string> } | undefined>;
 
 /**

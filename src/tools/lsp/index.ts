@@ -20,7 +20,7 @@ export const lspTools: ToolGroup = (ctx) => {
   const bwrap = sandboxSettingsFrom(ctx.config).bwrap;
   const manager = new LspManager(
     servers,
-    (argv, root) => hostReadOnlyLaunch(argv, { root, bwrap }),
+    (argv, root, env) => hostReadOnlyLaunch(argv, { root, bwrap, env }),
     async (root) => (await workspaceSecrets(root)).join("\0"),
   );
   ctx.onClose?.(() => manager.close());

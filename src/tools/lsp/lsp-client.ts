@@ -79,7 +79,7 @@ export class LspClient {
     this.#removeTmp();
     // Noted before the sandbox is made: a secret made between the two is caught at the next call.
     this.#hiddenAtStart = this.#confine ? await this.#hidden?.(this.#root) : undefined;
-    const confined = await this.#confine?.([this.#config.command, ...this.#config.args], this.#root);
+    const confined = await this.#confine?.([this.#config.command, ...this.#config.args], this.#root, this.#config.env);
     this.#confined = confined !== undefined;
     // In the sandbox its /tmp is its own, gone with it.
     const tmp = confined ? undefined : (this.#tmp = mkdtempSync(path.join(os.tmpdir(), "tackle-lsp-")));

@@ -87,7 +87,8 @@ async function diagnose(sandbox: boolean): Promise<string> {
         sandbox,
       },
     },
-    (argv, root) => hostReadOnlyLaunch(argv, { root, env: { FAKE_PORT: String(port) } }),
+    // As lspTools confines a server: what its entry's env sets reaches it in the sandbox too.
+    (argv, root, env) => hostReadOnlyLaunch(argv, { root, env }),
   );
   const registry = new ToolRegistry();
   registry.register(diagnosticsTool(manager));
