@@ -132,10 +132,7 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
     if (!path.isAbsolute(root)) throw new Error(`A writable root must be an absolute path: ${root}.`);
     args.push("--bind", root, root);
   }
-  if (!o.workspaceReadOnly) {
-    const inside = (o.hidden ?? []).filter((p) => Workspace.isInside(ws, p));
-    args.push(...pinArgs(ws, [...inside, ...(o.pinned ?? [])]));
-  }
+  if (!o.workspaceReadOnly) args.push(...pinArgs(ws, [...(o.hidden ?? []), ...(o.pinned ?? [])]));
   // Protection and hiding last: they must sit on top of every writable bind that holds them.
   args.push(...protectArgs(ws, PROTECTED));
   for (const p of o.readOnly ?? []) {

@@ -62,8 +62,8 @@ export function hideArgs(ws: string, p: string): string[] {
 }
 
 /**
- * Binds onto itself each folder below `ws` that holds one of `entries` (absolute), outer folders
- * first. A mount point cannot be renamed (EBUSY), so a command cannot swap such a folder for
+ * Binds onto itself each folder below `ws` that holds one of `entries` (absolute; those outside
+ * `ws` hold none of its folders), outer folders first. A mount point cannot be renamed (EBUSY), so a command cannot swap such a folder for
  * another. Without this, a command could swap the folder holding a secret for an empty stand-in
  * while the sandbox of a command beside it is being made: that sandbox's hiding would land on the
  * stand-in (bubblewrap makes a missing mount point) and the secret would sit beside it, unhidden;

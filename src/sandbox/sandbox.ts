@@ -293,13 +293,7 @@ function buildArgs(
     const ws = o.workspace;
     if (!path.isAbsolute(ws)) throw new Error(`The workspace must be an absolute path: ${ws}.`);
     args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", o.overlay?.merged ?? ws, ws);
-    if (!o.workspaceReadOnly && !o.overlay)
-      args.push(
-        ...pinArgs(
-          ws,
-          (o.hidden ?? []).filter((p) => Workspace.isInside(ws, p)),
-        ),
-      );
+    if (!o.workspaceReadOnly && !o.overlay) args.push(...pinArgs(ws, o.hidden ?? []));
     args.push(...protectArgs(ws, PROTECTED_IN_WORKSPACE));
     for (const p of o.hidden ?? []) args.push(...hideArgs(ws, p));
     cwd = o.cwd ?? ws;

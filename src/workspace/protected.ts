@@ -98,9 +98,8 @@ export function executionSensitiveWithin(absolute: string, relativeAs: string): 
 }
 
 /**
- * Why moving the folder `absolute` (at `relative`) needs a person: the first entry inside it that
- * may hold a secret. Moved while another command's sandbox is being made, it would leave that
- * sandbox hiding its old place (see sandbox/mounts.ts, pinArgs); undefined when there is none.
+ * Why moving or deleting the folder `absolute` (at `relative`) needs a person: the first entry
+ * inside it that may hold a secret (see tools/fs/common.ts, carriesSecret); undefined when there is none.
  */
 export function secretWithin(absolute: string, relative: string): Promise<string | undefined> {
   return firstWithin(absolute, relative, (rel) => (isSensitivePath(rel) ? `${rel} may hold secrets` : undefined), "secrets");

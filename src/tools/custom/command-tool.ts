@@ -3,10 +3,9 @@ import { JsonSchemaTool } from "../../compat/json-schema-tool.js";
 import { ToolError } from "../../core/errors.js";
 import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
-import { commandEnv } from "../../process/command-env.js";
 import { runCommand } from "../shell/run-command.js";
 import { shellQuote } from "../shell/analysis/words.js";
-import { launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
+import { launchEnv, launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
 import { settleLaunch } from "../shell/shell.js";
 import { forgetTackleFolders } from "../../workspace/own-folders.js";
 
@@ -157,7 +156,7 @@ export function commandTool(name: string, config: CommandToolConfig, settings: L
       const raw = await runCommand({
         command,
         cwd: root,
-        env: launch.argv ? (launch.argv.env ?? {}) : commandEnv(),
+        env: launchEnv(launch),
         timeoutMs: config.timeout,
         signal: ctx.signal,
         onOutput: (chunk) => ctx.onOutput(chunk),

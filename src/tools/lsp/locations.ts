@@ -1,7 +1,4 @@
-import { realpathSync } from "node:fs";
-import path from "node:path";
 import type { Location, LocationLink } from "vscode-languageserver-protocol/node";
-import { inTackleFolder } from "../../workspace/own-folders.js";
 import { readResolvedSync } from "../../workspace/no-follow.js";
 import { isSensitivePath } from "../../workspace/sensitive.js";
 import type { Workspace } from "../../workspace/workspace.js";
@@ -17,10 +14,9 @@ export function lineReader(workspace: Workspace): (file: string, line: number) =
     let lines = cache.get(file);
     if (!lines) {
       try {
-        const real = realpathSync(file);
-        const root = workspace.rootOf(real);
-        const readable = root !== undefined && !inTackleFolder(real) && !isSensitivePath(path.relative(root, real));
-        lines = readable ? readResolvedSync(real).toString("utf8").split("\n") : [];
+        // Resolved as a tool's path is: inside the workspace's roots, out of tackle's own folders.
+        const resolved = workspace.resolveSync(file);
+        lines = isSensitivePath(resolved.relative) ? [] : readResolvedSync(resolved.absolute).toString("utf8").split("\n");
       } catch {
         lines = [];
       }

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import type { ToolContext } from "../../core/tool.js";
-import { NON_INTERACTIVE_ENV } from "../../process/command-env.js";
+import { commandEnv, NON_INTERACTIVE_ENV } from "../../process/command-env.js";
 import { buildSandboxArgs, sandboxAvailable, sandboxUnavailableError } from "../../sandbox/sandbox.js";
 import { hostEnv, hostViewArgs } from "../../sandbox/host-view.js";
 import { sandboxSettingsFrom, type SandboxSettings } from "../../sandbox/config.js";
@@ -40,6 +40,14 @@ export interface Launch {
   withheld?: string[];
   /** Run once the command has ended: what the model should know about what it left (see ./new-file-guard.ts). */
   afterRun?: () => Promise<string | undefined>;
+}
+
+/**
+ * The environment to spawn a launch with: bubblewrap passes on the one it was given (or sets the
+ * command's own from none, --clearenv and --setenv); a command on the host gets tackle's, with `extra`.
+ */
+export function launchEnv(launch: Launch, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  return launch.argv ? (launch.argv.env ?? {}) : commandEnv(extra);
 }
 
 /** Everything a launch needs from the tool's configuration, worked out once per tool set. */
@@ -157,7 +165,7 @@ export async function launchFor(
       writable,
       // A link that leads nowhere has nothing to bind (bubblewrap would refuse the whole command).
       readOnly: [...(code?.existing.keys() ?? []), ...held].filter((p) => Workspace.isInside(root, p) && p !== root && existsSync(p)),
-      pinned: held.filter((p) => Workspace.isInside(root, p) && p !== root),
+      pinned: held,
       hidden: [
         ...released(secretsToHide(scan.sensitive), "cwdError" in j || !ctx.approvedBy ? undefined : j.secretFile, root),
         ...tackleFolders(),

@@ -5,9 +5,8 @@ import { ToolError } from "../../core/errors.js";
 import type { AnyTool } from "../../core/tool.js";
 import type { BackgroundJobs, Job } from "./background-jobs.js";
 import { commandAssessment, commandSubjects } from "./command-judgement.js";
-import { commandEnv } from "../../process/command-env.js";
 import { resolveCwd, unconfinedAsked } from "./shell.js";
-import { launchFor, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
+import { launchEnv, launchFor, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import type { ShellSettings } from "./settings.js";
 import { formatCount } from "../../core/format-count.js";
 
@@ -112,7 +111,7 @@ export function createBackgroundTool(jobs: BackgroundJobs, settings: ShellSettin
             job = jobs.start({
               command: args.command!,
               cwd,
-              env: argv ? (argv.env ?? {}) : commandEnv(settings.env),
+              env: launchEnv(how, settings.env),
               ...(argv ? { argv } : {}),
             });
           } catch (err) {

@@ -7,9 +7,8 @@ import { ToolError } from "../../core/errors.js";
 import type { ToolExecutionResult } from "../../core/result.js";
 import type { AnyTool, ToolContext } from "../../core/tool.js";
 import { commandAssessment, commandSubjects, judgeOnce } from "./command-judgement.js";
-import { launchFor, warmLaunch, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
+import { launchEnv, launchFor, warmLaunch, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
-import { commandEnv } from "../../process/command-env.js";
 import { directArgv } from "./direct-exec.js";
 import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
@@ -272,8 +271,7 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
       const raw = await runCommand({
         command: args.command,
         cwd,
-        // bubblewrap passes on its own environment, or sets the command's (--clearenv, --setenv) from none.
-        env: launch.argv ? (launch.argv.env ?? {}) : commandEnv(settings.env),
+        env: launchEnv(launch, settings.env),
         timeoutMs,
         inactivityMs: settings.inactivityTimeoutMs,
         promptInactivityMs: settings.promptTimeoutMs,
