@@ -102,15 +102,21 @@ async function scanTree(root: string): Promise<{ sensitive: string[]; config: st
 
 /**
  * One search of `root` for what a confined command must not reach or leave, absolute: the files
- * that may hold secrets (as {@link sensitiveEntries} finds them, dependency folders aside); and below
+ * that may hold secrets (as {@link sensitiveEntries} finds them, dependency folders aside); below
  * its top, tackle's configuration files and `.tackle` folders (tackle started in that folder takes
- * one and starts what it names) and the files that are code (workspace/code-kinds.ts). A folder
- * unchanged since the last search costs one stat.
+ * one and starts what it names); and the files that are code (workspace/code-kinds.ts), at the top
+ * too, as kinds without a fixed name (`rules.mk`, `App.csproj`) are found nowhere else. The
+ * workspace's own `.git` is left to the sandbox's view of it. A folder unchanged since the last
+ * search costs one stat.
  */
 export async function workspaceScan(root: string): Promise<{ sensitive: string[]; config: string[]; code: string[] }> {
   const { sensitive, config, code } = await scanTree(root);
-  const below = (list: string[]) => list.filter((rel) => rel.includes("/")).map((rel) => path.join(root, rel));
-  return { sensitive: sensitive.sort().map((rel) => path.join(root, rel)), config: below(config), code: below(code) };
+  const absolute = (list: string[]) => list.map((rel) => path.join(root, rel));
+  return {
+    sensitive: absolute(sensitive.sort()),
+    config: absolute(config.filter((rel) => rel.includes("/"))),
+    code: absolute(code.filter((rel) => rel !== ".git")),
+  };
 }
 
 function readFolder(absolute: string, rel: string, ctimeMs: number, ino: number): FolderState {

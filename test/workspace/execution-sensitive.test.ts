@@ -76,6 +76,19 @@ describe("files that make programs run need a person, at any depth", () => {
     ".cargo/config.toml",
     ".venv/bin/python",
     ".local/bin/git",
+    ".eslintrc.json",
+    "web/.prettierrc",
+    ".pylintrc",
+    "web/tailwind.config.ts",
+    "setup.cfg",
+    "pom.xml",
+    "CMakeLists.txt",
+    "src/App/App.csproj",
+    "docker-compose.override.yml",
+    ".pdbrc",
+    ".Rprofile",
+    ".zed/settings.json",
+    ".tool-versions",
   ];
   for (const p of paths) {
     it(`write_file ${p} is asked about even under an allow rule`, async () => {

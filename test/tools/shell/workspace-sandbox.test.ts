@@ -461,6 +461,36 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("linter settings in their data forms, debugger and interpreter start-up files and build definitions are code too", async () => {
+    // Each runs with nobody asked: an editor's linter loads the parser a .eslintrc.json names, pdb and R run
+    // the .pdbrc and .Rprofile where they start, an editor opening the folder configures CMake or loads the project.
+    const made = [".eslintrc.json", ".prettierrc", ".pdbrc", ".Rprofile", "CMakeLists.txt", "docker-compose.yml", "App.csproj"];
+    try {
+      const out = await codeRunner(false).run({
+        name: "shell",
+        args: { command: `python3 -c "for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"` },
+      });
+      expect(out.content).toMatch(/files that are code/);
+      for (const f of made) {
+        expect(existsSync(path.join(root, f)), f).toBe(false);
+        expect(existsSync(path.join(root, `${f}.refused`)), f).toBe(true);
+      }
+    } finally {
+      for (const f of made) rmSync(path.join(root, `${f}.refused`), { force: true });
+    }
+  });
+
+  it("a file that is code by its kind, not its name (rules.mk), is read-only at the top of the workspace too", async () => {
+    writeFileSync(path.join(root, "rules.mk"), "all:\n");
+    try {
+      const out = await codeRunner(false).run({ name: "shell", args: { command: `python3 -c "open('rules.mk','a').write('evil')"` } });
+      expect(out.content).toMatch(/Read-only file system/);
+      expect(readFileSync(path.join(root, "rules.mk"), "utf8")).toBe("all:\n");
+    } finally {
+      rmSync(path.join(root, "rules.mk"), { force: true });
+    }
+  });
+
   it("a link it makes to a folder outside leaves what is out there alone", async () => {
     const theirs = path.join(outside, "editor");
     mkdirSync(theirs);
