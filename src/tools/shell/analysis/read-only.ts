@@ -248,11 +248,15 @@ const READ_ONLY: Record<string, Spec> = {
   uniq: { maxOperands: 1 },
   base64: { maxOperands: 1 },
   xxd: { maxOperands: 1, unsafe: (o) => (hasOption(o, "r", ["revert"]) ? "xxd -r writes binary data" : undefined) },
-  tree: { files: { long: ["fromfile"] }, unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined) },
+  // What --fromfile and --infofile read is printed; --gitfile is read for its patterns.
+  tree: {
+    files: { long: ["fromfile", "fromtabfile", "infofile", "gitfile"] },
+    unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined),
+  },
   hexdump: { files: { short: "f", long: ["format-file"] } },
   jq: {
     patterns: 1,
-    files: { short: "f", long: ["from-file"] },
+    files: { short: "fL", long: ["from-file", "library-path"] },
     unsafe: (o, operands) => {
       if (hasOption(o, "", ["slurpfile", "rawfile"])) return "jq --slurpfile / --rawfile read files named in their arguments";
       // `env` and `$ENV` hand jq the environment, secrets and all.
@@ -260,6 +264,7 @@ const READ_ONLY: Record<string, Spec> = {
       if (hasOption(o, "f", ["from-file"])) return "a jq program from a file may read the environment";
       if (filter && (filter.dynamic || /\benv\b|\$ENV\b|\$__loc__|input_filename/.test(filter.text)))
         return "the jq program reads the environment";
+      if (filter && /\b(import|include)\b/.test(filter.text)) return "a jq module the program loads may read the environment";
       return undefined;
     },
   },
@@ -429,11 +434,22 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   const paths = operands.map((o) =>
     o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o,
   );
-  return {
-    readOnly: true,
-    paths: sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" ? paths : [],
-  };
+  const shown = sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" ? paths : [];
+  const [short, long] = GIT_FILE_OPTIONS[sub] ?? ["", []];
+  return { readOnly: true, paths: [...shown, ...fileOptionValues(rest, short, long)] };
 }
+
+/**
+ * Files git's read-only subcommands read when an option names them, by subcommand (short options,
+ * long ones): `git blame --contents=F` prints F's lines, the others read an order or exclude list.
+ */
+const GIT_FILE_OPTIONS: Record<string, [string, string[]]> = {
+  blame: ["S", ["contents", "ignore-revs-file"]],
+  diff: ["O", []],
+  log: ["O", []],
+  show: ["O", []],
+  "ls-files": ["X", ["exclude-from"]],
+};
 
 /** Whether one simple command only reads, and which operands are paths it reads. */
 export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
