@@ -156,7 +156,8 @@ const READ_ONLY: Record<string, Spec> = {
   type: noPaths,
   whereis: noPaths,
   echo: noPaths,
-  printf: noPaths,
+  // `printf -v PATH .` would decide where the next command of the line is found.
+  printf: { noPaths: true, unsafe: (o) => (hasOption(o, "v", []) ? "printf -v sets a shell variable" : undefined) },
   basename: noPaths,
   dirname: noPaths,
   seq: noPaths,
@@ -175,8 +176,13 @@ const READ_ONLY: Record<string, Spec> = {
   },
   date: {
     noPaths: true,
+    valued: { short: "dfrs", long: ["date", "file", "reference", "set"] },
     files: { short: "f", long: ["file"] },
-    unsafe: (o) => (hasOption(o, "s", ["set"]) ? "date -s sets the clock" : undefined),
+    // An operand other than +FORMAT is a time to set (`date 010100002020`), as -s is.
+    unsafe: (o, operands) =>
+      hasOption(o, "s", ["set"]) || operands.some((w) => w.dynamic || !w.text.startsWith("+"))
+        ? "date with these arguments sets the clock"
+        : undefined,
   },
   cd: none,
   cat: none,
@@ -228,13 +234,20 @@ const READ_ONLY: Record<string, Spec> = {
     patternOptions: PATTERN_OPTIONS,
     unsafe: (o) => (optionStartsWith(o, ["--pre", "--hostname-bin"]) ? "rg --pre runs a program on every file" : undefined),
   },
-  ag: { patterns: 1, recursive: rgRecursive, files: { short: "p", long: ["path-to-ignore"] }, valued: AG_VALUED },
+  ag: {
+    patterns: 1,
+    recursive: rgRecursive,
+    files: { short: "p", long: ["path-to-ignore"] },
+    valued: AG_VALUED,
+    unsafe: (o) => (optionStartsWith(o, ["--pager"]) ? "ag --pager runs a program" : undefined),
+  },
   file: {
     files: { short: "m", long: ["magic-file"] },
     lists: { short: "f", long: ["files-from"] },
     unsafe: (o) => (hasOption(o, "C", ["compile"]) ? "file -C writes a magic file" : undefined),
   },
   sort: {
+    files: { long: ["random-source"] },
     lists: { long: ["files0-from"] },
     unsafe: (o) =>
       hasOption(o, "o", ["output"]) || optionStartsWith(o, ["-o"])
@@ -251,7 +264,13 @@ const READ_ONLY: Record<string, Spec> = {
   // What --fromfile and --infofile read is printed; --gitfile is read for its patterns.
   tree: {
     files: { long: ["fromfile", "fromtabfile", "infofile", "gitfile"] },
-    unsafe: (o) => (optionStartsWith(o, ["-o"]) ? "tree -o writes a file" : undefined),
+    // -R runs tree again in each folder, through the shell, writing 00Tree.html there.
+    unsafe: (o) =>
+      optionStartsWith(o, ["-o"])
+        ? "tree -o writes a file"
+        : hasOption(o, "R", [])
+          ? "tree -R runs tree again and writes files"
+          : undefined,
   },
   hexdump: { files: { short: "f", long: ["format-file"] } },
   jq: {
