@@ -461,6 +461,8 @@ class Analyzer {
     const name = cmd.name;
     const via = [...state.via, name];
     if (unwrapped.kind === "opaque") this.commands.push(cmd);
+    // Written as a redirection's target is, and judged the same way.
+    for (const target of unwrapped.outputs) this.redirections.push({ operator: ">", target, write: true, read: false, cwd: state.cwd });
     if (unwrapped.chdir) this.cd(unwrapped.chdir, state);
     if (unwrapped.script) {
       if (unwrapped.script.dynamic) this.flag("dynamic", `the command "${name}" runs is only known when it runs`);

@@ -16,6 +16,8 @@ interface WrapperSpec {
   appendsArgs?: boolean;
   /** With these options the wrapper runs no command at all (`command -v`). */
   lookupOnly?: readonly string[];
+  /** Options whose value is a file the wrapper itself writes (GNU time's `-o`). */
+  writes?: readonly string[];
 }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
@@ -29,7 +31,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   timeout: { kind: "transparent", valued: ["-s", "--signal", "-k", "--kill-after"], skip: 1 },
   nice: { kind: "transparent", valued: ["-n", "--adjustment"] },
   nohup: { kind: "transparent" },
-  time: { kind: "transparent", valued: ["-f", "--format", "-o", "--output"] },
+  // GNU time (/usr/bin/time, `command time`); bash's own `time` takes no -o.
+  time: { kind: "transparent", valued: ["-f", "--format", "-o", "--output"], writes: ["-o", "--output"] },
   stdbuf: { kind: "transparent", valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
   ionice: { kind: "transparent", valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"] },
   setsid: { kind: "transparent" },
@@ -123,6 +126,8 @@ export type Unwrapped =
       script?: Word;
       /** `env -C dir`, `sudo -D dir`. */
       chdir?: Word;
+      /** Files the wrapper itself writes (`time -o FILE`). */
+      outputs: Word[];
       appendsArgs: boolean;
     };
 
@@ -138,6 +143,7 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
   const assignments: Word[] = [];
   let script: Word | undefined;
   let chdir: Word | undefined;
+  const outputs: Word[] = [];
   let skip = spec.skip ?? 0;
   let i = 0;
   let optionsDone = false;
@@ -167,6 +173,7 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
       }
       const value = valued.has(key) ? (attached ? { ...w, text: valueText } : args[++i]) : undefined;
       if (name === "env" && (key === "-S" || key === "--split-string") && value) script = value;
+      if (value && spec.writes?.includes(key)) outputs.push(value);
       if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir")))
         chdir = value;
       // `sudo -s` / `sudo -i` with no command start a shell: the rest is the shell's command.
@@ -188,6 +195,7 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
     assignments,
     ...(script ? { script } : {}),
     ...(chdir ? { chdir } : {}),
+    outputs,
     appendsArgs: spec.appendsArgs ?? false,
   };
 }
