@@ -109,6 +109,7 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["/usr/bin/time -o out.txt ls", "exec"],
   ["/usr/bin/time -o Makefile ls", "ask"],
   ["time -p ls", "read"],
+  ["strace -oMakefile ls", "ask"],
   ["printf -v PATH . ; ls", "exec"],
   ["tree -R -H . -L 1", "exec"],
   ["ag --pager=id alpha src", "exec"],

@@ -79,8 +79,16 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   proxychains: { kind: "opaque", valued: ["-f"] },
   proxychains4: { kind: "opaque", valued: ["-f"] },
   torsocks: { kind: "opaque" },
-  strace: { kind: "opaque", valued: ["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-O", "-S", "-X"] },
-  ltrace: { kind: "opaque", valued: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-E", "-F", "-l", "-x"] },
+  strace: {
+    kind: "opaque",
+    valued: ["-o", "--output", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-O", "-S", "-X"],
+    writes: ["-o", "--output"],
+  },
+  ltrace: {
+    kind: "opaque",
+    valued: ["-o", "--output", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-E", "-F", "-l", "-x"],
+    writes: ["-o", "--output"],
+  },
   valgrind: { kind: "opaque" },
   xargs: {
     kind: "opaque",
