@@ -60,16 +60,25 @@ export function operandWrites(cmd: SimpleCommand, workspace: Workspace): string[
 }
 
 /**
+ * The path a word may name: itself, a `key=value`'s value (`of=F`), or an option's value given with
+ * it (`--output=F`, `-oF`: a short option's value follows its letter). Undefined for a bare option.
+ */
+function namedByWord(text: string): string | undefined {
+  if (text.startsWith("--")) return text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined;
+  if (text.startsWith("-")) return text.length > 2 ? text.slice(2) : undefined;
+  return text.includes("=") && !text.startsWith("/") ? text.slice(text.indexOf("=") + 1) : text;
+}
+
+/**
  * Arguments of a command that name tackle's configuration or git's hooks and config, or files (or
  * folders holding files) that make git, package managers or shells run programs.
  */
 export async function touchesProtected(cmd: SimpleCommand, workspace: Workspace): Promise<string | undefined> {
   for (const a of cmd.args) {
-    if (a.dynamic || a.text.startsWith("-") || cmd.cwd === undefined) continue;
-    const absolute = path.resolve(
-      cmd.cwd,
-      a.text.includes("=") && !a.text.startsWith("/") ? a.text.slice(a.text.indexOf("=") + 1) : a.text,
-    );
+    if (a.dynamic || cmd.cwd === undefined) continue;
+    const named = namedByWord(a.text);
+    if (!named) continue;
+    const absolute = path.resolve(cmd.cwd, named);
     if (workspace.rootOf(absolute) !== workspace.root) continue;
     const rel = path.relative(workspace.root, absolute).split(path.sep).join("/");
     if (isProtectedPath(rel)) return `${cmd.text} names ${rel}, which holds tackle's configuration or git's hooks`;
