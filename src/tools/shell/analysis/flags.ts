@@ -89,3 +89,16 @@ export function fileOptionValues(args: readonly Word[], short: string, long: rea
   }
   return values;
 }
+
+/**
+ * The path a word may name: itself, a `key=value`'s value (`of=F`), or an option's value given with
+ * it (`--output=F`, `-oF`: a short option's value follows its letter); `@F` is F (curl's `-d@F`,
+ * a compiler's response file). Undefined for a bare option.
+ */
+export function pathInWord(text: string): string | undefined {
+  let value: string | undefined = text;
+  if (text.startsWith("--")) value = text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined;
+  else if (text.startsWith("-")) value = text.length > 2 ? text.slice(2) : undefined;
+  else if (text.includes("=") && !text.startsWith("/")) value = text.slice(text.indexOf("=") + 1);
+  return value?.startsWith("@") ? value.slice(1) : value;
+}

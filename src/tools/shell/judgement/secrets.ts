@@ -7,7 +7,7 @@ import { isSensitivePath, SENSITIVE_PATTERNS, sensitivePathspecs } from "../../.
 import { expandTilde, type SimpleCommand } from "../analysis/command-analysis.js";
 import { gitSubcommand } from "../analysis/destructive.js";
 import { type ReadOnlyVerdict, type TreeSearch } from "../analysis/read-only.js";
-import { hasOption, splitOptions } from "../analysis/flags.js";
+import { hasOption, pathInWord, splitOptions } from "../analysis/flags.js";
 import type { Word } from "../analysis/words.js";
 import { expandGlob } from "./reads.js";
 
@@ -35,8 +35,8 @@ export async function secretNamed(
 ): Promise<Secret | undefined> {
   for (const w of words) {
     if (w.dynamic) continue;
-    const given = w.text.startsWith("-") && w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : w.text;
-    const text = expandTilde(given, home, cwd ?? workspace.root);
+    const given = pathInWord(w.text);
+    const text = given === undefined ? "" : expandTilde(given, home, cwd ?? workspace.root);
     if (!text || text.startsWith("-") || text.startsWith("~")) continue;
     if (w.glob) {
       // `cat .e*` names .env as surely as `cat .env` does, once bash has expanded it.

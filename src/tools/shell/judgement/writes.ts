@@ -7,6 +7,7 @@ import { DEVICE_TARGET, HARMLESS_DEVICES } from "../rules/critical-paths.js";
 import { gitSubcommand } from "../analysis/destructive.js";
 import { readOnlyVerdict } from "../analysis/read-only.js";
 import type { Word } from "../analysis/words.js";
+import { pathInWord } from "../analysis/flags.js";
 import { MOVERS, WRITERS } from "../rules/file-writers.js";
 
 /*
@@ -60,23 +61,13 @@ export function operandWrites(cmd: SimpleCommand, workspace: Workspace): string[
 }
 
 /**
- * The path a word may name: itself, a `key=value`'s value (`of=F`), or an option's value given with
- * it (`--output=F`, `-oF`: a short option's value follows its letter). Undefined for a bare option.
- */
-function namedByWord(text: string): string | undefined {
-  if (text.startsWith("--")) return text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined;
-  if (text.startsWith("-")) return text.length > 2 ? text.slice(2) : undefined;
-  return text.includes("=") && !text.startsWith("/") ? text.slice(text.indexOf("=") + 1) : text;
-}
-
-/**
  * Arguments of a command that name tackle's configuration or git's hooks and config, or files (or
  * folders holding files) that make git, package managers or shells run programs.
  */
 export async function touchesProtected(cmd: SimpleCommand, workspace: Workspace): Promise<string | undefined> {
   for (const a of cmd.args) {
     if (a.dynamic || cmd.cwd === undefined) continue;
-    const named = namedByWord(a.text);
+    const named = pathInWord(a.text);
     if (!named) continue;
     const absolute = path.resolve(cmd.cwd, named);
     if (workspace.rootOf(absolute) !== workspace.root) continue;
