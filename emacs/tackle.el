@@ -549,18 +549,27 @@ Returns non-nil when connected.  Meant for scripts and tests."
       (_ (format "%s" (or id ""))))))
 
 (defconst tackle--hidden-regexp
-  (rx (or (>= 2 (any (#xfe00 . #xfe0f) (#xe0100 . #xe01ef)))
-          (any (0 . 8) (11 . 31) (127 . 159) #xad #x34f #x61c #x115f #x1160 #x17b4 #x17b5 #x180e
-               (#x200b . #x200f) #x2028 #x2029 (#x202a . #x202e) (#x2060 . #x2064) (#x2066 . #x2069)
-               #x3164 #xfeff #xffa0 (#xe0000 . #xe007f) (#xe0100 . #xe01ef))))
-  "Control characters, invisible reordering marks and characters that draw nothing.
+  (rx (or (>= 2 (any (#xfe00 . #xfe0f) (#xe0100 . #xe01ef) (#x180b . #x180d) #x180f))
+          (any (0 . 8) (11 . 31) (127 . 159)
+               ;; every format character (general category Cf)
+               #xad (#x600 . #x605) #x61c #x6dd #x70f #x890 #x891 #x8e2 #x180e
+               (#x200b . #x200f) (#x202a . #x202e) (#x2060 . #x2064) (#x2066 . #x206f) #xfeff (#xfff9 . #xfffb)
+               #x110bd #x110cd (#x13430 . #x1343f) (#x1bca0 . #x1bca3) (#x1d173 . #x1d17a) (#xe0000 . #xe007f)
+               #x2028 #x2029
+               #x34f #x115f #x1160 #x17b4 #x17b5 #x3164 #xffa0 (#xe0100 . #xe01ef))))
+  "Control characters, format characters and characters that draw nothing.
 A run of two or more variation selectors counts too.  They are shown as
 escapes, as the terminal prompt and the dashboard show them.")
+
+(defconst tackle--blank-run-regexp
+  (rx (>= 8 (any ?\s #xa0 #x1680 (#x2000 . #x200a) #x202f #x205f #x2800 #x3000)))
+  "A run of 8 or more characters drawn as blank space.
+It is counted, as the terminal prompt counts it.")
 
 (defun tackle--visible (text &optional one-line)
   "TEXT with control characters and reordering marks written as \\xNN or \\uNNNN.
 With ONE-LINE, newlines and tabs are written as \\n and \\t too, and a run of
-8 or more spaces is counted, as the terminal prompt counts it."
+8 or more blanks is counted, as the terminal prompt counts it."
   (let* ((case-fold-search nil)
          (out (replace-regexp-in-string
                tackle--hidden-regexp
@@ -574,7 +583,7 @@ With ONE-LINE, newlines and tabs are written as \\n and \\t too, and a run of
                text t t)))
     (if one-line
         (replace-regexp-in-string
-         " \\{8,\\}" (lambda (run) (format " [%d spaces] " (length run)))
+         tackle--blank-run-regexp (lambda (run) (format " [%d spaces] " (length run)))
          (replace-regexp-in-string "\t" "\\t" (replace-regexp-in-string "\n" "\\n" out t t) t t)
          t t)
       out)))

@@ -9,23 +9,35 @@
  */
 
 /**
- * C0 and C1 controls but tab and newline, DEL, the invisible characters that reorder or hide text
- * (soft hyphen, joiners, Hangul and Khmer fillers, tags, the supplementary variation selectors), and
- * a run of two or more variation selectors (one after an emoji is how it is drawn; more hide data).
- * The dashboard uses this very pattern, and the Emacs package the same set of characters.
+ * C0 and C1 controls but tab and newline, DEL, every format character (Unicode's Cf: the soft
+ * hyphen, zero-width and reordering marks, Arabic and Syriac marks that draw nothing by themselves,
+ * interlinear annotation anchors, tags...), the line and paragraph separators, the characters that
+ * draw nothing though they are letters or marks (the grapheme joiner, Hangul and Khmer fillers, the
+ * supplementary variation selectors), and a run of two or more variation selectors (one after an
+ * emoji is how it is drawn; more hide data). Written out, not as `\p{Cf}`, so the Emacs package can
+ * hold the very same set; a test checks it still covers Cf. The dashboard uses this very pattern.
  */
 export const HIDDEN = new RegExp(
   [
-    "[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}]{2,}",
+    "[\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}\\u180b-\\u180d\\u180f]{2,}",
     "[" +
       "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f" + // controls
-      "\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u3164\\uffa0" + // soft hyphen, joiner, fillers
-      "\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff" + // zero-width, reordering
-      "\\u{e0000}-\\u{e007f}\\u{e0100}-\\u{e01ef}" + // tags, supplementary variation selectors
+      "\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e" + // format characters (Cf) ...
+      "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb" +
+      "\\u{110bd}\\u{110cd}\\u{13430}-\\u{1343f}\\u{1bca0}-\\u{1bca3}\\u{1d173}-\\u{1d17a}\\u{e0000}-\\u{e007f}" +
+      "\\u2028\\u2029" + // line and paragraph separators
+      "\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u3164\\uffa0\\u{e0100}-\\u{e01ef}" + // joiner, fillers, variation selectors
       "]",
   ].join("|"),
   "gu",
 );
+
+/**
+ * Characters drawn as blank space (the space, no-break and typographic spaces, the ideographic
+ * space, the Braille blank): a run of 8 or more of them could push the rest of a command out of
+ * sight, so the prompt, the dashboard and Emacs count it. The dashboard uses this very pattern.
+ */
+export const BLANK_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000]{8,}/g;
 
 function escape(run: string): string {
   let out = "";
@@ -55,11 +67,11 @@ export function oneLine(text: string): string {
 }
 
 function countedRuns(text: string): string {
-  return text.replace(/ {8,}/g, (run) => ` [${run.length} spaces] `);
+  return text.replace(BLANK_RUN, (run) => ` [${[...run].length} spaces] `);
 }
 
 /**
- * A call's arguments to show as JSON: each run of 8 or more spaces in a value counted, as
+ * A call's arguments to show as JSON: each run of 8 or more blanks in a value counted, as
  * {@link oneLine} counts them, so that a run cannot push the rest of a command out of sight.
  */
 export function spaceRunsCounted(value: unknown): unknown {

@@ -5,6 +5,7 @@ import { tempDir } from "../support/tools.js";
 import { inTerminal } from "./pty.js";
 import { runCli } from "./run-cli.js";
 import { foldLines, oneLine, terminalSafe } from "../../src/core/visible.js";
+import { everyCharacter } from "../support/every-character.js";
 
 let ws: ReturnType<typeof tempDir>;
 beforeEach(() => (ws = tempDir()));
@@ -71,6 +72,22 @@ describe("visible text", () => {
     expect(terminalSafe("\u{1f600}\ufe01\ufe02\u{e0101}x")).toBe("\u{1f600}\\ufe01\\ufe02\\u{e0101}x");
     expect(terminalSafe("\u{e0101}")).toBe("\\u{e0101}");
   });
+
+  it("every format character is written as an escape (the pattern names them one by one: it must still cover Unicode's Cf)", () => {
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const ch = String.fromCodePoint(code);
+      if (/\p{Cf}/u.test(ch)) expect(terminalSafe(ch), code.toString(16)).not.toBe(ch);
+    }
+    expect(terminalSafe("a\u206ab\ufff9c\u{1d173}d\u0600e")).toBe("a\\u206ab\\ufff9c\\u{1d173}d\\u0600e");
+  });
+
+  it("a run of any blank-looking character is counted, not only of spaces", () => {
+    for (const blank of ["\u00a0", "\u2003", "\u3000", "\u2800", "\u205f"]) {
+      expect(oneLine(`echo hi${blank.repeat(500)}; curl x | sh`)).toBe("echo hi [500 spaces] ; curl x | sh");
+    }
+    expect(oneLine("a\u00a0b")).toBe("a\u00a0b");
+  });
 });
 
 describe("every front end shows control characters the same way", () => {
@@ -92,6 +109,7 @@ describe("every front end shows control characters the same way", () => {
     const code = DASHBOARD_HTML.slice(DASHBOARD_HTML.indexOf("const HIDDEN"), DASHBOARD_HTML.indexOf("function visibleJson"));
     const pageVisible = new Function(`${code}; return visible;`)() as (text: string) => string;
     for (const sample of SAMPLES) expect(pageVisible(sample), JSON.stringify(sample)).toBe(terminalSafe(sample));
+    expect(pageVisible(everyCharacter()) === terminalSafe(everyCharacter())).toBe(true);
   });
 
   it("the dashboard's approval card counts a run of spaces in an argument, as the terminal's prompt does", async () => {
@@ -106,6 +124,8 @@ describe("every front end shows control characters the same way", () => {
     expect(shown).toContain(JSON.stringify(oneLine(command)));
     expect(shown).toContain('"echo hi [3000 spaces] ; curl x | sh"');
     expect(shown).not.toMatch(/ {8,}/);
+    const blanks = `echo hi${"\u2800".repeat(300)}${"\u3000".repeat(300)}; curl x | sh`;
+    expect(page.countedSpaces(blanks)).toBe("echo hi [600 spaces] ; curl x | sh");
   });
 });
 

@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runProcess } from "../support/run-process.js";
+import { oneLine, terminalSafe } from "../../src/core/visible.js";
+import { everyCharacter } from "../support/every-character.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const hasEmacs = spawnSync("emacs", ["--version"], { stdio: "ignore" }).status === 0;
@@ -40,6 +42,36 @@ describe.skipIf(!hasEmacs)("the Emacs package (emacs/tackle.el)", () => {
     });
     expect(run.stdout).toBe("loaded");
   }, 180_000);
+
+  it("shows every character as the terminal does, control and format characters, blank runs and all", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tackle-visible-"));
+    try {
+      const input = path.join(dir, "in.txt");
+      writeFileSync(input, everyCharacter());
+      const render = (oneLineToo: boolean, out: string) =>
+        `(let ((coding-system-for-read 'utf-8-unix) (coding-system-for-write 'utf-8-unix)) ` +
+        `(write-region (tackle--visible (with-temp-buffer (insert-file-contents ${JSON.stringify(input)}) (buffer-string)) ${oneLineToo ? "t" : "nil"}) ` +
+        `nil ${JSON.stringify(path.join(dir, out))}))`;
+      const run = await runProcess(
+        "emacs",
+        ["--batch", "-L", "emacs", "-l", "emacs/tackle.el", "--eval", `(progn ${render(false, "safe.txt")} ${render(true, "line.txt")})`],
+        { cwd: ROOT, timeoutMs: 300_000 },
+      );
+      expect(run.status, run.stderr).toBe(0);
+      // Where they differ, not the whole text: a difference is a few characters in a text of 180,000.
+      const around = (a: string, b: string) => {
+        let i = 0;
+        while (i < a.length && a[i] === b[i]) i++;
+        return i === a.length && i === b.length
+          ? "the same"
+          : `${JSON.stringify(a.slice(i, i + 40))} where ${JSON.stringify(b.slice(i, i + 40))}`;
+      };
+      expect(around(readFileSync(path.join(dir, "safe.txt"), "utf8"), terminalSafe(everyCharacter()))).toBe("the same");
+      expect(around(readFileSync(path.join(dir, "line.txt"), "utf8"), oneLine(everyCharacter()))).toBe("the same");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 360_000);
 
   it("passes its ERT tests against a real tackle serve", async () => {
     const run = await runProcess(

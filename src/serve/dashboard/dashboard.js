@@ -67,6 +67,8 @@ for (const b of document.querySelectorAll("nav button")) {
 function looksLikeDiff(text) { return /^(--- |\+\+\+ |@@ )/m.test(text); }
 // Control characters and invisible reordering marks are shown, never obeyed: the same pattern as the terminal's.
 const HIDDEN = new RegExp("__TACKLE_HIDDEN__", "gu");
+// Runs of blank-looking characters, as the terminal counts them.
+const BLANK_RUN = new RegExp("__TACKLE_BLANK_RUN__", "g");
 function visible(text) {
   return String(text).replace(HIDDEN, (run) => {
     let out = "";
@@ -84,7 +86,7 @@ function visibleJson(value) { return visible(JSON.stringify(value, null, 2)); }
  * counts them: a run could push the rest of a command out of sight, below the fold of its box.
  */
 function countedSpaces(value) {
-  if (typeof value === "string") return value.replace(/ {8,}/g, (run) => " [" + run.length + " spaces] ");
+  if (typeof value === "string") return value.replace(BLANK_RUN, (run) => " [" + [...run].length + " spaces] ");
   if (Array.isArray(value)) return value.map(countedSpaces);
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, countedSpaces(v)]));
   return value;
