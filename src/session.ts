@@ -168,6 +168,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
         storeAddress(options.desk.store, storeConfig, loaded.env),
         loaded.workspace,
         typeof storeConfig === "object" ? storeConfig.namespace : undefined,
+        [loaded.workspace, ...(loaded.config.roots ?? []).map((r) => path.resolve(loaded.workspace, r.path))],
       );
     } catch (err) {
       // What the session started (MCP servers, language servers) does not outlive it.

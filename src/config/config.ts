@@ -187,7 +187,7 @@ export function hasTackleKeys(file: string): boolean {
 
 /**
  * Loads configuration: `file` if given, else the one {@link findConfigFile} finds from `dir`.
- * `.env` in the workspace supplies secrets; the environment wins over it.
+ * `.env` in the workspace supplies secrets (tackle's own settings aside); the environment wins over it.
  */
 export function loadConfig(
   options: { file?: string; dir?: string; workspace?: string; env?: NodeJS.ProcessEnv; warn?: (message: string) => void } = {},
@@ -219,6 +219,27 @@ export function loadConfig(
     options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),
   );
   const dotenvFile = [path.join(workspace, ".env"), ...(file ? [path.join(path.dirname(file), ".env")] : [])].find((f) => existsSync(f));
-  const fromFile = dotenvFile ? parseDotenv(readFileSync(dotenvFile)) : {};
+  const fromFile = dotenvFile ? ownSettingsLeftOut(parseDotenv(readFileSync(dotenvFile)), dotenvFile, warn) : {};
   return { config, ...(file ? { file } : {}), workspace, env: { ...fromFile, ...(options.env ?? process.env) } };
+}
+
+/**
+ * Variables that decide how tackle itself runs rather than which services it reaches: where approvals,
+ * answers and shared rules are kept (TACKLE_STORE), where telemetry goes (OTEL_*), where its state
+ * is (XDG_*). A `.env` beside the workspace can be written by a command the mode approved, so they
+ * are taken from tackle's own environment only: else such a command could point the next start at
+ * a store it wrote, holding rules and answers that approve its own calls.
+ */
+const OWN_SETTINGS = /^(TACKLE_|OTEL_|XDG_)/i;
+
+function ownSettingsLeftOut(values: Record<string, string>, file: string, warn: (message: string) => void): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (!OWN_SETTINGS.test(key)) kept[key] = value;
+    else if (!warnedKeys.has(`${file}\0${key}`)) {
+      warnedKeys.add(`${file}\0${key}`);
+      warn(`${file}: ${key} is ignored; tackle takes its own settings from its environment, never from a file in the workspace.`);
+    }
+  }
+  return kept;
 }

@@ -124,7 +124,7 @@ export function realBuildCacheDir(): string {
  * `~/.cache` linking elsewhere in the workspace let a tool write `.cache/tackle/key` before tackle
  * made the folder, and tackle then trusted the key as its own.
  */
-function realPlace(dir: string): string {
+export function realPlace(dir: string): string {
   for (let base = dir, rest = ""; ; rest = path.join(path.basename(base), rest), base = path.dirname(base)) {
     try {
       return path.join(realpathSync(base), rest);

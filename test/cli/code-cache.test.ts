@@ -171,8 +171,9 @@ describe("the user's code cache", { timeout: 180_000 }, () => {
 
   it("is written by a running tackle serve once it listens", async () => {
     const ws = tempDir();
+    const store = tempDir();
     const server = await serverSaying(
-      ["serve", "--port", "0", "--workspace", ws.dir, "--store", `file:${path.join(ws.dir, ".store")}`],
+      ["serve", "--port", "0", "--workspace", ws.dir, "--store", `file:${path.join(store.dir, "desk")}`],
       /serving on http:/,
     );
     try {
@@ -181,6 +182,7 @@ describe("the user's code cache", { timeout: 180_000 }, () => {
     } finally {
       await server.stop();
       ws.cleanup();
+      store.cleanup();
     }
   });
 
