@@ -70,6 +70,8 @@ export interface LoadedConfig {
 }
 
 export const CONFIG_FILES = ["tackle.config.json", "config.json"] as const;
+/** The secrets file tackle reads where it starts and beside its configuration: configuration too, for who may write it. */
+export const DOTENV_FILE = ".env";
 
 /** Sections read by the tool groups themselves (web, shell, ...), beside the keys ConfigSchema names. */
 const GROUP_SECTIONS = ["web", "shell", "search", "sandbox", "lsp", "tools", "toolModules", "$schema"];
@@ -218,7 +220,9 @@ export function loadConfig(
   const workspace = path.resolve(
     options.workspace ?? (config.workingDirectory ? path.resolve(file ? path.dirname(file) : dir, config.workingDirectory) : dir),
   );
-  const dotenvFile = [path.join(workspace, ".env"), ...(file ? [path.join(path.dirname(file), ".env")] : [])].find((f) => existsSync(f));
+  const dotenvFile = [path.join(workspace, DOTENV_FILE), ...(file ? [path.join(path.dirname(file), DOTENV_FILE)] : [])].find((f) =>
+    existsSync(f),
+  );
   const fromFile = dotenvFile ? ownSettingsLeftOut(parseDotenv(readFileSync(dotenvFile)), dotenvFile, warn) : {};
   return { config, ...(file ? { file } : {}), workspace, env: { ...fromFile, ...(options.env ?? process.env) } };
 }

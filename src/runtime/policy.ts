@@ -71,11 +71,17 @@ async function judge(input: PolicyInput, assessment: Assessment | undefined, sub
         (r) => r.pattern !== undefined && namesFile(r.pattern, file) && ruleCovers(r, names, kind, subjects, true),
       );
     if (!named) {
+      // A redirection's file is in no subject, so no rule can name it there: say what can.
+      const base = file === undefined ? undefined : path.posix.basename(file).toLowerCase();
+      const inSubject = base === undefined || subjects.some((s) => s.toLowerCase().includes(base));
+      const tool = assessment.writes?.includes(file ?? "") ? "write_file" : "read_file";
       return {
         action: "deny",
-        reason:
-          `${assessment.secret}, so tools may not read or write it unless configuration ` +
-          `allows this call (permissions.allow: ["${names[0]}(${subjects[0] ?? ""})"])`,
+        reason: inSubject
+          ? `${assessment.secret}, so tools may not read or write it unless configuration ` +
+            `allows this call (permissions.allow: ["${names[0]}(${subjects[0] ?? ""})"])`
+          : `${assessment.secret}, so tools may not read or write it; no rule can allow a redirection to or from it. ` +
+            `Name it as an argument of the command instead, or use ${tool} with permissions.allow: ["${tool}(${file})"]`,
         effect,
       };
     }

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "./sensitive.js";
 import { executionSensitiveReason } from "./protected.js";
+import { CONFIG_FILES, DOTENV_FILE } from "../config/config.js";
 
 /** Most entries hidden from one sandbox; a workspace with more is refused rather than half hidden. */
 export const MAX_SENSITIVE_ENTRIES = 1000;
@@ -43,8 +44,8 @@ interface FolderState {
   folders: string[];
 }
 
-/** Names tackle started in a folder takes for its configuration there (see config/config.ts). */
-const CONFIG_NAMES = new Set(["tackle.config.json", "config.json", ".tackle"]);
+/** Names tackle started in a folder takes for its configuration there, its `.env` included (see config/config.ts). */
+const CONFIG_NAMES = new Set([...CONFIG_FILES, DOTENV_FILE, ".tackle"]);
 
 /** Each workspace's folders as last read. */
 const trees = new Map<string, Map<string, FolderState>>();

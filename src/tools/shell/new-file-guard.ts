@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, opendirSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
-import { CONFIG_FILES, hasTackleKeys } from "../../config/config.js";
+import { CONFIG_FILES, DOTENV_FILE, hasTackleKeys } from "../../config/config.js";
 import { ownFolder, realBuildCacheDir, tackleFolders } from "../../workspace/own-folders.js";
 import { foldersUp, pathBelow } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
@@ -15,9 +15,15 @@ import { codeNames } from "../../workspace/protected.js";
  * rule. So such a file that appears while the command runs is moved aside, and the model told.
  */
 
-/** tackle's configuration as seen from `cwd`: the config files up the folders, and `.tackle`. */
+/**
+ * tackle's configuration as seen from `cwd`: the config files up the folders, the `.env` beside each
+ * (tackle started there reads it for the secrets its configuration names), and `.tackle`.
+ */
 export function configEntries(root: string, cwd: string): string[] {
-  return [path.join(root, ".tackle"), ...foldersUp(cwd, root).flatMap((dir) => CONFIG_FILES.map((name) => path.join(dir, name)))];
+  return [
+    path.join(root, ".tackle"),
+    ...foldersUp(cwd, root).flatMap((dir) => [...CONFIG_FILES, DOTENV_FILE].map((name) => path.join(dir, name))),
+  ];
 }
 
 /**

@@ -13,6 +13,7 @@ import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
 import { codeEntries, configEntries, configHeld, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
+import { DOTENV_FILE } from "../../config/config.js";
 import { configuredCodeFiles } from "../../config/code-files.js";
 import type { TackleConfig } from "../../config/config.js";
 
@@ -153,8 +154,14 @@ export async function launchFor(
   const writable = writableRoots(s.shell.sandbox.writableRoots, root);
   const own = ownFoldersHeld([root, ...writable], approved);
   // tackle's configuration in every folder, not only along the way: tackle started in any of them takes it.
-  const config = [...new Set([...configEntries(root, cwd), ...scan.config])];
-  const afterRun = watchNewFiles(root, { config, code, own, rescan: () => workspaceScan(root) });
+  // A person's approval lets a command write a .env (`cp .env.example .env`), not tackle's own files.
+  const guarded = (p: string) => !approved || path.basename(p) !== DOTENV_FILE;
+  const config = [...new Set([...configEntries(root, cwd), ...scan.config])].filter(guarded);
+  const rescan = async () => {
+    const again = await workspaceScan(root);
+    return { ...again, config: again.config.filter(guarded) };
+  };
+  const afterRun = watchNewFiles(root, { config, code, own, rescan });
   const { env, withheld } = hostEnv(s.shell.env, approved);
   const held = configHeld(root, config);
   const args = hostViewArgs(

@@ -80,6 +80,15 @@ describe("a secret is released only by a rule that names it, never by a wildcard
     expect((await shell(strict(["shell(cat .env)"]), "cat .env")).content).toContain("SECRET=1");
   });
 
+  it("a redirection's secret says what can release it, not a rule that could not", async () => {
+    const r = runner("safe");
+    const wrote = await shell(r, "echo X=1 > .env");
+    expect(wrote.content).toContain("no rule can allow a redirection to or from it");
+    expect(wrote.content).toContain('permissions.allow: ["write_file(.env)"]');
+    expect((await shell(r, "wc -l < .env")).content).toContain('permissions.allow: ["read_file(.env)"]');
+    expect((await shell(r, "cat .env")).content).toContain('permissions.allow: ["shell(cat .env)"]');
+  });
+
   it("read_file(**) or read_file(*) does not release a secret", async () => {
     for (const allow of ["read_file(**)", "read_file(*)", "read_file(.e*)"]) {
       const out = await runner("all", [allow]).run({ name: "read_file", args: { path: ".env" } });

@@ -480,6 +480,32 @@ for f in ${JSON.stringify(made).replaceAll('"', "'")}: open(f,'w').write('x')"`,
     }
   });
 
+  it("a .env it makes, where tackle would read it at its next start, is moved aside; one a person approved stays", async () => {
+    // TACKLE_STORE and the like no longer come from a .env, but what a configuration interpolates does.
+    mkdirSync(path.join(root, "chain"));
+    const made = ["chain/.env", "elsewhere/.env"];
+    try {
+      const out = await codeRunner(false).run({
+        name: "shell",
+        args: {
+          cwd: "chain",
+          command: `python3 -c "import os; os.makedirs('../elsewhere'); open('.env','w').write('X=1'); open('../elsewhere/.env','w').write('X=1')"`,
+        },
+      });
+      expect(out.content).toMatch(/tackle's configuration, which only a person may write/);
+      for (const f of made) {
+        expect(existsSync(path.join(root, f)), f).toBe(false);
+        expect(existsSync(path.join(root, `${f}.refused`)), f).toBe(true);
+      }
+      writeFileSync(path.join(root, "chain", "x"), "X=1\n");
+      const approved = await codeRunner(true, ["shell(cp x .env)"]).run({ name: "shell", args: { cwd: "chain", command: "cp x .env" } });
+      expect(approved.status, approved.content).toBe("success");
+      expect(readFileSync(path.join(root, "chain", ".env"), "utf8")).toBe("X=1\n");
+    } finally {
+      for (const f of ["chain", "elsewhere"]) rmSync(path.join(root, f), { recursive: true, force: true });
+    }
+  });
+
   it("a file that is code by its kind, not its name (rules.mk), is read-only at the top of the workspace too", async () => {
     writeFileSync(path.join(root, "rules.mk"), "all:\n");
     try {
