@@ -3,6 +3,7 @@ import type { ToolRegistry } from "./registry/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { waitAtMost } from "./core/wait-at-most.js";
 import { loadConfig, type LoadedConfig } from "./config/config.js";
+import { dropRelativePathEntries } from "./process/safe-path.js";
 import { configuredPolicy } from "./runtime/configured-policy.js";
 import { createRegistry } from "./tools/builtin.js";
 import type { Toolset } from "./tools/toolsets.js";
@@ -105,6 +106,8 @@ const DEFAULT_MCP_WAIT_MS = 5_000;
 
 /** Opens a session from configuration, the way the `tackle` command does. */
 export async function openSession(options: SessionOptions = {}): Promise<Session> {
+  // Before any MCP or language server starts (see process/safe-path.ts).
+  dropRelativePathEntries();
   const logger = options.logger ?? createLogger("warn");
   const loaded = loadConfig({
     ...(options.configFile ? { file: options.configFile } : {}),

@@ -3,6 +3,10 @@
 import { main } from "./program.js";
 import { useJsonSchemaStore } from "../core/schema.js";
 import { fileJsonSchemaStore } from "./schema-store.js";
+import { dropRelativePathEntries } from "../process/safe-path.js";
+
+// Before anything is started (see process/safe-path.ts).
+dropRelativePathEntries();
 
 // Once per process: the store writes what it learned when the process exits.
 useJsonSchemaStore(fileJsonSchemaStore());

@@ -1,3 +1,4 @@
+import { dropRelativePathEntries } from "./safe-path.js";
 /**
  * Settings that keep commands from waiting for a person: no pagers, no terminal prompts, no
  * editors, no colour codes. Every command tackle runs gets them.
@@ -54,6 +55,7 @@ const GIT_OVERRIDES: ReadonlyArray<[string, string]> = [
 export function commandEnv(extra: Readonly<Record<string, string>> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...NON_INTERACTIVE_ENV, ...extra };
   for (const key of DROPPED) if (!(key in extra)) delete env[key];
+  dropRelativePathEntries(env);
   for (const key of Object.keys(env)) if (key.startsWith("BASH_FUNC_")) delete env[key];
   let count = Number(env.GIT_CONFIG_COUNT) || 0;
   for (const [key, value] of GIT_OVERRIDES) {

@@ -12,7 +12,8 @@ export function findExecutable(name: string, options: { cwd?: string; dirs?: rea
   }
   const dirs = options.dirs ?? (process.env.PATH ?? "").split(path.delimiter);
   for (const dir of dirs) {
-    if (!dir) continue;
+    // An empty or relative entry is relative to wherever the lookup runs (see safe-path.ts).
+    if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, name);
     if (isExecutableFile(candidate)) return candidate;
   }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { dropRelativePathEntries } from "../process/safe-path.js";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
@@ -165,6 +166,7 @@ export class ToolRunner {
   #active = 0;
 
   constructor(options: ToolRunnerOptions) {
+    dropRelativePathEntries();
     this.registry = options.registry;
     this.approval = options.approval ?? "safe";
     this.#approver = options.approver ?? noApprover;

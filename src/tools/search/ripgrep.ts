@@ -15,7 +15,8 @@ export function findRipgrep(envPath: string | undefined = process.env.PATH): str
   if (cached?.key === key) return cached.found;
   let found: string | undefined;
   for (const dir of key.split(path.delimiter)) {
-    if (!dir) continue;
+    // An empty or relative entry is relative to wherever the lookup runs (see process/safe-path.ts).
+    if (!path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, "rg");
     try {
       accessSync(candidate, constants.X_OK);
