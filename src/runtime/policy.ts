@@ -157,13 +157,20 @@ function namesFile(pattern: string, file: string): boolean {
 
 /**
  * Why writing `relative` could make a program run: a file that git, a package manager or a shell
- * runs, or one the configuration runs; undefined when it is neither.
+ * runs, one the configuration runs, or one in a folder of the workspace on PATH (an entry of
+ * `codeFiles` ending in "/", "/" alone for the workspace itself); undefined when it is none of these.
  */
 export function codeReason(relative: string, codeFiles: ReadonlySet<string> | undefined): string | undefined {
   const why = executionSensitiveReason(relative);
   if (why || !codeFiles) return why;
   for (const file of codeFiles) {
-    if (relative === file || file.startsWith(`${relative}/`)) return `${relative} is run by tackle's configuration (${file})`;
+    if (file.endsWith("/")) {
+      // What the folder holds, the folder, and the folders that hold it.
+      const dir = file.slice(0, -1);
+      const within = dir === "" ? !relative.includes("/") : relative === dir || relative.startsWith(file) || dir.startsWith(`${relative}/`);
+      if (within)
+        return `${relative} is in ${dir || "the workspace's top folder"}, which is on PATH: a command typed there, or one tackle starts, may run it`;
+    } else if (relative === file || file.startsWith(`${relative}/`)) return `${relative} is run by tackle's configuration (${file})`;
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { dropRelativePathEntries } from "../process/safe-path.js";
+import { workspaceFoldersOnPath } from "../workspace/path-folders.js";
 import type { AnyTool, ChangeAnswer, ChangeRequest, Progress, ToolAccess, ToolContext } from "../core/tool.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { ApprovedBy, ToolExecutionResult, ToolOutcome } from "../core/result.js";
@@ -190,7 +191,9 @@ export class ToolRunner {
     this.#toolsPending = options.toolsPending;
     this.#toolWaitMs = options.toolWaitMs ?? DEFAULT_TOOL_WAIT_MS;
     this.#checkOutput = options.checkOutput ?? process.env.TACKLE_CHECK_OUTPUT === "1";
-    this.#codeFiles = options.codeFiles?.length ? new Set(options.codeFiles) : undefined;
+    const onPath = workspaceFoldersOnPath(this.workspace.root).map((dir) => `${dir}/`);
+    const code = [...(options.codeFiles ?? []), ...onPath];
+    this.#codeFiles = code.length ? new Set(code) : undefined;
     this.#retry = options.retry === false ? false : { ...DEFAULT_RETRY, ...options.retry };
     if (options.cache !== false) this.#cache = new ResultCache(this.workspace.root, { ...DEFAULT_CACHE, ...options.cache });
   }

@@ -14,6 +14,7 @@ import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
 import { codeEntries, configEntries, configHeld, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
 import { DOTENV_FILE } from "../../config/config.js";
+import { workspaceFoldersOnPath } from "../../workspace/path-folders.js";
 import { configuredCodeFiles } from "../../config/code-files.js";
 import type { TackleConfig } from "../../config/config.js";
 
@@ -55,7 +56,7 @@ export function launchEnv(launch: Launch, extra: Readonly<Record<string, string>
 export interface LaunchSettings {
   shell: ShellSettings;
   sandbox: SandboxSettings;
-  /** The workspace files the configuration runs (MCP servers' scripts, custom tools' programs), absolute. */
+  /** The workspace files the configuration runs (MCP servers' scripts, custom tools' programs) and its folders on PATH, absolute. */
   codeFiles: (root: string) => string[];
 }
 
@@ -63,7 +64,11 @@ export function launchSettings(shell: ShellSettings, config: Record<string, unkn
   return {
     shell,
     sandbox: sandboxSettingsFrom(config),
-    codeFiles: (root) => configuredCodeFiles(config as TackleConfig, root).map((relative) => path.join(root, relative)),
+    // The workspace's folders on PATH too (not the workspace itself, which commands must write).
+    codeFiles: (root) =>
+      [...configuredCodeFiles(config as TackleConfig, root), ...workspaceFoldersOnPath(root).filter((dir) => dir !== "")].map((relative) =>
+        path.join(root, relative),
+      ),
   };
 }
 
