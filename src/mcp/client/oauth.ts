@@ -217,6 +217,11 @@ export async function login(server: string, url: URL, options: LoginOptions = {}
       redirectUrl: `http://127.0.0.1:${port}/callback`,
       state,
       onRedirect: async (authorizationUrl) => {
+        // The server's metadata names this address: a file: or javascript: one handed to the
+        // browser's opener could run something (as CVE-2025-6514 did through mcp-remote).
+        if (authorizationUrl.protocol !== "https:" && authorizationUrl.protocol !== "http:") {
+          throw new Error(`the server's authorization address is not http or https (${authorizationUrl.protocol}); nothing was opened`);
+        }
         opened = true;
         say(`Open this address to sign in to "${server}":\n  ${authorizationUrl.href}`);
         await (options.open ?? openInBrowser)(authorizationUrl);

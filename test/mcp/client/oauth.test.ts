@@ -39,7 +39,7 @@ async function browser(authorizationUrl: URL): Promise<void> {
   await fetch(back);
 }
 
-async function setUp(options: { tokenLifetimeS?: number } = {}) {
+async function setUp(options: { tokenLifetimeS?: number; authorizationEndpoint?: string } = {}) {
   const remote = (await startOAuthMcp(options)) as Remote;
   cleanup.push(() => remote.close());
   const ws = tempDir("tackle-oauth-");
@@ -84,6 +84,20 @@ describe("remote MCP servers behind OAuth", () => {
     expect(later.content).toContain("remote says again");
     expect(remote.seen.refreshes).toBeGreaterThanOrEqual(1);
     expect(remote.seen.authorizations).toBe(1);
+  }, 60_000);
+
+  it("an authorization address that is not http or https is never opened", async () => {
+    // The SDK refuses javascript:, data: and vbscript: itself; the rest reached the opener.
+    for (const [address, why] of [
+      ["file:///etc/passwd", /not http or https \(file:\)/],
+      ["smb://evil/share", /not http or https \(smb:\)/],
+      ["javascript:alert(1)", /javascript/],
+    ] as const) {
+      const { url } = await setUp({ authorizationEndpoint: address });
+      const opened: URL[] = [];
+      await expect(login("remote", url, { open: async (u: URL) => void opened.push(u), say: () => {} })).rejects.toThrow(why);
+      expect(opened).toEqual([]);
+    }
   }, 60_000);
 
   it("tackle login and logout from the command line, with $BROWSER", async () => {
