@@ -2,7 +2,6 @@ import { lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSensitivePath, SENSITIVE_PATTERNS } from "./sensitive.js";
 import { executionSensitiveReason } from "./protected.js";
-import { CONFIG_FILES, DOTENV_FILE } from "../config/config.js";
 
 /** Most entries hidden from one sandbox; a workspace with more is refused rather than half hidden. */
 export const MAX_SENSITIVE_ENTRIES = 1000;
@@ -45,7 +44,7 @@ interface FolderState {
 }
 
 /** Names tackle started in a folder takes for its configuration there, its `.env` included (see config/config.ts). */
-const CONFIG_NAMES = new Set([...CONFIG_FILES, DOTENV_FILE, ".tackle"]);
+const CONFIG_NAMES = new Set(["tackle.config.json", "config.json", ".env", ".tackle"]);
 
 /** Each workspace's folders as last read. */
 const trees = new Map<string, Map<string, FolderState>>();
