@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolRunner } from "../../../src/runtime/runner.js";
@@ -16,5 +16,29 @@ describe("git_commit", () => {
     const safe = new ToolRunner({ registry: t.runner.registry, workspace: t.repo });
     expect((await safe.run({ name: "git_commit", args: { message: "x", all: true } })).status).toBe("rejected");
     await safe.close();
+  });
+
+  it("a folder or every tracked change that would take a secret into the history is refused; an ignored one is not taken", async () => {
+    mkdirSync(path.join(t.repo, "app"));
+    writeFileSync(path.join(t.repo, "app", "main.py"), "print(1)\n");
+    writeFileSync(path.join(t.repo, "app", ".env"), "SECRET=1\n");
+    for (const files of [["."], ["app"]]) {
+      const out = await t.runner.run({ name: "git_commit", args: { message: "all of it", files } });
+      expect(out.status, files.join()).toBe("error");
+      expect(out.content).toMatch(/would take app\/\.env, which may hold secrets/);
+    }
+    expect(t.git("status", "--porcelain")).not.toMatch(/^A/m);
+    expect(t.git("log", "--oneline").trim().split("\n")).toHaveLength(1);
+    // Ignored, it is not what `git add .` stages: the commit goes ahead without it.
+    writeFileSync(path.join(t.repo, ".gitignore"), ".env\n");
+    expect((await t.runner.run({ name: "git_commit", args: { message: "app", files: ["."] } })).status).toBe("success");
+    expect(t.git("show", "--name-only", "--pretty=", "HEAD")).not.toContain(".env");
+    // A tracked secret changed: commit -a would take the new value.
+    writeFileSync(path.join(t.repo, "key.pem"), "old\n");
+    t.git("add", "-f", "key.pem");
+    t.git("commit", "-qm", "key");
+    writeFileSync(path.join(t.repo, "key.pem"), "new\n");
+    const everything = await t.runner.run({ name: "git_commit", args: { message: "x", all: true } });
+    expect(everything.content).toMatch(/every tracked change.*key\.pem/);
   });
 });
