@@ -13,10 +13,9 @@ import { Workspace } from "../../workspace/workspace.js";
 import { judgeOnce } from "./command-judgement.js";
 import type { ShellSettings } from "./settings.js";
 import { codeEntries, configEntries, configHeld, ownFoldersHeld, watchNewFiles } from "./new-file-guard.js";
-import { DOTENV_FILE } from "../../config/config.js";
 import { workspaceFoldersOnPath } from "../../workspace/path-folders.js";
 import { configuredCodeFiles } from "../../config/code-files.js";
-import type { TackleConfig } from "../../config/config.js";
+import { DOTENV_FILE, type TackleConfig } from "../../config/config.js";
 
 function isFolder(p: string): boolean {
   try {
