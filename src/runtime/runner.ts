@@ -129,6 +129,9 @@ const STRUCTURED_ALLOWANCE = 2;
 /**
  * Runs tool calls: look up → validate → policy → approval → execute → outcome. Nothing a tool
  * does escapes as an exception; every call ends in a {@link ToolOutcome}.
+ *
+ * Making one drops empty and relative entries from the process's PATH (`.`, a trailing `:`):
+ * tools start programs in the workspace, where such an entry would find one a tool wrote.
  */
 export class ToolRunner {
   readonly registry: ToolRegistry;
