@@ -24,8 +24,8 @@ export interface ChangeVerdict {
  */
 export function neverWritten(root: string, relative: string): string | undefined {
   const absolute = path.join(root, relative);
-  if (inTackleFolder(absolute)) return "it is inside tackle's own cache or state folder";
-  if (absolute !== root && holdsTackleFolder(absolute)) return "it holds tackle's own cache or state folder";
+  if (inTackleFolder(absolute)) return "it is inside tackle's own program, cache or state folder";
+  if (absolute !== root && holdsTackleFolder(absolute)) return "it holds tackle's own program, cache or state folder";
   if (isProtectedPath(relative)) return "tackle's configuration and git's hooks and config are never written by tools";
   if (isSensitivePath(relative)) return "it may hold secrets";
   return undefined;

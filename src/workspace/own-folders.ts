@@ -1,4 +1,5 @@
 import {
+  existsSync,
   closeSync,
   constants,
   fstatSync,
@@ -39,6 +40,15 @@ export function buildCacheDir(bundle = BUNDLE): string {
 const BUNDLE = fileURLToPath(new URL("../cli/tackle.cjs", import.meta.url));
 
 /**
+ * The build tackle runs from (`dist`, which holds the bundle, its worker scripts and the tools'
+ * descriptions), when it runs from one: a workspace holding tackle's installation (its own
+ * repository, a project with tackle in node_modules) holds the program the person starts next.
+ */
+export function programDir(bundle = BUNDLE): string | undefined {
+  return existsSync(bundle) ? path.dirname(path.dirname(bundle)) : undefined;
+}
+
+/**
  * What `TACKLE_CODE_CACHE` asks of the command line's caches: `off` (`0`, `false`, `off`): none;
  * `own`: only what this user's runs kept in {@link tackleCacheDir}, not the build's; `build`: a run
  * of the build writing {@link buildCacheDir}; otherwise both kinds, the user's first.
@@ -73,8 +83,9 @@ function places(): { folders: string[]; guarded: string[] } {
   const written = [tackleCacheDir(), tackleStateDir(), tackleConfigDir()];
   const folders = written.map(realPlace);
   const build = buildCacheDir();
+  const program = programDir();
   // A change judged by the name it makes (run_code's, of a link above a folder) is held to the names.
-  const guarded = [...new Set([...folders, realBuildCacheDir(), ...written, build])];
+  const guarded = [...new Set([...folders, realBuildCacheDir(), ...written, build, ...(program ? [realPlace(program), program] : [])])];
   known = { key, folders, guarded };
   return known;
 }
@@ -116,6 +127,16 @@ let realBuild: string | undefined;
 /** {@link buildCacheDir} as a real path (see {@link realPlace}), worked out once. */
 export function realBuildCacheDir(): string {
   return (realBuild ??= realPlace(buildCacheDir()));
+}
+
+let realProgram: { dir: string | undefined } | undefined;
+/** {@link programDir} as a real path, worked out once; undefined when tackle does not run from a build. */
+export function realProgramDir(): string | undefined {
+  if (!realProgram) {
+    const dir = programDir();
+    realProgram = { dir: dir === undefined ? undefined : realPlace(dir) };
+  }
+  return realProgram.dir;
 }
 
 /**

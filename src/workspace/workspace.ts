@@ -90,13 +90,13 @@ export class Workspace implements ToolWorkspace {
     if (inTackleFolder(absolute)) {
       throw new ToolError(
         "PERMISSION_DENIED",
-        `"${relative}" is inside tackle's own cache or state folder, which tools may not read or change.`,
+        `"${relative}" is inside tackle's own program, cache or state folder, which tools may not read or change.`,
       );
     }
     if (options.write && absolute !== root && holdsTackleFolder(absolute)) {
       throw new ToolError(
         "PERMISSION_DENIED",
-        `"${relative}" holds tackle's own cache or state folder, which tools may not move, replace or delete.`,
+        `"${relative}" holds tackle's own program, cache or state folder, which tools may not move, replace or delete.`,
       );
     }
     if (options.write && root === this.root && isProtectedPath(relative)) {

@@ -422,32 +422,61 @@ describe("the build's code cache, for first runs", { timeout: 180_000 }, () => {
     });
   });
 
-  it("is out of every tool's reach: no tool writes or reads it, and a command only a mode approved, or run_code, cannot change it", async () => {
-    // A workspace holding tackle's build (here, the build's own folder) holds the cache.
-    const ws = path.dirname(CLI);
+  it("is out of every tool's reach with the program: no tool writes or reads them, nor a command only a mode approved, nor run_code", async () => {
+    // Here the repository holding dist/; a project with tackle in node_modules holds it alike.
+    const ws = path.dirname(path.dirname(path.dirname(CLI)));
     const cliEnv = { ...firstRun(), XDG_STATE_HOME: home.dir, XDG_CONFIG_HOME: home.dir };
-    const write = await runCli(
-      ["call", "write_file", "path=code-cache/planted.bin", "content=x", "--approval", "all", "--json", "--workspace", ws],
-      { env: cliEnv },
-    );
-    expect(JSON.parse(write.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
-    const read = await runCli(["call", "read_file", "path=code-cache/json-schemas.json", "--json", "--workspace", ws], { env: cliEnv });
+    const bundle = path.join(path.dirname(CLI), "tackle.cjs");
+    const before = readFileSync(bundle);
+    for (const target of ["dist/cli/code-cache/planted.bin", "dist/cli/tackle.cjs", "dist/cli/main.cjs", "dist/index.js"]) {
+      const write = await runCli(
+        ["call", "write_file", `path=${target}`, "content=planted", "--approval", "all", "--json", "--workspace", ws],
+        {
+          env: cliEnv,
+        },
+      );
+      expect(JSON.parse(write.stdout), target).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
+      expect(JSON.parse(write.stdout).content).toContain("tackle's own program, cache or state folder");
+    }
+    const read = await runCli(["call", "read_file", "path=dist/cli/code-cache/json-schemas.json", "--json", "--workspace", ws], {
+      env: cliEnv,
+    });
     expect(JSON.parse(read.stdout)).toMatchObject({ status: "error", error: { code: "PERMISSION_DENIED" } });
     const shell = await runCli(
-      ["call", "shell", "command=ls code-cache; d=code-cache; echo x > $d/planted.bin", "--approval", "all", "--json", "--workspace", ws],
+      [
+        "call",
+        "shell",
+        "command=ls dist/cli/code-cache; d=dist/cli; echo x > $d/code-cache/planted.bin; echo planted >> $d/tackle.cjs",
+        "--approval",
+        "all",
+        "--json",
+        "--workspace",
+        ws,
+      ],
       { env: cliEnv, timeoutMs: 120_000 },
     );
-    // Named through a variable, the target escapes the command's analysis; the sandbox shows the
-    // folder (it holds no secret), read-only.
+    // Named through a variable, the targets escape the command's analysis; the sandbox shows the
+    // folders (they hold no secret), read-only.
     expect(shell.stdout).toContain("json-schemas.json");
     expect(shell.stdout).toMatch(/Read-only file system/);
     expect(existsSync(path.join(built, "planted.bin"))).toBe(false);
+    expect(readFileSync(bundle).equals(before)).toBe(true);
     // run_code writes its copy of the workspace; that change is never applied.
     const code = await runCli(
-      ["call", "run_code", "language=bash", "code=d=code-cache; echo x > $d/planted.bin", "--approval", "all", "--json", "--workspace", ws],
+      [
+        "call",
+        "run_code",
+        "language=bash",
+        "code=d=dist/cli/code-cache; echo x > $d/planted.bin",
+        "--approval",
+        "all",
+        "--json",
+        "--workspace",
+        ws,
+      ],
       { env: cliEnv, timeoutMs: 120_000 },
     );
-    expect(JSON.parse(code.stdout)).toMatchObject({ content: expect.stringContaining("Never applied: code-cache/planted.bin") });
+    expect(JSON.parse(code.stdout)).toMatchObject({ content: expect.stringContaining("Never applied: dist/cli/code-cache/planted.bin") });
     expect(existsSync(path.join(built, "planted.bin"))).toBe(false);
-  });
+  }, 180_000);
 });

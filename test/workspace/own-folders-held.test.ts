@@ -33,13 +33,13 @@ describe("a folder holding tackle's own", { timeout: 180_000 }, () => {
   it("is never a write's target (move, replace, delete), while it is read, and the workspace root is written, as before", () => {
     const workspace = Workspace.open(ws.dir);
     for (const p of [".cache", ".state", ".config"]) {
-      expect(() => workspace.resolveSync(p, { write: true })).toThrow(/holds tackle's own cache or state folder/);
+      expect(() => workspace.resolveSync(p, { write: true })).toThrow(/holds tackle's own program, cache or state folder/);
     }
     expect(workspace.resolveSync(".cache").relative).toBe(".cache");
     expect(workspace.resolveSync(".", { write: true }).relative).toBe(".");
     expect(workspace.resolveSync("elsewhere", { write: true }).relative).toBe("elsewhere");
     // run_code's changes are judged the same way.
-    expect(neverWritten(ws.dir, ".cache")).toBe("it holds tackle's own cache or state folder");
+    expect(neverWritten(ws.dir, ".cache")).toBe("it holds tackle's own program, cache or state folder");
     expect(neverWritten(ws.dir, "elsewhere")).toBeUndefined();
   });
 

@@ -43,13 +43,13 @@ describe("tackle's own folders not made yet, below a link", () => {
     expect(inTackleFolder(path.join(ws.dir, "dotfiles", "cache", "other"))).toBe(false);
     const workspace = Workspace.open(ws.dir);
     for (const p of [".cache/tackle/key", "dotfiles/cache/tackle/key", ".local/state/tackle/servers/x.token"]) {
-      expect(() => workspace.resolveSync(p, { write: true })).toThrow(/tackle's own cache or state folder/);
+      expect(() => workspace.resolveSync(p, { write: true })).toThrow(/tackle's own program, cache or state folder/);
     }
     expect(() => workspace.resolveSync("dotfiles/cache", { write: true })).toThrow(/holds tackle's own/);
     expect(workspace.resolveSync("dotfiles/cache/other", { write: true }).relative).toBe("dotfiles/cache/other");
     // run_code's changes are judged by the names they make: re-pointing the link is one.
-    expect(neverWritten(ws.dir, ".cache")).toBe("it holds tackle's own cache or state folder");
-    expect(neverWritten(ws.dir, "dotfiles")).toBe("it holds tackle's own cache or state folder");
+    expect(neverWritten(ws.dir, ".cache")).toBe("it holds tackle's own program, cache or state folder");
+    expect(neverWritten(ws.dir, "dotfiles")).toBe("it holds tackle's own program, cache or state folder");
   });
 
   it("cannot be planted by tackle call write_file", async () => {
@@ -76,7 +76,7 @@ describe("tackle's own folders not made yet, below a link", () => {
     );
     expect(ran.content).toContain("done");
     // tackle's cache folder would now be made in evil/: a tool may not make it first.
-    expect(() => workspace.resolveSync("evil/tackle/key", { write: true })).toThrow(/tackle's own cache or state folder/);
+    expect(() => workspace.resolveSync("evil/tackle/key", { write: true })).toThrow(/tackle's own program, cache or state folder/);
     expect(workspace.resolveSync("dotfiles/cache/tackle/key", { write: true }).relative).toBe("dotfiles/cache/tackle/key");
   });
 });
