@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import type { ToolRegistry } from "./registry/registry.js";
 import { createLogger, type Logger } from "./core/logger.js";
@@ -171,7 +172,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
         storeAddress(options.desk.store, storeConfig, loaded.env),
         loaded.workspace,
         typeof storeConfig === "object" ? storeConfig.namespace : undefined,
-        [loaded.workspace, ...(loaded.config.roots ?? []).map((r) => path.resolve(loaded.workspace, r.path))],
+        reachableFolders(loaded),
       );
     } catch (err) {
       // What the session started (MCP servers, language servers) does not outlive it.
@@ -281,4 +282,17 @@ function warnRulesNamingNoTool(loaded: LoadedConfig, logger: Logger): void {
       logger.warn(`${loaded.file ?? "configuration"}: the rule "${rule}" in permissions.${list} will never match: ${why}`);
     }
   }
+}
+
+/**
+ * The folders tools and commands can write: the workspace, the roots the configuration adds, and the
+ * folders `shell.sandbox.writableRoots` opens to commands (`~/` is the home folder).
+ */
+function reachableFolders(loaded: LoadedConfig): string[] {
+  const shell = (loaded.config as { shell?: { sandbox?: { writableRoots?: unknown } } }).shell;
+  const opened = Array.isArray(shell?.sandbox?.writableRoots)
+    ? shell.sandbox.writableRoots.filter((r): r is string => typeof r === "string")
+    : [];
+  const expand = (p: string) => (p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : path.resolve(loaded.workspace, p));
+  return [loaded.workspace, ...(loaded.config.roots ?? []).map((r) => expand(r.path)), ...opened.map(expand)];
 }

@@ -71,5 +71,10 @@ describe("a store a command could write approves nothing", () => {
     await expect(openStore(`file:${path.join(outside.dir, "link", "st")}`, ws)).rejects.toThrow(/inside/);
     const fine = await openStore(`file:${path.join(outside.dir, "desk")}`, ws);
     await fine.close();
+    // A folder the configuration opens to commands counts too.
+    writeFileSync(path.join(ws, "tackle.config.json"), JSON.stringify({ shell: { sandbox: { writableRoots: [outside.dir] } } }));
+    await expect(openSession({ workspace: ws, mcp: false, desk: { store: `file:${path.join(outside.dir, "desk2")}` } })).rejects.toThrow(
+      /inside/,
+    );
   });
 });
