@@ -12,6 +12,8 @@ import {
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { ToolError } from "../../core/errors.js";
+import { describeIssues, formatIssues } from "../../core/schema.js";
+import type { z } from "zod";
 import { ownFolder, replaceOwnFile, tackleConfigDir } from "../../workspace/own-folders.js";
 
 /** What is kept for one server: its registration with the authorization server, the tokens, the PKCE verifier of a sign-in under way. */
@@ -227,7 +229,9 @@ export async function login(server: string, url: URL, options: LoginOptions = {}
         await (options.open ?? openInBrowser)(authorizationUrl);
       },
     });
-    const first = await auth(provider, { serverUrl: url });
+    const first = await auth(provider, { serverUrl: url }).catch((err: unknown) => {
+      throw metadataRefusal(err);
+    });
     if (first === "AUTHORIZED" && !opened) return "signed-in";
     const params = await answered;
     const error = params.get("error");
@@ -258,4 +262,14 @@ function openInBrowser(url: URL): void {
   } catch {
     // the address was printed
   }
+}
+
+/**
+ * The SDK refuses a server's sign-in metadata it cannot accept (an authorization address with a
+ * javascript: scheme) by throwing its schema's issues, printed as JSON; said in a sentence instead.
+ */
+function metadataRefusal(err: unknown): unknown {
+  const issues = (err as { issues?: unknown }).issues;
+  if (!Array.isArray(issues)) return err;
+  return new Error(`the server's sign-in metadata is not valid: ${formatIssues(describeIssues(issues as z.core.$ZodIssue[]))}`);
 }

@@ -91,7 +91,7 @@ describe("remote MCP servers behind OAuth", () => {
     for (const [address, why] of [
       ["file:///etc/passwd", /not http or https \(file:\)/],
       ["smb://evil/share", /not http or https \(smb:\)/],
-      ["javascript:alert(1)", /javascript/],
+      ["javascript:alert(1)", /^the server's sign-in metadata is not valid: authorization_endpoint.*javascript/],
     ] as const) {
       const { url } = await setUp({ authorizationEndpoint: address });
       const opened: URL[] = [];
