@@ -30,7 +30,8 @@ export const gitCommit = defineTool({
           `or name it itself (files: ["${secret}"]) under a rule that allows that.`,
       );
     }
-    if (paths.length) await runGit(["add", "--", ...paths], ctx);
+    // The files named, not patterns: as a pathspec, `*` or `.e*` would stage .env unnamed.
+    if (paths.length) await runGit(["add", "--", ...paths.map((p) => `:(literal)${p}`)], ctx);
     const refusal = await hooksRefusal(ctx);
     await runGit(["commit", ...(all ? ["-a"] : []), "-m", message], ctx, { hooks: refusal === undefined });
     const committed = await runGit(["log", "-n1", "--stat", "--pretty=format:Committed %h: %s"], ctx);

@@ -27,6 +27,12 @@ describe("git_commit", () => {
       expect(out.status, files.join()).toBe("error");
       expect(out.content).toMatch(/would take app\/\.env, which may hold secrets/);
     }
+    // Named as patterns, they are file names that match nothing: git stages no file of theirs.
+    for (const pattern of ["*", "app/.e*", ":(glob)**"]) {
+      const out = await t.runner.run({ name: "git_commit", args: { message: "all of it", files: [pattern] } });
+      expect(out.status, pattern).toBe("error");
+      expect(out.content, pattern).toMatch(/did not match any files/);
+    }
     expect(t.git("status", "--porcelain")).not.toMatch(/^A/m);
     expect(t.git("log", "--oneline").trim().split("\n")).toHaveLength(1);
     // Ignored, it is not what `git add .` stages: the commit goes ahead without it.
