@@ -83,9 +83,9 @@ function places(): { folders: string[]; guarded: string[] } {
   const written = [tackleCacheDir(), tackleStateDir(), tackleConfigDir()];
   const folders = written.map(realPlace);
   const build = buildCacheDir();
-  const program = programDir();
   // A change judged by the name it makes (run_code's, of a link above a folder) is held to the names.
-  const guarded = [...new Set([...folders, realBuildCacheDir(), ...written, build, ...(program ? [realPlace(program), program] : [])])];
+  const program = [realProgramDir(), programDir()].filter((dir): dir is string => dir !== undefined);
+  const guarded = [...new Set([...folders, realBuildCacheDir(), ...written, build, ...program])];
   known = { key, folders, guarded };
   return known;
 }
@@ -131,12 +131,20 @@ export function realBuildCacheDir(): string {
 
 let realProgram: { dir: string | undefined } | undefined;
 /** {@link programDir} as a real path, worked out once; undefined when tackle does not run from a build. */
-export function realProgramDir(): string | undefined {
+function realProgramDir(): string | undefined {
   if (!realProgram) {
     const dir = programDir();
     realProgram = { dir: dir === undefined ? undefined : realPlace(dir) };
   }
   return realProgram.dir;
+}
+
+/**
+ * tackle's own build as a real path, what the next start runs: the program's folder when tackle
+ * runs from a build (its code cache inside), else the folder the build's code cache would be in.
+ */
+export function realOwnBuild(): string {
+  return realProgramDir() ?? realBuildCacheDir();
 }
 
 /**

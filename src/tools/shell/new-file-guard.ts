@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, opendirSync, readdirSync, realpathSync, renameSync } from "node:fs";
 import path from "node:path";
 import { CONFIG_FILES, DOTENV_FILE, hasTackleKeys } from "../../config/config.js";
-import { ownFolder, realBuildCacheDir, realProgramDir, tackleFolders } from "../../workspace/own-folders.js";
+import { ownFolder, realOwnBuild, tackleFolders } from "../../workspace/own-folders.js";
 import { foldersUp, pathBelow } from "../../workspace/path-below.js";
 import { entryExists } from "../../workspace/stat.js";
 import { codeNames } from "../../workspace/protected.js";
@@ -134,10 +134,8 @@ export function codeEntries(root: string, cwd: string, configured: readonly stri
     else if (dir !== root) for (const part of GIT_PARTS) note(path.join(dir, ".git", part));
   }
   // tackle's own build, when the workspace holds it: the program and its cache, which the next start runs.
-  const built = [realBuildCacheDir(), realProgramDir()].filter(
-    (dir): dir is string => dir !== undefined && pathBelow(root, dir) !== undefined,
-  );
-  for (const p of new Set([...configured, ...built])) if (!existing.has(p)) note(p);
+  const built = realOwnBuild();
+  for (const p of new Set([...configured, ...(pathBelow(root, built) !== undefined ? [built] : [])])) if (!existing.has(p)) note(p);
   // In every other folder, as the workspace's search found them: read-only too. A repository's
   // own files but those that run programs stay writable, as above.
   const seen = new Set<string>();
@@ -171,10 +169,8 @@ export function ownFoldersHeld(writable: readonly string[], approved: boolean): 
   const reachable = (dir: string) => writable.some((place) => dir !== place && pathBelow(place, dir) !== undefined);
   const home = tackleFolders().filter(reachable);
   for (const dir of home) ownFolder(dir);
-  const built = [realBuildCacheDir(), realProgramDir()].filter(
-    (dir): dir is string => dir !== undefined && reachable(dir) && entryExists(dir),
-  );
-  return approved ? home : [...home, ...built];
+  const built = realOwnBuild();
+  return !approved && reachable(built) && entryExists(built) ? [...home, built] : home;
 }
 
 /**
