@@ -8,6 +8,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 import { asciiEscaped } from "./ascii-escaped.mjs";
+import { BUNDLE_HEAD } from "../dist/cli/code-cache.js";
 
 const src = resolve("src");
 // Code run by node:vm cannot import() without an experimental flag, so the launcher lends its own
@@ -171,10 +172,10 @@ await build({
   logLevel: "warning",
 });
 
-// ASCII alone, so the launcher reads it as a one-byte string (see scripts/ascii-escaped.mjs).
+// ASCII alone, so the launcher reads it as a one-byte string (see scripts/ascii-escaped.mjs), and
+// already inside the function the launcher compiles (BUNDLE_HEAD, from tsc's output just built).
 const bundled = await readFile("dist/cli/tackle.cjs", "utf8");
-const ascii = asciiEscaped(bundled);
-if (ascii !== bundled) await writeFile("dist/cli/tackle.cjs", ascii);
+await writeFile("dist/cli/tackle.cjs", `${BUNDLE_HEAD}${asciiEscaped(bundled)}\n})`);
 
 // The launcher itself (src/cli/main.ts), the `tackle` bin, as CommonJS: started as an ES module
 // (dist/cli/main.js) it makes Node set up its ES module loader first, about 5 ms of every start.

@@ -15,6 +15,15 @@ import {
 } from "../workspace/own-folders.js";
 import { STARTED_UP } from "../process/started-up.js";
 
+/**
+ * How a bundle begins: it is one function expression, Node's own CommonJS wrapper around the code,
+ * so it sees exports, require, module, __filename and __dirname, and one more: the launcher's
+ * import(), which code compiled by node:vm lacks. The build writes it (scripts/bundle-cli.mjs), so
+ * a start compiles the file's text as it was read; wrapped here, V8 first copied all 2.5 MB of it
+ * into one more string, about 600 fresh pages of memory.
+ */
+export const BUNDLE_HEAD = "(function (exports, require, module, __filename, __dirname, __tackleImport) { ";
+
 /** Commands whose runs share what they compile; anything else is cached as "other". */
 const COMMANDS = new Set(["call", "tools", "mcp", "serve", "init", "rules", "completion"]);
 /** A cache entry larger than this is not one tackle wrote. */
@@ -26,8 +35,8 @@ const SAVED_AFTER_MS = 10_000;
 const OTHER_BUILDS_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * Runs a bundled CommonJS file with V8's code cache, so a cold start skips most parsing and
- * compiling (the work that dominated `tackle mcp`'s start-up). Two kinds of cache, tried in turn:
+ * Runs a bundle (a file that begins with {@link BUNDLE_HEAD}) with V8's code cache, so a cold start
+ * skips most parsing and compiling (the work that dominated `tackle mcp`'s start-up). Two kinds of cache, tried in turn:
  *
  * - The user's own, in a private folder: the first run of each command writes what it compiled
  *   when it exits; later runs hand that to V8. Compiled code read from the cache runs as this user,
@@ -72,7 +81,8 @@ export function runWithCodeCache(file: string, argv: readonly string[]): void {
   }
   // Bundled packages' own import() calls (none reached today) still work, with Node's warning.
   const fallbackLoader = (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  const script = new vm.Script(wrap(source), { filename: file, cachedData, importModuleDynamically: fallbackLoader });
+  if (!source.startsWith(BUNDLE_HEAD)) throw new Error(`${file} is not a bundle tackle built (npm run build makes one).`);
+  const script = new vm.Script(source, { filename: file, cachedData, importModuleDynamically: fallbackLoader });
   const target = setting === "build" ? built : own;
   if (target && (cachedData === undefined || partial || script.cachedDataRejected)) {
     // Written late, the cache holds every function this run compiled, not only the top level: at
@@ -198,12 +208,6 @@ function buildEntry(file: string, st: BigIntStats, command: string): Entry {
     },
     write: (data) => writeBuildFile(name, Buffer.concat([Buffer.from(header, "latin1"), data]), file),
   };
-}
-
-// Node's own CommonJS wrapper, so the bundle sees exports, require, module, __filename and
-// __dirname, and one more: this module's import(), which code compiled by node:vm lacks.
-function wrap(source: string): string {
-  return `(function (exports, require, module, __filename, __dirname, __tackleImport) { ${source}\n})`;
 }
 
 /**
