@@ -4,7 +4,9 @@ import { ToolError } from "../../core/errors.js";
 import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { runCommand } from "../shell/run-command.js";
-import { shellQuote } from "../shell/analysis/words.js";
+import { shellQuote, type Word } from "../shell/analysis/words.js";
+import { SHELLS, shellScriptArg } from "../shell/analysis/wrappers.js";
+import { INLINE_CODE } from "../shell/rules/inline-code.js";
 import { launchEnv, launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
 import { settleLaunch } from "../shell/shell.js";
 import { forgetTackleFolders } from "../../workspace/own-folders.js";
@@ -16,7 +18,13 @@ export const CommandToolSchema = z
     /** JSON Schema of the arguments (an object schema). */
     parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
     /** The program and its arguments; "{name}" is replaced by that argument, always inside one argv entry. */
-    command: z.array(z.string()).min(1),
+    command: z
+      .array(z.string())
+      .min(1)
+      .superRefine((template, ctx) => {
+        const refusal = placeholderInCode(template);
+        if (refusal) ctx.addIssue({ code: "custom", message: refusal });
+      }),
     /** What it does, for approval: default "execute" (asked about in safe mode). */
     effect: z.enum(EFFECTS as [Effect, ...Effect[]]).default("execute"),
     /** Time limit in milliseconds (default 60 s). */
@@ -48,6 +56,80 @@ export const CommandToolSchema = z
 export type CommandToolConfig = z.output<typeof CommandToolSchema>;
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/**
+ * Why a template cannot be used: a placeholder inside the code a shell or an interpreter runs
+ * (`["sh", "-c", "grep {pattern} ."]`), where a value is read as code, not as the one argv entry
+ * every other placeholder fills; `{pattern}` = `x; rm -rf .` ran both commands, with the approval
+ * the tool's effect gives (none, for "read", in mode safe). The code is found as the shell's
+ * judgement finds it: the script of `sh -c` (any shell, after any wrapper), the code after
+ * `python -c`, `node -e` and their kin, an awk program. A placeholder that is the whole code is the
+ * person's explicit choice, and stays.
+ */
+export function placeholderInCode(template: readonly string[]): string | undefined {
+  for (const index of codeEntries(template)) {
+    const entry = template[index];
+    if (entry === undefined || WHOLE_PLACEHOLDER.test(entry)) continue;
+    const found = new RegExp(PLACEHOLDER.source).exec(entry);
+    if (!found) continue;
+    const program = programName(template.find((e, i) => i < index && isCodeRunner(programName(e))) ?? "");
+    return (
+      `it puts ${found[0]} inside the code ${program} runs ("${entry.slice(0, 80)}"), where a value would run as code. ` +
+      `Give the value an entry of its own and read it there: for a shell, ["${program}", "-c", "... \\"$1\\" ...", "${program}", "${found[0]}"]; ` +
+      `an interpreter's arguments (sys.argv, process.argv) likewise.`
+    );
+  }
+  return undefined;
+}
+
+/** A program's name as the tables know it: its basename, a versioned python as python3. */
+function programName(entry: string): string {
+  const base = entry.slice(entry.lastIndexOf("/") + 1);
+  return /^python3\.\d+$/.test(base) ? "python3" : base;
+}
+
+function isCodeRunner(name: string): boolean {
+  return SHELLS.has(name) || Object.hasOwn(INLINE_CODE, name) || AWKS.test(name);
+}
+
+const AWKS = /^(awk|gawk|mawk|nawk)$/;
+
+/** The indexes of the entries a shell or an interpreter in `template` runs as code. */
+function codeEntries(template: readonly string[]): number[] {
+  const code: number[] = [];
+  template.forEach((entry, i) => {
+    const name = programName(entry);
+    const rest = template.slice(i + 1);
+    if (SHELLS.has(name)) {
+      const words = rest.map((text): Word => ({
+        text,
+        dynamic: false,
+        staticPrefix: text,
+        glob: false,
+        brace: false,
+        tilde: false,
+        raw: text,
+      }));
+      const { script } = shellScriptArg(name, words);
+      if (script) code.push(i + 1 + words.indexOf(script));
+    } else if (AWKS.test(name)) {
+      const program = rest.findIndex((e, j) => !e.startsWith("-") && !/^-[Fv]$/.test(rest[j - 1] ?? ""));
+      if (program >= 0 && !rest.slice(0, program).some((e) => e === "-f" || e.startsWith("--file"))) code.push(i + 1 + program);
+    } else if (Object.hasOwn(INLINE_CODE, name)) {
+      const flag = INLINE_CODE[name]!;
+      for (let j = 0; j < rest.length; j++) {
+        // The code follows its flag (`-c CODE`, `deno eval CODE`), or is joined to it (`-cCODE`).
+        if (flag.test(rest[j]!)) {
+          code.push(i + 1 + j, i + 2 + j);
+          break;
+        }
+        if (!rest[j]!.startsWith("-")) break;
+      }
+    }
+  });
+  return code;
+}
 
 /**
  * The argv for one call. Arguments never pass through a shell: an entry that is exactly
@@ -69,7 +151,7 @@ export function commandArgv(template: readonly string[], args: Record<string, un
     return value;
   };
   for (const entry of template) {
-    const whole = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(entry);
+    const whole = WHOLE_PLACEHOLDER.exec(entry);
     if (whole) {
       const name = whole[1]!;
       const value = args[name];

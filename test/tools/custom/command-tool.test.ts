@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRegistry, loadConfig, type ApprovalRequest } from "../../../src/index.js";
-import { commandArgv } from "../../../src/tools/custom/command-tool.js";
+import { commandArgv, placeholderInCode } from "../../../src/tools/custom/command-tool.js";
 import { tempDir, useTempWorkspace } from "../../support/tools.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { runCli } from "../../cli/run-cli.js";
@@ -86,6 +86,66 @@ describe("tools declared in configuration", () => {
     const called = await runCli(["call", "say", "text=from the CLI", "--workspace", ws.dir], { timeoutMs: 120_000 });
     expect(called.stdout).toContain("from the CLI|");
   }, 300_000);
+});
+
+describe("a placeholder inside the code a shell or an interpreter runs is refused when the tool is declared", () => {
+  const refused = [
+    ["sh", "-c", "grep -rn {pattern} ."],
+    ["/bin/bash", "-lc", "echo '{text}'"],
+    ["env", "LC_ALL=C", "dash", "-ec", "ls {dir}"],
+    ["timeout", "10", "zsh", "-c", "print -- {x}"],
+    ["python3.11", "-c", "print('{x}')"],
+    ["python3", "-Sc", "import os; os.listdir('{x}')"],
+    ["node", "--eval", "console.log({x})"],
+    ["perl", "-ne", "print if /{x}/", "f.txt"],
+    ["deno", "eval", "console.log('{x}')"],
+    ["awk", "-F", ":", '$1 == "{user}" { print $7 }', "/etc/passwd"],
+  ];
+  const allowed = [
+    ["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"],
+    ["sh", "-c", "{script}"],
+    ["python3", "-c", "import sys; print(sys.argv[1])", "{x}"],
+    ["python3", "tool.py", "-c", "--name={x}"],
+    ["printf", "%s\\n", "--label={x}"],
+    ["awk", "-f", "prog.awk", "{file}"],
+    ["git", "log", "--format={fmt}"],
+    ["constructor", "-c", "{x} and more"],
+  ];
+
+  it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
+    expect(placeholderInCode(template as string[])).toMatch(
+      /inside the code \S+ runs .* where a value would run as code\. Give the value an entry of its own/,
+    );
+  });
+
+  it.each(allowed.map((t) => [t.join(" "), t]))("but not %s", (_, template) => {
+    expect(placeholderInCode(template as string[])).toBeUndefined();
+  });
+
+  it("start-up stops with the reason and the way to write it; the way it names keeps a hostile value one word", async () => {
+    const declared = (command: string[]) => ({
+      tools: {
+        find_text: {
+          description: "Finds text.",
+          command,
+          effect: "read",
+          parameters: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+        },
+      },
+    });
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", "grep -rn {pattern} ."])));
+    await expect(createRegistry(loadConfig({ dir: ws.dir, env: {} }))).rejects.toThrow(
+      /find_text\.command: it puts \{pattern\} inside the code sh runs \("grep -rn \{pattern\} \."\).*\["sh", "-c", "\.\.\. \\"\$1\\" \.\.\.", "sh", "\{pattern\}"\]/,
+    );
+    writeFileSync(path.join(ws.dir, "notes.txt"), "hello\n");
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"])));
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+    const r = ws.runner({ registry, approval: "safe", approver: async () => ({ approved: false }) });
+    const found = await r.run({ name: "find_text", args: { pattern: "hello" } });
+    expect(found.content).toContain("notes.txt:1:hello");
+    await r.run({ name: "find_text", args: { pattern: "hello . ; echo INJECTED > pwned.txt; true" } });
+    expect(existsSync(path.join(ws.dir, "pwned.txt"))).toBe(false);
+  });
 });
 
 describe("commandArgv", () => {
