@@ -134,9 +134,9 @@ describe("a placeholder inside the code a shell or an interpreter runs is refuse
       },
     });
     writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", "grep -rn {pattern} ."])));
-    await expect(createRegistry(loadConfig({ dir: ws.dir, env: {} }))).rejects.toThrow(
-      /find_text\.command: it puts \{pattern\} inside the code sh runs \("grep -rn \{pattern\} \."\).*\["sh", "-c", "\.\.\. \\"\$1\\" \.\.\.", "sh", "\{pattern\}"\]/,
-    );
+    const refusal = createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+    await expect(refusal).rejects.toThrow(/find_text\.command: it puts \{pattern\} inside the code sh runs \("grep -rn \{pattern\} \."\)/);
+    await expect(refusal).rejects.toThrow('["sh", "-c", "... \\"$1\\" ...", "sh", "{pattern}"]');
     writeFileSync(path.join(ws.dir, "notes.txt"), "hello\n");
     writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"])));
     const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
