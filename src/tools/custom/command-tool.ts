@@ -4,8 +4,8 @@ import { ToolError } from "../../core/errors.js";
 import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { runCommand } from "../shell/run-command.js";
-import { shellQuote, type Word } from "../shell/analysis/words.js";
-import { SHELLS, shellScriptArg } from "../shell/analysis/wrappers.js";
+import { shellQuote } from "../shell/analysis/words.js";
+import { SHELLS } from "../shell/analysis/wrappers.js";
 import { INLINE_CODE } from "../shell/rules/inline-code.js";
 import { launchEnv, launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
 import { settleLaunch } from "../shell/shell.js";
@@ -59,25 +59,26 @@ const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /**
- * Why a template cannot be used: a placeholder inside the code a shell or an interpreter runs
- * (`["sh", "-c", "grep {pattern} ."]`), where a value is read as code, not as the one argv entry
- * every other placeholder fills; `{pattern}` = `x; rm -rf .` ran both commands, with the approval
- * the tool's effect gives (none, for "read", in mode safe). The code is found as the shell's
- * judgement finds it: the script of `sh -c` (any shell, after any wrapper), the code after
- * `python -c`, `node -e` and their kin, an awk program. A placeholder that is the whole code is the
- * person's explicit choice, and stays.
+ * Why a template cannot be used: a placeholder inside an entry of a shell or an interpreter that runs
+ * code given on its command line (`["sh", "-c", "grep {pattern} ."]`), where a value may be read as
+ * code rather than as the one argv entry every other placeholder fills: `{pattern}` = `x; rm -rf .`
+ * ran both commands, with the approval the tool's effect gives (none, for "read", in mode safe).
+ * Such a program is found as the shell's judgement finds it (any shell with a `-c`, `python -c`,
+ * `node -e` and their kin, an awk program), after any wrapper; every entry after it counts, since
+ * options move the code about (`bash --rcfile f -c CODE`, `python3 -X dev -c CODE`). A placeholder
+ * that is a whole entry stays one word, even as the code itself (the person's explicit choice).
  */
 export function placeholderInCode(template: readonly string[]): string | undefined {
-  for (const index of codeEntries(template)) {
-    const entry = template[index];
-    if (entry === undefined || WHOLE_PLACEHOLDER.test(entry)) continue;
-    const found = new RegExp(PLACEHOLDER.source).exec(entry);
+  const runner = template.findIndex((entry, i) => runsInlineCode(programName(entry), template.slice(i + 1)));
+  if (runner < 0) return undefined;
+  const program = programName(template[runner]!);
+  for (const entry of template.slice(runner + 1)) {
+    const found = WHOLE_PLACEHOLDER.test(entry) ? null : new RegExp(PLACEHOLDER.source).exec(entry);
     if (!found) continue;
-    const program = programName(template.find((e, i) => i < index && isCodeRunner(programName(e))) ?? "");
     return (
-      `it puts ${found[0]} inside the code ${program} runs ("${entry.slice(0, 80)}"), where a value would run as code. ` +
-      `Give the value an entry of its own and read it there: for a shell, ["${program}", "-c", "... \\"$1\\" ...", "${program}", "${found[0]}"]; ` +
-      `an interpreter's arguments (sys.argv, process.argv) likewise.`
+      `it puts ${found[0]} inside an argument of ${program}, which runs code given on its command line ("${entry.slice(0, 80)}"): ` +
+      `a value there could run as code. Give the value an entry of its own and read it there: for a shell, ` +
+      `["${program}", "-c", "... \\"$1\\" ...", "${program}", "${found[0]}"]; an interpreter's arguments (sys.argv, process.argv) likewise.`
     );
   }
   return undefined;
@@ -89,46 +90,12 @@ function programName(entry: string): string {
   return /^python3\.\d+$/.test(base) ? "python3" : base;
 }
 
-function isCodeRunner(name: string): boolean {
-  return SHELLS.has(name) || Object.hasOwn(INLINE_CODE, name) || AWKS.test(name);
-}
-
-const AWKS = /^(awk|gawk|mawk|nawk)$/;
-
-/** The indexes of the entries a shell or an interpreter in `template` runs as code. */
-function codeEntries(template: readonly string[]): number[] {
-  const code: number[] = [];
-  template.forEach((entry, i) => {
-    const name = programName(entry);
-    const rest = template.slice(i + 1);
-    if (SHELLS.has(name)) {
-      const words = rest.map((text): Word => ({
-        text,
-        dynamic: false,
-        staticPrefix: text,
-        glob: false,
-        brace: false,
-        tilde: false,
-        raw: text,
-      }));
-      const { script } = shellScriptArg(name, words);
-      if (script) code.push(i + 1 + words.indexOf(script));
-    } else if (AWKS.test(name)) {
-      const program = rest.findIndex((e, j) => !e.startsWith("-") && !/^-[Fv]$/.test(rest[j - 1] ?? ""));
-      if (program >= 0 && !rest.slice(0, program).some((e) => e === "-f" || e.startsWith("--file"))) code.push(i + 1 + program);
-    } else if (Object.hasOwn(INLINE_CODE, name)) {
-      const flag = INLINE_CODE[name]!;
-      for (let j = 0; j < rest.length; j++) {
-        // The code follows its flag (`-c CODE`, `deno eval CODE`), or is joined to it (`-cCODE`).
-        if (flag.test(rest[j]!)) {
-          code.push(i + 1 + j, i + 2 + j);
-          break;
-        }
-        if (!rest[j]!.startsWith("-")) break;
-      }
-    }
-  });
-  return code;
+/** Whether `name` given `args` runs code written in them: `sh -c`, `python -c`, `node -e`, an awk program not read from a file. */
+function runsInlineCode(name: string, args: readonly string[]): boolean {
+  if (SHELLS.has(name)) return args.some((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  if (/^(awk|gawk|mawk|nawk)$/.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
+  const flag = Object.hasOwn(INLINE_CODE, name) ? INLINE_CODE[name] : undefined;
+  return flag !== undefined && args.some((a) => flag.test(a));
 }
 
 /**

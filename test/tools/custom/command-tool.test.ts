@@ -88,7 +88,7 @@ describe("tools declared in configuration", () => {
   }, 300_000);
 });
 
-describe("a placeholder inside the code a shell or an interpreter runs is refused when the tool is declared", () => {
+describe("a placeholder inside an argument of a shell or an interpreter that runs inline code is refused when the tool is declared", () => {
   const refused = [
     ["sh", "-c", "grep -rn {pattern} ."],
     ["/bin/bash", "-lc", "echo '{text}'"],
@@ -100,12 +100,16 @@ describe("a placeholder inside the code a shell or an interpreter runs is refuse
     ["perl", "-ne", "print if /{x}/", "f.txt"],
     ["deno", "eval", "console.log('{x}')"],
     ["awk", "-F", ":", '$1 == "{user}" { print $7 }', "/etc/passwd"],
+    ["bash", "--rcfile", "/dev/null", "-c", "echo {x}"],
+    ["python3", "-X", "dev", "-c", "print('{x}')"],
+    ["sh", "-c", 'echo "$1"', "sh", "--name={x}"],
   ];
   const allowed = [
     ["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"],
     ["sh", "-c", "{script}"],
     ["python3", "-c", "import sys; print(sys.argv[1])", "{x}"],
-    ["python3", "tool.py", "-c", "--name={x}"],
+    ["python3", "tool.py", "--name={x}"],
+    ["bash", "deploy.sh", "{target}"],
     ["printf", "%s\\n", "--label={x}"],
     ["awk", "-f", "prog.awk", "{file}"],
     ["git", "log", "--format={fmt}"],
@@ -114,7 +118,7 @@ describe("a placeholder inside the code a shell or an interpreter runs is refuse
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
     expect(placeholderInCode(template as string[])).toMatch(
-      /inside the code \S+ runs .* where a value would run as code\. Give the value an entry of its own/,
+      /inside an argument of \S+, which runs code given on its command line .*: a value there could run as code\. Give the value an entry of its own/,
     );
   });
 
@@ -135,7 +139,9 @@ describe("a placeholder inside the code a shell or an interpreter runs is refuse
     });
     writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", "grep -rn {pattern} ."])));
     const refusal = createRegistry(loadConfig({ dir: ws.dir, env: {} }));
-    await expect(refusal).rejects.toThrow(/find_text\.command: it puts \{pattern\} inside the code sh runs \("grep -rn \{pattern\} \."\)/);
+    await expect(refusal).rejects.toThrow(
+      /find_text\.command: it puts \{pattern\} inside an argument of sh, which runs code given on its command line \("grep -rn \{pattern\} \."\)/,
+    );
     await expect(refusal).rejects.toThrow('["sh", "-c", "... \\"$1\\" ...", "sh", "{pattern}"]');
     writeFileSync(path.join(ws.dir, "notes.txt"), "hello\n");
     writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify(declared(["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"])));
