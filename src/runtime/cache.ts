@@ -59,14 +59,15 @@ export class ResultCache {
     // A folder's stamp changes when entries come and go, not when a file deep inside is edited:
     // a search or listing over one could not tell it went stale, so it is not kept at all.
     if (reads.includes(EVERYTHING)) return;
-    const chars = charsOf(outcome, this.#options.maxChars / 4);
-    if (chars > this.#options.maxChars / 4) return;
     const stamps: Array<[string, string]> = [];
     for (const r of reads) {
       const stamp = this.#stamp(r);
       if (stamp.startsWith("dir:")) return;
       stamps.push([r, stamp]);
     }
+    // Measured once it could be kept: a listing's thousands of names are never walked for nothing.
+    const chars = charsOf(outcome, this.#options.maxChars / 4);
+    if (chars > this.#options.maxChars / 4) return;
     // Entries go in the order they were made, each as long as the last: the oldest leave first,
     // and expired ones lead the way.
     const now = Date.now();
