@@ -5,8 +5,7 @@ import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { runCommand } from "../shell/run-command.js";
 import { shellQuote } from "../shell/analysis/words.js";
-import { SHELLS } from "../shell/analysis/wrappers.js";
-import { INLINE_CODE } from "../shell/rules/inline-code.js";
+import { PLACEHOLDER, placeholderInCode, WHOLE_PLACEHOLDER } from "./placeholder-in-code.js";
 import { launchEnv, launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
 import { settleLaunch } from "../shell/shell.js";
 import { forgetTackleFolders } from "../../workspace/own-folders.js";
@@ -54,49 +53,6 @@ export const CommandToolSchema = z
   .strict();
 
 export type CommandToolConfig = z.output<typeof CommandToolSchema>;
-
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
-
-/**
- * Why a template cannot be used: a placeholder inside an entry of a shell or an interpreter that runs
- * code given on its command line (`["sh", "-c", "grep {pattern} ."]`), where a value may be read as
- * code rather than as the one argv entry every other placeholder fills: `{pattern}` = `x; rm -rf .`
- * ran both commands, with the approval the tool's effect gives (none, for "read", in mode safe).
- * Such a program is found as the shell's judgement finds it (any shell with a `-c`, `python -c`,
- * `node -e` and their kin, an awk program), after any wrapper; every entry after it counts, since
- * options move the code about (`bash --rcfile f -c CODE`, `python3 -X dev -c CODE`). A placeholder
- * that is a whole entry stays one word, even as the code itself (the person's explicit choice).
- */
-export function placeholderInCode(template: readonly string[]): string | undefined {
-  const runner = template.findIndex((entry, i) => runsInlineCode(programName(entry), template.slice(i + 1)));
-  if (runner < 0) return undefined;
-  const program = programName(template[runner]!);
-  for (const entry of template.slice(runner + 1)) {
-    const found = WHOLE_PLACEHOLDER.test(entry) ? null : new RegExp(PLACEHOLDER.source).exec(entry);
-    if (!found) continue;
-    return (
-      `it puts ${found[0]} inside an argument of ${program}, which runs code given on its command line ("${entry.slice(0, 80)}"): ` +
-      `a value there could run as code. Give the value an entry of its own and read it there: for a shell, ` +
-      `["${program}", "-c", "... \\"$1\\" ...", "${program}", "${found[0]}"]; an interpreter's arguments (sys.argv, process.argv) likewise.`
-    );
-  }
-  return undefined;
-}
-
-/** A program's name as the tables know it: its basename, a versioned python as python3. */
-function programName(entry: string): string {
-  const base = entry.slice(entry.lastIndexOf("/") + 1);
-  return /^python3\.\d+$/.test(base) ? "python3" : base;
-}
-
-/** Whether `name` given `args` runs code written in them: `sh -c`, `python -c`, `node -e`, an awk program not read from a file. */
-function runsInlineCode(name: string, args: readonly string[]): boolean {
-  if (SHELLS.has(name)) return args.some((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
-  if (/^(awk|gawk|mawk|nawk)$/.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
-  const flag = Object.hasOwn(INLINE_CODE, name) ? INLINE_CODE[name] : undefined;
-  return flag !== undefined && args.some((a) => flag.test(a));
-}
 
 /**
  * The argv for one call. Arguments never pass through a shell: an entry that is exactly

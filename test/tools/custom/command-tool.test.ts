@@ -3,7 +3,8 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRegistry, loadConfig, type ApprovalRequest } from "../../../src/index.js";
-import { commandArgv, placeholderInCode } from "../../../src/tools/custom/command-tool.js";
+import { commandArgv } from "../../../src/tools/custom/command-tool.js";
+import { placeholderInCode } from "../../../src/tools/custom/placeholder-in-code.js";
 import { tempDir, useTempWorkspace } from "../../support/tools.js";
 import { sandboxAvailable } from "../../../src/sandbox/sandbox.js";
 import { runCli } from "../../cli/run-cli.js";
@@ -103,6 +104,13 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["bash", "--rcfile", "/dev/null", "-c", "echo {x}"],
     ["python3", "-X", "dev", "-c", "print('{x}')"],
     ["sh", "-c", 'echo "$1"', "sh", "--name={x}"],
+    ["sudo", "su", "deploy", "-c", "systemctl restart {unit}"],
+  ];
+  const joined = [
+    ["ssh", "web1", "tail", "-n", "50", "/var/log/{name}"],
+    ["ssh", "-p", "2222", "-i", "key", "web1", "ls", "{dir}"],
+    ["watch", "-n", "5", "ls", "{dir}"],
+    ["parallel", "gzip", ":::", "{files}"],
   ];
   const allowed = [
     ["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"],
@@ -114,11 +122,20 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["awk", "-f", "prog.awk", "{file}"],
     ["git", "log", "--format={fmt}"],
     ["constructor", "-c", "{x} and more"],
+    ["ssh", "{host}", "uptime"],
+    ["ssh", "-l", "{user}", "web1", "uptime"],
+    ["watch", "-x", "ls", "{dir}"],
   ];
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
     expect(placeholderInCode(template as string[])).toMatch(
       /inside an argument of \S+, which runs code given on its command line .*: a value there could run as code\. Give the value an entry of its own/,
+    );
+  });
+
+  it.each(joined.map((t) => [t.join(" "), t]))("%s, where even a whole entry is shell text", (_, template) => {
+    expect(placeholderInCode(template as string[])).toMatch(
+      /among the arguments \S+ joins into a command a shell runs.*whole entry or not/,
     );
   });
 

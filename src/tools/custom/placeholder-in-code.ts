@@ -1,0 +1,98 @@
+import { SHELLS } from "../shell/analysis/wrappers.js";
+import { INLINE_CODE } from "../shell/rules/inline-code.js";
+
+/** A placeholder in a configured tool's command: `{name}`, replaced by that argument. */
+export const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** An entry that is one placeholder and nothing else: the argument's value becomes the whole entry. */
+export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/**
+ * Why a configured tool's command cannot be used: a placeholder where its value could be read as
+ * code rather than as the one argv entry every other placeholder fills. `["sh", "-c", "grep {pattern} ."]`
+ * with `{pattern}` = `x; rm -rf .` ran both commands, with the approval the tool's effect gives (none,
+ * for "read", in mode safe). Two kinds of program take such text:
+ *
+ * - Those that run code given on their command line, found as the shell's judgement finds them (a
+ *   shell with `-c`, `su -c` and its kin, `python -c`, `node -e`, an awk program): any placeholder
+ *   inside a longer entry after them counts, since options move the code about (`bash --rcfile f -c
+ *   CODE`). One that is a whole entry stays one word, even as the code itself (the person's choice).
+ * - Those that join their arguments into text a shell runs, with nothing to mark it (`ssh host
+ *   COMMAND...`, `watch`, GNU `parallel`): there even a whole entry is shell text.
+ *
+ * Either is found after any wrapper (`env`, `timeout`, `sudo`).
+ */
+export function placeholderInCode(template: readonly string[]): string | undefined {
+  for (let i = 0; i < template.length; i++) {
+    const name = programName(template[i]!);
+    const args = template.slice(i + 1);
+    const joined = shellTextFrom(name, args);
+    if (joined !== undefined) {
+      const found = args
+        .slice(joined)
+        .map((entry) => new RegExp(PLACEHOLDER.source).exec(entry))
+        .find(Boolean);
+      if (found) {
+        return (
+          `it puts ${found[0]} among the arguments ${name} joins into a command a shell runs${name === "ssh" ? " on the remote host" : ""}: ` +
+          `a value there could run as code, whole entry or not. Run a fixed command there, or a script of your own that takes the value as an argument.`
+        );
+      }
+    }
+    if (!runsInlineCode(name, args)) continue;
+    for (const entry of args) {
+      const found = WHOLE_PLACEHOLDER.test(entry) ? null : new RegExp(PLACEHOLDER.source).exec(entry);
+      if (!found) continue;
+      return (
+        `it puts ${found[0]} inside an argument of ${name}, which runs code given on its command line ("${entry.slice(0, 80)}"): ` +
+        `a value there could run as code. Give the value an entry of its own and read it there: for a shell, ` +
+        `["${name}", "-c", "... \\"$1\\" ...", "${name}", "${found[0]}"]; an interpreter's arguments (sys.argv, process.argv) likewise.`
+      );
+    }
+  }
+  return undefined;
+}
+
+/** A program's name as the tables know it: its basename, a versioned python as python3. */
+function programName(entry: string): string {
+  const base = entry.slice(entry.lastIndexOf("/") + 1);
+  return /^python3\.\d+$/.test(base) ? "python3" : base;
+}
+
+/** Programs whose `-c` (or `--command`) takes a command line their shell runs. */
+const SHELL_COMMAND_OPTION = /^(su|runuser|flock|script)$/;
+
+/** Whether `name` given `args` runs code written in them: `sh -c`, `su -c`, `python -c`, `node -e`, an awk program not read from a file. */
+function runsInlineCode(name: string, args: readonly string[]): boolean {
+  if (SHELLS.has(name)) return args.some((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  if (SHELL_COMMAND_OPTION.test(name)) return args.some((a) => a === "-c" || a.startsWith("--command"));
+  if (/^(awk|gawk|mawk|nawk)$/.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
+  const flag = Object.hasOwn(INLINE_CODE, name) ? INLINE_CODE[name] : undefined;
+  return flag !== undefined && args.some((a) => flag.test(a));
+}
+
+/** ssh's options that take a value: what follows them is not the destination. */
+const SSH_VALUED = /^-[BbcDEeFIiJLlmOopQRSWw]$/;
+
+/**
+ * Where the arguments that `name` joins into shell text begin, as an index into `args`; undefined
+ * for a program that does not. ssh: after the destination (the remote shell runs the rest). watch:
+ * its command, unless `-x` runs it without a shell. GNU parallel: all of them.
+ */
+function shellTextFrom(name: string, args: readonly string[]): number | undefined {
+  if (name === "parallel") return 0;
+  if (name === "ssh") {
+    for (let j = 0; j < args.length; j++) {
+      if (SSH_VALUED.test(args[j]!)) j++;
+      else if (!args[j]!.startsWith("-")) return j + 1;
+    }
+    return undefined;
+  }
+  if (name === "watch") {
+    if (args.some((a) => a === "-x" || a === "--exec")) return undefined;
+    for (let j = 0; j < args.length; j++) {
+      if (/^(-n|--interval)$/.test(args[j]!)) j++;
+      else if (!args[j]!.startsWith("-")) return j;
+    }
+  }
+  return undefined;
+}
