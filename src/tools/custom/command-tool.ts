@@ -5,7 +5,7 @@ import { EFFECTS, type Effect } from "../../core/effect.js";
 import type { AnyTool, JsonSchema, ToolContext } from "../../core/tool.js";
 import { runCommand } from "../shell/run-command.js";
 import { shellQuote } from "../shell/analysis/words.js";
-import { PLACEHOLDER, placeholderInCode, WHOLE_PLACEHOLDER } from "./placeholder-in-code.js";
+import { PLACEHOLDER, placeholderInCode, takesVariables, WHOLE_PLACEHOLDER } from "./placeholder-in-code.js";
 import { launchEnv, launchFor, type Launch, type LaunchSettings } from "../shell/sandbox-launcher.js";
 import { settleLaunch } from "../shell/shell.js";
 import { forgetTackleFolders } from "../../workspace/own-folders.js";
@@ -59,27 +59,35 @@ export type CommandToolConfig = z.output<typeof CommandToolSchema>;
  * "{name}" becomes the argument's value (each item of an array its own entry; dropped when the
  * argument is absent), and a placeholder inside a longer entry is replaced within that entry.
  * A whole-entry value that starts with "-" would be read by the program as an option
- * (`--output=/x`, `--pre=sh`), so it is refused unless `options` names the parameter.
+ * (`--output=/x`, `--pre=sh`), and one with "=" given to make as a variable its recipes run
+ * (`CC=touch x; cc`), so each is refused unless `options` names the parameter.
  */
 export function commandArgv(template: readonly string[], args: Record<string, unknown>, options: readonly string[] = []): string[] {
   const out: string[] = [];
-  const operand = (name: string, value: string) => {
-    if (value.startsWith("-") && !options.includes(name)) {
+  const operand = (name: string, value: string, index: number) => {
+    if (options.includes(name)) return value;
+    if (value.startsWith("-")) {
       throw new ToolError(
         "INVALID_ARGS",
         `${name} "${value.slice(0, 80)}" starts with "-", so the program would take it as an option; ` +
           `give a value that does not (for a file, write "./${value.slice(0, 40)}").`,
       );
     }
+    if (value.includes("=") && takesVariables(template, index)) {
+      throw new ToolError(
+        "INVALID_ARGS",
+        `${name} "${value.slice(0, 80)}" has "=", so make would take it as a variable, which its recipes run as shell text; give a target name.`,
+      );
+    }
     return value;
   };
-  for (const entry of template) {
+  for (const [index, entry] of template.entries()) {
     const whole = WHOLE_PLACEHOLDER.exec(entry);
     if (whole) {
       const name = whole[1]!;
       const value = args[name];
       if (value === undefined || value === null) continue;
-      for (const item of Array.isArray(value) ? value : [value]) out.push(operand(name, text(item)));
+      for (const item of Array.isArray(value) ? value : [value]) out.push(operand(name, text(item), index));
       continue;
     }
     out.push(

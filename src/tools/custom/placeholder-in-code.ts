@@ -18,6 +18,8 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  *   CODE`). One that is a whole entry stays one word, even as the code itself (the person's choice).
  * - Those that join their arguments into text a shell runs, with nothing to mark it (`ssh host
  *   COMMAND...`, `watch`, GNU `parallel`): there even a whole entry is shell text.
+ * - make, whose variables (`NAME={value}`) its recipes put into shell text; a whole-entry value
+ *   with "=" is refused at each call instead (see takesVariables).
  *
  * Either is found after any wrapper (`env`, `timeout`, `sudo`).
  */
@@ -29,7 +31,7 @@ export function placeholderInCode(template: readonly string[]): string | undefin
     if (joined !== undefined) {
       const found = args
         .slice(joined)
-        .map((entry) => new RegExp(PLACEHOLDER.source).exec(entry))
+        .map((entry) => PLACEHOLDER_IN.exec(entry))
         .find(Boolean);
       if (found) {
         return (
@@ -38,9 +40,18 @@ export function placeholderInCode(template: readonly string[]): string | undefin
         );
       }
     }
+    if (MAKES.test(name)) {
+      const assignment = args.find((entry) => /^[^=]*=/.test(entry) && !WHOLE_PLACEHOLDER.test(entry) && PLACEHOLDER_IN.test(entry));
+      if (assignment) {
+        return (
+          `it puts a placeholder inside the make variable "${assignment.slice(0, 80)}": make's recipes run its value as shell text, ` +
+          `where a value could run as code. Give make a fixed value, or a target of your own that takes the value from a file.`
+        );
+      }
+    }
     if (!runsInlineCode(name, args)) continue;
     for (const entry of args) {
-      const found = WHOLE_PLACEHOLDER.test(entry) ? null : new RegExp(PLACEHOLDER.source).exec(entry);
+      const found = WHOLE_PLACEHOLDER.test(entry) ? null : PLACEHOLDER_IN.exec(entry);
       if (!found) continue;
       return (
         `it puts ${found[0]} inside an argument of ${name}, which runs code given on its command line ("${entry.slice(0, 80)}"): ` +
@@ -50,6 +61,16 @@ export function placeholderInCode(template: readonly string[]): string | undefin
     }
   }
   return undefined;
+}
+
+const PLACEHOLDER_IN = new RegExp(PLACEHOLDER.source);
+
+/** make and its kin, which take `NAME=value` arguments as variables their recipes put into shell text. */
+const MAKES = /^(make|gmake|bmake|pmake|remake)$/;
+
+/** Whether the entry at `index` of `template` is an argument of make (which reads `NAME=value` as a variable). */
+export function takesVariables(template: readonly string[], index: number): boolean {
+  return template.slice(0, index).some((entry) => MAKES.test(programName(entry)));
 }
 
 /** A program's name as the tables know it: its basename, a versioned python as python3. */

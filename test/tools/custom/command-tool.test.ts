@@ -112,6 +112,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["watch", "-n", "5", "ls", "{dir}"],
     ["parallel", "gzip", ":::", "{files}"],
   ];
+  const variables = [
+    ["make", "test", "TEST={name}"],
+    ["env", "CI=1", "gmake", "-C", "build", "CFLAGS=-O2 {flags}"],
+  ];
   const allowed = [
     ["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"],
     ["sh", "-c", "{script}"],
@@ -125,6 +129,8 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["ssh", "{host}", "uptime"],
     ["ssh", "-l", "{user}", "web1", "uptime"],
     ["watch", "-x", "ls", "{dir}"],
+    ["make", "{target}"],
+    ["make", "-j{jobs}", "all"],
   ];
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
@@ -137,6 +143,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     expect(placeholderInCode(template as string[])).toMatch(
       /among the arguments \S+ joins into a command a shell runs.*whole entry or not/,
     );
+  });
+
+  it.each(variables.map((t) => [t.join(" "), t]))("%s, a make variable its recipes run as shell text", (_, template) => {
+    expect(placeholderInCode(template as string[])).toMatch(/inside the make variable .*: make's recipes run its value as shell text/);
   });
 
   it.each(allowed.map((t) => [t.join(" "), t]))("but not %s", (_, template) => {
@@ -168,6 +178,29 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     expect(found.content).toContain("notes.txt:1:hello");
     await r.run({ name: "find_text", args: { pattern: "hello . ; echo INJECTED > pwned.txt; true" } });
     expect(existsSync(path.join(ws.dir, "pwned.txt"))).toBe(false);
+  });
+});
+
+describe("a configured make's target cannot set a variable its recipes run", () => {
+  it("refuses a value with = as a whole entry unless options names the parameter; a target runs", async () => {
+    writeFileSync(path.join(ws.dir, "Makefile"), "ECHO = echo\nall:\n\t$(ECHO) built\n");
+    const build = {
+      description: "Builds a target.",
+      command: ["make", "{target}"],
+      effect: "read",
+      parameters: { type: "object", properties: { target: { type: "string" } }, required: ["target"] },
+    };
+    writeFileSync(path.join(ws.dir, "tackle.config.json"), JSON.stringify({ tools: { build } }));
+    const registry = await createRegistry(loadConfig({ dir: ws.dir, env: {} }));
+    const r = ws.runner({ registry, approval: "safe", approver: async () => ({ approved: false }) });
+    expect((await r.run({ name: "build", args: { target: "all" } })).content).toContain("built");
+    const planted = await r.run({ name: "build", args: { target: "ECHO=touch pwned; echo" } });
+    expect(planted.error?.code).toBe("INVALID_ARGS");
+    expect(planted.content).toMatch(
+      /target "ECHO=touch pwned; echo" has "=", so make would take it as a variable, which its recipes run as shell text/,
+    );
+    expect(existsSync(path.join(ws.dir, "pwned"))).toBe(false);
+    expect(commandArgv(["make", "{v}"], { v: "A=1" }, ["v"])).toEqual(["make", "A=1"]);
   });
 });
 
