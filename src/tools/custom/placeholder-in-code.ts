@@ -10,7 +10,7 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  * Why a configured tool's command cannot be used: a placeholder where its value could be read as
  * code rather than as the one argv entry every other placeholder fills. `["sh", "-c", "grep {pattern} ."]`
  * with `{pattern}` = `x; rm -rf .` ran both commands, with the approval the tool's effect gives (none,
- * for "read", in mode safe). Two kinds of program take such text:
+ * for "read", in mode safe). Three kinds of program take such text:
  *
  * - Those that run code given on their command line, found as the shell's judgement finds them (a
  *   shell with `-c`, `su -c` and its kin, `python -c`, `node -e`, an awk program): any placeholder
@@ -21,7 +21,7 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  * - make, whose variables (`NAME={value}`) its recipes put into shell text; a whole-entry value
  *   with "=" is refused at each call instead (see takesVariables).
  *
- * Either is found after any wrapper (`env`, `timeout`, `sudo`).
+ * Each is found after any wrapper (`env`, `timeout`, `sudo`).
  */
 export function placeholderInCode(template: readonly string[]): string | undefined {
   for (let i = 0; i < template.length; i++) {
@@ -45,7 +45,7 @@ export function placeholderInCode(template: readonly string[]): string | undefin
       if (assignment) {
         return (
           `it puts a placeholder inside the make variable "${assignment.slice(0, 80)}": make's recipes run its value as shell text, ` +
-          `where a value could run as code. Give make a fixed value, or a target of your own that takes the value from a file.`
+          `where a value could run as code. Give the variable a fixed value; a value that is a whole entry is taken as a target name.`
         );
       }
     }
