@@ -10,7 +10,7 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  * Why a configured tool's command cannot be used: a placeholder where its value could be read as
  * code rather than as the one argv entry every other placeholder fills. `["sh", "-c", "grep {pattern} ."]`
  * with `{pattern}` = `x; rm -rf .` ran both commands, with the approval the tool's effect gives (none,
- * for "read", in mode safe). Three kinds of program take such text:
+ * for "read", in mode safe). These programs take such text:
  *
  * - Those that run code given on their command line, found as the shell's judgement finds them (a
  *   shell with `-c`, `su -c` and its kin, `python -c`, `node -e`, an awk program): any placeholder
@@ -19,7 +19,8 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  * - Those that join their arguments into text a shell runs, with nothing to mark it (`ssh host
  *   COMMAND...`, `watch`, GNU `parallel`): there even a whole entry is shell text.
  * - make, whose variables (`NAME={value}`) its recipes put into shell text; a whole-entry value
- *   with "=" is refused at each call instead (see takesVariables).
+ *   with "=" is refused at each call instead (see takesVariables). And sed, whose script may run a
+ *   command (`e`) or write a file (`w`): a placeholder inside it, not a whole entry.
  *
  * Each is found after any wrapper (`env`, `timeout`, `sudo`).
  */
@@ -46,6 +47,17 @@ export function placeholderInCode(template: readonly string[]): string | undefin
         return (
           `it puts a placeholder inside the make variable "${assignment.slice(0, 80)}": make's recipes run its value as shell text, ` +
           `where a value could run as code. Give the variable a fixed value; a value that is a whole entry is taken as a target name.`
+        );
+      }
+    }
+    if (SEDS.test(name)) {
+      const script = sedScripts(args)
+        .map((j) => args[j]!)
+        .find((entry) => !WHOLE_PLACEHOLDER.test(entry) && PLACEHOLDER_IN.test(entry));
+      if (script) {
+        return (
+          `it puts a placeholder inside the script sed runs ("${script.slice(0, 80)}"), where a value could add commands ` +
+          `(e runs a shell command, w writes a file). Give sed a fixed script, or make the value a number in the tool's parameters.`
         );
       }
     }
@@ -89,6 +101,35 @@ function runsInlineCode(name: string, args: readonly string[]): boolean {
   if (/^(awk|gawk|mawk|nawk)$/.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
   const flag = Object.hasOwn(INLINE_CODE, name) ? INLINE_CODE[name] : undefined;
   return flag !== undefined && args.some((a) => flag.test(a));
+}
+
+const SEDS = /^(sed|gsed)$/;
+
+/**
+ * Where sed's scripts are in `args`: each `-e` value (`-ne` too); else, unless `-f` reads one from a
+ * file, its first operand. GNU sed takes options anywhere, so both are sought through all of `args`.
+ */
+function sedScripts(args: readonly string[]): number[] {
+  const scripts: number[] = [];
+  const operands: number[] = [];
+  let fromFile = false;
+  for (let j = 0; j < args.length; j++) {
+    const a = args[j]!;
+    if (a === "--") {
+      for (let k = j + 1; k < args.length; k++) operands.push(k);
+      break;
+    }
+    if (/^-[A-Za-z]*e$/.test(a) || a === "--expression") scripts.push(++j);
+    else if (a.startsWith("--expression=") || /^-e./.test(a)) scripts.push(j);
+    else if (/^-[A-Za-z]*f$/.test(a) || a === "--file") {
+      fromFile = true;
+      j++;
+    } else if (a.startsWith("--file=") || /^-f./.test(a)) fromFile = true;
+    else if (a === "-l" || a === "--line-length") j++;
+    else if (!a.startsWith("-")) operands.push(j);
+  }
+  if (scripts.length === 0 && !fromFile && operands.length > 0) scripts.push(operands[0]!);
+  return scripts.filter((j) => j < args.length);
 }
 
 /** ssh's options that take a value: what follows them is not the destination. */

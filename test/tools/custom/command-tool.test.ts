@@ -116,6 +116,13 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["make", "test", "TEST={name}"],
     ["env", "CI=1", "gmake", "-C", "build", "CFLAGS=-O2 {flags}"],
   ];
+  const sedScripts = [
+    ["sed", "-n", "{start},{end}p", "f.txt"],
+    ["sed", "-e", "s/{from}/{to}/", "f.txt"],
+    ["sed", "-ne", "/{word}/p", "f.txt"],
+    ["sed", "f.txt", "-e", "s/{a}/b/"],
+    ["sed", "--expression=/{x}/d", "f.txt"],
+  ];
   const allowed = [
     ["sh", "-c", 'grep -rn -- "$1" .', "sh", "{pattern}"],
     ["sh", "-c", "{script}"],
@@ -131,6 +138,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["watch", "-x", "ls", "{dir}"],
     ["make", "{target}"],
     ["make", "-j{jobs}", "all"],
+    ["sed", "-n", "1,10p", "src/{file}"],
+    ["sed", "-f", "prog.sed", "in/{file}"],
+    ["sed", "-n", "{script}", "f.txt"],
+    ["sed", "-e", "1d", "--", "out/{file}"],
   ];
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
@@ -147,6 +158,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
 
   it.each(variables.map((t) => [t.join(" "), t]))("%s, a make variable its recipes run as shell text", (_, template) => {
     expect(placeholderInCode(template as string[])).toMatch(/inside the make variable .*: make's recipes run its value as shell text/);
+  });
+
+  it.each(sedScripts.map((t) => [t.join(" "), t]))("%s, a sed script (e runs a command)", (_, template) => {
+    expect(placeholderInCode(template as string[])).toMatch(/inside the script sed runs .*e runs a shell command, w writes a file/);
   });
 
   it.each(allowed.map((t) => [t.join(" "), t]))("but not %s", (_, template) => {
