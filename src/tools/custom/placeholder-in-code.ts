@@ -1,5 +1,6 @@
 import { SHELLS } from "../shell/analysis/wrappers.js";
-import { INLINE_CODE } from "../shell/rules/inline-code.js";
+import { AWKS, inlineCodeOption } from "../shell/rules/inline-code.js";
+import { commandName } from "../shell/analysis/command-analysis.js";
 
 /** A placeholder in a configured tool's command: `{name}`, replaced by that argument. */
 export const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -26,7 +27,7 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  */
 export function placeholderInCode(template: readonly string[]): string | undefined {
   for (let i = 0; i < template.length; i++) {
-    const name = programName(template[i]!);
+    const name = commandName(template[i]!);
     const args = template.slice(i + 1);
     const joined = shellTextFrom(name, args);
     if (joined !== undefined) {
@@ -82,13 +83,7 @@ const MAKES = /^(make|gmake|bmake|pmake|remake)$/;
 
 /** Whether the entry at `index` of `template` is an argument of make (which reads `NAME=value` as a variable). */
 export function takesVariables(template: readonly string[], index: number): boolean {
-  return template.slice(0, index).some((entry) => MAKES.test(programName(entry)));
-}
-
-/** A program's name as the tables know it: its basename, a versioned python as python3. */
-function programName(entry: string): string {
-  const base = entry.slice(entry.lastIndexOf("/") + 1);
-  return /^python3\.\d+$/.test(base) ? "python3" : base;
+  return template.slice(0, index).some((entry) => MAKES.test(commandName(entry)));
 }
 
 /** Programs whose `-c` (or `--command`) takes a command line their shell runs. */
@@ -98,9 +93,9 @@ const SHELL_COMMAND_OPTION = /^(su|runuser|flock|script)$/;
 function runsInlineCode(name: string, args: readonly string[]): boolean {
   if (SHELLS.has(name)) return args.some((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
   if (SHELL_COMMAND_OPTION.test(name)) return args.some((a) => a === "-c" || a.startsWith("--command"));
-  if (/^(awk|gawk|mawk|nawk)$/.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
-  const flag = Object.hasOwn(INLINE_CODE, name) ? INLINE_CODE[name] : undefined;
-  return flag !== undefined && args.some((a) => flag.test(a));
+  if (AWKS.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
+  const option = inlineCodeOption(name);
+  return option !== undefined && args.some((a) => option.test(a));
 }
 
 const SEDS = /^(sed|gsed)$/;

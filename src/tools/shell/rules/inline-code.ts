@@ -2,7 +2,7 @@ import type { Word } from "../analysis/words.js";
 import type { RuleExamples } from "./examples.js";
 
 /** Interpreters given code on the command line: what that code does cannot be judged. */
-export const INLINE_CODE: Record<string, RegExp> = {
+const INLINE_CODE: Record<string, RegExp> = {
   python: /^-[A-Za-z]*c/,
   python3: /^-[A-Za-z]*c/,
   python2: /^-[A-Za-z]*c/,
@@ -18,12 +18,26 @@ export const INLINE_CODE: Record<string, RegExp> = {
   pwsh: /^-(c|command)$/i,
 };
 
+/** awk and its kin, whose first operand is a program. */
+export const AWKS = /^(awk|gawk|mawk|nawk)$/;
+
+/**
+ * The option that gives `name` code on its command line, a versioned interpreter (`python3.11`,
+ * `ruby3.2`, `perl5.36`) as its family's; undefined for a program {@link INLINE_CODE} does not name.
+ */
+export function inlineCodeOption(name: string): RegExp | undefined {
+  const family = Object.hasOwn(INLINE_CODE, name) ? name : name.replace(/\d+(\.\d+)*$/, "");
+  return Object.hasOwn(INLINE_CODE, family) ? INLINE_CODE[family] : undefined;
+}
+
 /** Lines that run code given on the command line, and lines that only look alike. */
 export const INLINE_CODE_EXAMPLES: RuleExamples = {
   says: /runs (code given on the command line|a program that may run commands)/,
   match: [
     "python -c 'import os'",
     "python3 -Sc 'print(1)'",
+    "python3.11 -c 'import os'",
+    "/usr/bin/ruby3.2 -e 'puts 1'",
     "node -e 'require(1)'",
     "node --print 1",
     "perl -E 'say 1'",
@@ -38,11 +52,19 @@ export const INLINE_CODE_EXAMPLES: RuleExamples = {
     "awk '{ print > \"out\" }' f.txt",
     "awk -f prog.awk f.txt",
   ],
-  noMatch: ["python script.py", "python -m pytest", "node app.js", "perl script.pl", "awk '{ print $1 }' f.txt", "ruby -v"],
+  noMatch: [
+    "python script.py",
+    "python3.11 script.py",
+    "python -m pytest",
+    "node app.js",
+    "perl script.pl",
+    "awk '{ print $1 }' f.txt",
+    "ruby -v",
+  ],
 };
 
 export function inlineCode(cmd: { name: string; args: Word[] }): string | undefined {
-  if (/^(awk|gawk|mawk|nawk)$/.test(cmd.name)) {
+  if (AWKS.test(cmd.name)) {
     // awk programs may run commands (`system()`, pipes) or write files (`print > f`).
     const program = cmd.args.find((a) => !a.text.startsWith("-"));
     if (
@@ -55,7 +77,7 @@ export function inlineCode(cmd: { name: string; args: Word[] }): string | undefi
     }
     return undefined;
   }
-  const re = INLINE_CODE[cmd.name];
+  const re = inlineCodeOption(cmd.name);
   if (!re) return undefined;
   return cmd.args.some((a) => re.test(a.text)) ? `${cmd.name} runs code given on the command line, which cannot be checked` : undefined;
 }
