@@ -444,7 +444,7 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
   if (!sub) return { readOnly: true, paths: [] };
   if (sub === "grep") return gitGrepVerdict(rest);
   if (sub === "diff" && hasOption(splitOptions(rest).options, "", ["no-index"])) return gitNoIndexVerdict(rest);
-  const check = GIT_READ[sub];
+  const check = Object.hasOwn(GIT_READ, sub) ? GIT_READ[sub] : undefined;
   if (!check) return { readOnly: false, reason: `git ${sub} is not read-only` };
   const { options, operands } = splitOptions(rest);
   const unsafe = check(options, operands);
@@ -454,7 +454,7 @@ function gitVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
     o.text.includes(":") && !o.dynamic ? { ...o, text: o.text.slice(o.text.indexOf(":") + 1) || "." } : o,
   );
   const shown = sub === "status" || sub === "log" || sub === "diff" || sub === "show" || sub === "blame" || sub === "cat-file" ? paths : [];
-  const [short, long] = GIT_FILE_OPTIONS[sub] ?? ["", []];
+  const [short, long] = (Object.hasOwn(GIT_FILE_OPTIONS, sub) ? GIT_FILE_OPTIONS[sub] : undefined) ?? ["", []];
   return { readOnly: true, paths: [...shown, ...fileOptionValues(rest, short, long)] };
 }
 
@@ -478,7 +478,8 @@ export function readOnlyVerdict(cmd: SimpleCommand): ReadOnlyVerdict {
     return { readOnly: false, reason: "it sets environment variables that may change what runs" };
   }
   if (cmd.name === "git") return gitVerdict(cmd);
-  const spec = READ_ONLY[cmd.name];
+  // Own entries only: a program named `toString` or `constructor` found Object's and was judged read-only.
+  const spec = Object.hasOwn(READ_ONLY, cmd.name) ? READ_ONLY[cmd.name] : undefined;
   if (!spec) return { readOnly: false, reason: `${cmd.name} is not on the read-only list` };
   const { options, operands } = splitOptions(cmd.args, spec.valued);
   // With -e / -f the pattern is an option's value, so every operand is a path.

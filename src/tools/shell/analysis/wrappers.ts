@@ -145,7 +145,7 @@ function isOption(text: string): boolean {
 
 /** Splits a wrapper's own options off its arguments and returns the command it runs. */
 export function unwrap(name: string, args: readonly Word[]): Unwrapped {
-  const spec = WRAPPERS[name];
+  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (!spec) return { kind: "none" };
   const valued = new Set(spec.valued ?? []);
   const assignments: Word[] = [];
