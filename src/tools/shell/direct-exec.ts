@@ -1,3 +1,5 @@
+import { plainWords } from "./analysis/plain-words.js";
+
 /** Bash builtins and keywords: these mean something else (or nothing) outside bash. */
 const BASH_BUILTINS = new Set(
   (
@@ -8,9 +10,6 @@ const BASH_BUILTINS = new Set(
   ).split(" "),
 );
 
-/** Plain words only: no quotes, expansions, globs, escapes, redirections or operators. */
-const PLAIN_COMMAND = /^\s*[A-Za-z0-9_./@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*\s*$/;
-
 /**
  * The argv of a command so plain that bash would only split it on blanks and exec it
  * (`true`, `ls -la src`, `git status`): such a command runs without starting bash first, which
@@ -18,12 +17,11 @@ const PLAIN_COMMAND = /^\s*[A-Za-z0-9_./@%+,-]+(?:[ \t]+[A-Za-z0-9_./:=@%+,-]+)*
  * builtins, operators) returns undefined and goes through bash.
  */
 export function directArgv(command: string): string[] | undefined {
-  if (!PLAIN_COMMAND.test(command)) return undefined;
-  const argv = command.trim().split(/[ \t]+/);
-  const name = argv[0]!;
+  const argv = plainWords(command);
+  const name = argv?.[0];
+  if (argv === undefined || name === undefined) return undefined;
   // `true` and `false` are builtins with identical programs; every other builtin needs bash.
   if (BASH_BUILTINS.has(name) && name !== "true" && name !== "false") return undefined;
-  if (name.includes("=")) return undefined;
   // `./script` without a shebang is run by bash as a bash script; exec would refuse it (ENOEXEC).
   if (name.includes("/")) return undefined;
   return argv;

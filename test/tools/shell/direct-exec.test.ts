@@ -35,6 +35,9 @@ describe("directArgv: only commands bash would merely split and exec", () => {
     "ls a=b",
     "./script.sh",
     "/usr/bin/ls",
+    // bash reads a no-break space as part of the word: the program "\u00a0ls", not ls.
+    "\u00a0ls",
+    "ls\u00a0",
   ])("%s goes through bash", (cmd) => {
     if (cmd === "ls a=b") expect(directArgv(cmd)).toEqual(["ls", "a=b"]);
     else expect(directArgv(cmd)).toBeUndefined();

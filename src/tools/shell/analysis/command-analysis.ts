@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
+import { plainWords } from "./plain-words.js";
 import { expandBraces, findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
 
@@ -114,8 +115,9 @@ class Analyzer {
   readonly #functions = new Map<string, string>();
   ok = true;
 
+  /** @param parser undefined while judging plain words: text to parse in them ends that ({@link NeedsGrammar}). */
   constructor(
-    readonly parser: Parser,
+    readonly parser: Parser | undefined,
     readonly options: AnalyzeOptions,
   ) {}
 
@@ -161,6 +163,7 @@ class Analyzer {
       this.flag("too-deep", "commands are nested too deeply to judge");
       return;
     }
+    if (!this.parser) throw new NeedsGrammar();
     const tree = parseLikeBash(this.parser, source);
     if (!tree) {
       this.ok = false;
@@ -737,6 +740,40 @@ export function commandName(text: string): string {
   return base;
 }
 
+/** Plain words held text to run (`bash -c ls`, `eval ls`): judging it takes the grammar after all. */
+class NeedsGrammar extends Error {}
+
+/**
+ * First words the grammar reads as more than a command's name: keywords, and the builtins it gives
+ * nodes of their own (`export PATH=x` is a declaration, whose assignments are judged as such).
+ */
+const SYNTAX_FIRST = new Set(
+  (
+    "if then else elif fi case esac for select while until do done in function time coproc " +
+    "declare typeset export readonly local unset unsetenv"
+  ).split(" "),
+);
+
+/**
+ * A command line of plain words, judged without the grammar: bash only splits it on blanks, so
+ * its one simple command is those words, as the grammar would have found them. Loading the grammar
+ * and compiling its parser (the WebAssembly of a lexer for all of bash) is most of a process's
+ * first shell call, and most commands a model runs are like this (`ls -la`, `git status`, `npm test`).
+ * Undefined when the words are syntax or hold a script of their own.
+ */
+function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis | undefined {
+  const words = plainWords(source);
+  if (!words || SYNTAX_FIRST.has(words[0]!)) return undefined;
+  const analyzer = new Analyzer(undefined, options);
+  try {
+    analyzer.simple(words.map(literal), [], false, { cwd: options.cwd, via: [], inFunctions: [], depth: 0 });
+  } catch (err) {
+    if (err instanceof NeedsGrammar) return undefined;
+    throw err;
+  }
+  return { source, ok: analyzer.ok, commands: analyzer.commands, redirections: analyzer.redirections, flags: analyzer.flags };
+}
+
 /**
  * Parses a command line with the bash grammar and lists what it would run: every simple command
  * (inside `;`, `&&`, `||`, pipes, `$(...)`, backticks, process substitutions, `bash -c`, `eval`,
@@ -744,6 +781,8 @@ export function commandName(text: string): string {
  * Pure: nothing runs and nothing on disk is read.
  */
 export async function analyzeCommand(source: string, options: AnalyzeOptions): Promise<CommandAnalysis> {
+  const plain = analyzePlain(source, options);
+  if (plain) return plain;
   const parser = await bashParser();
   const analyzer = new Analyzer(parser, options);
   const root: State = { cwd: options.cwd, via: [], inFunctions: [], depth: 0 };

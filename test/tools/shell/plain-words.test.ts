@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { analyzeCommand, type CommandAnalysis } from "../../../src/tools/shell/analysis/command-analysis.js";
+import { plainWords } from "../../../src/tools/shell/analysis/plain-words.js";
+
+const options = { cwd: "/ws", home: "/home/u" };
+
+/** What the judgement reads of an analysis (its source aside). */
+function judged(a: CommandAnalysis): unknown {
+  return { ok: a.ok, commands: a.commands, redirections: a.redirections, flags: [...a.flags] };
+}
+
+/**
+ * Plain words are judged without the grammar. The reference is the grammar's own reading of the
+ * same line with a line break after it (not plain, so parsed; the same command to bash).
+ */
+async function agrees(command: string): Promise<void> {
+  expect(plainWords(command), command).toBeDefined();
+  const quick = await analyzeCommand(command, options);
+  const parsed = await analyzeCommand(`${command}\n`, options);
+  expect(judged(quick), command).toEqual(judged(parsed));
+}
+
+const NAMES = (
+  "ls echo cat rm git npm make sed awk python3 python3.11 node perl ruby3.2 bash sh zsh dash eval source . cd pushd popd find " +
+  "watch su flock script ssh alias trap mapfile readarray let declare typeset export local readonly unset unsetenv if then for " +
+  "while time coproc function command builtin exec sudo doas env xargs parallel timeout nice nohup stdbuf ionice chroot " +
+  "setsid runuser true false test printf read type hash kill exit : /usr/bin/rm ./rm ../x/rm bin/ls tar curl"
+).split(" ");
+const ARGS = (
+  "-c -e -exec -execdir -ok + -la -rf / . .. ../x /etc/passwd .env ~x a=b PATH=/x LD_PRELOAD=/x.so HOME=/h X=1 -n 5 -- -S " +
+  "-u root host -o -i -C x=1+2 1+2 ls rm id -p -P -L -print -delete -name x.ts -C -f -s 10s --command -i.bak s/a/b/ " +
+  "BEGIN{} of=/x if=/dev/zero -0 -I -j2 @file %s a,b x:y x@y"
+)
+  .split(" ")
+  .filter((a) => plainWords(`x ${a}`) !== undefined);
+
+/** Keywords open compound commands, invalid without the rest (which the grammar reads differently with a line break after). */
+const KEYWORDS = new Set("if then for while time coproc function".split(" "));
+const FIRST = NAMES.filter((n) => !KEYWORDS.has(n) && plainWords(n) !== undefined);
+
+/** A small seeded generator, so a failure names a command that fails again. */
+function* generated(count: number): Generator<string> {
+  let seed = 20261129;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let i = 0; i < count; i++) {
+    const words = [FIRST[next(FIRST.length)]!];
+    const more = next(6);
+    for (let k = 0; k < more; k++) words.push(next(4) === 0 ? NAMES[next(NAMES.length)]! : ARGS[next(ARGS.length)]!);
+    yield words.join(next(3) === 0 ? " \t " : " ");
+  }
+}
+
+describe("plain words: judged without the grammar, exactly as the grammar judges them", () => {
+  it.each(FIRST)("%s alone", (name) => agrees(name));
+
+  it("agrees on 3,000 generated lines of wrappers, interpreters, builtins, keywords and their options", async () => {
+    for (const command of generated(3000)) await agrees(command);
+  });
+
+  it.each([
+    "bash -c ls",
+    "sudo bash -c rm",
+    "env -S ls",
+    "eval rm -rf /",
+    "export PATH=/tmp",
+    "declare -x LD_PRELOAD=/x.so",
+    "time rm x",
+    "find . -exec rm x +",
+    "xargs rm",
+    "su -c id",
+    "watch rm",
+    "ssh host rm -rf /",
+    "alias ls=rm",
+  ])("%s: the same judgement, whichever way it is reached", (command) => agrees(command));
+
+  it.each([
+    "\u00a0ls",
+    "ls\u00a0-la",
+    "ls\r",
+    "ls\n",
+    "ls\vx",
+    "ls ~",
+    "ls 'a'",
+    "ls a\\ b",
+    "ls #x",
+    "ls *",
+    "ls $x",
+    "ls {a,b}",
+    "a=b ls",
+    "ls;rm",
+    "",
+    "   ",
+  ])("%j is not plain", (command) => expect(plainWords(command)).toBeUndefined());
+
+  it("splits on spaces and tabs only", () => expect(plainWords("  git\tstatus  --short ")).toEqual(["git", "status", "--short"]));
+});
