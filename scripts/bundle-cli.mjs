@@ -67,12 +67,12 @@ const englishOnlyZod = {
   setup(esbuild) {
     esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
-        ? { path: resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
+        ? { path: relative(".", resolve(args.resolveDir, "../locales/en.js")), namespace: "zod-locales" }
         : undefined,
     );
     esbuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
+      contents: `export { default as en } from ${JSON.stringify(resolve(args.path))};`,
+      resolveDir: dirname(resolve(args.path)),
       loader: "js",
     }));
   },
@@ -140,6 +140,72 @@ const treeSitterCommonJs = {
   },
 };
 
+/**
+ * Modules whose top level builds values a start seldom needs, made to run on first use: each
+ * re-exports a CommonJS twin whose exports are getters, and the first read of any runs the
+ * module's code. jsonc-parser's 1,200 strings of indentation for formatting, about 2.5 ms of
+ * every start; only `tackle rules` formats. (The MCP SDK's OAuth schemas would be another 5 ms,
+ * but the SDK's registry of spec types reads them all as it loads.) A module that no longer looks
+ * as expected stops the build.
+ */
+const LAZY_MODULES = [/[\\/]jsonc-parser[\\/]lib[\\/]esm[\\/]impl[\\/]string-intern\.js$/];
+
+const lazyModules = {
+  name: "lazy-modules",
+  setup(esbuild) {
+    // The module itself re-exports a CommonJS twin, whose exports esbuild then reads as properties
+    // at each use (an ES module's would be bound when it loads).
+    for (const filter of LAZY_MODULES) {
+      esbuild.onLoad({ filter }, (args) => ({ contents: `export * from ${JSON.stringify(`${args.path}.lazy.cjs`)};`, loader: "js" }));
+    }
+    // Named relative to the project, as the bundle names every module, not by where it was built.
+    esbuild.onResolve({ filter: /\.lazy\.cjs$/ }, (args) => ({ path: relative(".", args.path), namespace: "lazy-module" }));
+    esbuild.onLoad({ filter: /.*/, namespace: "lazy-module" }, async (args) => {
+      const file = resolve(args.path.slice(0, -".lazy.cjs".length));
+      return { contents: lazyModule(await readFile(file, "utf8"), file), loader: "js" };
+    });
+  },
+};
+
+/**
+ * An ES module's text as a CommonJS module that runs that text when one of its exports is first
+ * read. Modules that import nothing: a require() in the twin would find a package's CommonJS build,
+ * a second copy beside the ES one the rest of the bundle uses.
+ */
+function lazyModule(text, file) {
+  const exported = new Map();
+  const body = text.split("\n").map((line) => {
+    const declared = /^export (const|let|var|function|class) (\w+)/.exec(line);
+    if (declared) {
+      exported.set(declared[2], declared[2]);
+      return line.slice("export ".length);
+    }
+    const list = /^export \{([^}]*)\};?$/.exec(line);
+    if (list) {
+      for (const entry of list[1].split(",")) {
+        const [local, as = local] = entry.trim().split(/\s+as\s+/);
+        exported.set(as, local);
+      }
+      return "";
+    }
+    if (/^(import|export)\b/.test(line))
+      throw new Error(`${file}: cannot defer "${line.slice(0, 80)}"; update lazyModule in ${import.meta.url}`);
+    return line;
+  });
+  if (exported.size === 0) throw new Error(`${file} exports nothing lazyModule recognises; update ${import.meta.url}`);
+  const values = [...exported].map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(", ");
+  const names = JSON.stringify([...exported.keys()]);
+  return [
+    "let loaded;",
+    "function load() {",
+    "  if (loaded) return loaded;",
+    ...body,
+    `  return (loaded = { ${values} });`,
+    "}",
+    `for (const name of ${names}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+  ].join("\n");
+}
+
 // Names a bundled module cannot shadow: they are free identifiers to esbuild, bound here in the
 // wrapper's scope (and __tackleImport by the wrapper itself, src/cli/code-cache.ts). Packages'
 // own import.meta.url becomes the bundle's URL.
@@ -160,7 +226,7 @@ await build({
   external,
   // ES builds first: some packages' CommonJS builds (jsonc-parser's UMD) require their own files by computed names.
   mainFields: ["module", "main"],
-  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander, lazyAjvInMcpSdk, treeSitterCommonJs],
+  plugins: [ownModuleUrls, englishOnlyZod, lazyChildProcessInCommander, lazyAjvInMcpSdk, treeSitterCommonJs, lazyModules],
   define: { "import.meta.url": "__tackleBundleUrl" },
   banner: { js: banner },
   legalComments: "none",

@@ -91,7 +91,7 @@ const warmed = [
   ],
   ["tools", ["tools"]],
   ["call read_file", ["call", "read_file", "path=notes.txt"]],
-  // A first shell call: the bash grammar, the sandbox check and a confined run (or whatever runs where
+  // A first shell call: plain words (most commands; no bash grammar), the sandbox check and a confined run (or whatever runs where
   // bubblewrap cannot).
   ["call shell", ["call", "shell", "command=echo warm", "--approval", "all"]],
 ];
