@@ -1,4 +1,5 @@
-import { SHELLS } from "../shell/analysis/wrappers.js";
+import { SHELLS, unwrap } from "../shell/analysis/wrappers.js";
+import { literalWord } from "../shell/analysis/words.js";
 import { AWKS, inlineCodeOption } from "../shell/rules/inline-code.js";
 import { commandName } from "../shell/analysis/command-analysis.js";
 
@@ -19,6 +20,9 @@ export const WHOLE_PLACEHOLDER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  *   CODE`). One that is a whole entry stays one word, even as the code itself (the person's choice).
  * - Those that join their arguments into text a shell runs, with nothing to mark it (`ssh host
  *   COMMAND...`, `watch`, GNU `parallel`): there even a whole entry is shell text.
+ * - env -S, which splits its string into arguments in its own way (quotes, escapes, `${NAME}`):
+ *   there a value could add arguments or a whole command, whole entry or not. The arguments the
+ *   split makes are checked in turn as the command they are.
  * - make, whose variables (`NAME={value}`) its recipes put into shell text; a whole-entry value
  *   with "=" is refused at each call instead (see takesVariables). And sed, whose script may run a
  *   command (`e`) or write a file (`w`): a placeholder inside it, not a whole entry.
@@ -29,6 +33,18 @@ export function placeholderInCode(template: readonly string[]): string | undefin
   for (let i = 0; i < template.length; i++) {
     const name = commandName(template[i]!);
     const args = template.slice(i + 1);
+    if (name === "env") {
+      const unwrapped = unwrap(name, args.map(literalWord));
+      const split = unwrapped.kind === "transparent" ? unwrapped : undefined;
+      const holding = split?.split.find((s) => PLACEHOLDER_IN.test(s.text));
+      if (holding) {
+        return (
+          `it puts ${PLACEHOLDER_IN.exec(holding.text)![0]} in the string env -S splits into arguments ("${holding.text.slice(0, 80)}"): ` +
+          `a value there could add arguments or a command, whole entry or not. Give the value an entry of its own after the string.`
+        );
+      }
+      if (split && split.split.length > 0) return placeholderInCode(split.inner.map((w) => w.text));
+    }
     const joined = shellTextFrom(name, args);
     if (joined !== undefined) {
       const found = args

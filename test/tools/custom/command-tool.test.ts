@@ -105,6 +105,17 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["python3", "-X", "dev", "-c", "print('{x}')"],
     ["sh", "-c", 'echo "$1"', "sh", "--name={x}"],
     ["sudo", "su", "deploy", "-c", "systemctl restart {unit}"],
+    // env -S splits "sh -c" into two arguments: the entry after them is the shell's script.
+    ["env", "-S", "sh -c", "grep {pattern} ."],
+    ["env", "-S", "-i LC_ALL=C bash -c", "echo {x}"],
+  ];
+  const splitByEnv = [
+    ["env", "-S", "sh -c 'grep {pattern} .'"],
+    ["env", "-S", "{cmd}"],
+    ["env", "--split-string=grep {p} ."],
+    ["env", "-iS", "grep {p}"],
+    ["/usr/bin/env", "-Sgrep {p}"],
+    ["timeout", "5", "env", "-S", "grep -e {p} ."],
   ];
   const joined = [
     ["ssh", "web1", "tail", "-n", "50", "/var/log/{name}"],
@@ -142,6 +153,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["sed", "-f", "prog.sed", "in/{file}"],
     ["sed", "-n", "{script}", "f.txt"],
     ["sed", "-e", "1d", "--", "out/{file}"],
+    ["env", "-S", "grep -e", "{pattern}", "."],
+    ["env", "-S", "LC_ALL=C grep", "--", "{p}", "src/{dir}"],
+    // env reads its options only up to the command: this -S is ls's.
+    ["env", "-S", "ls", "-S", "{x}"],
   ];
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {
@@ -154,6 +169,10 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     expect(placeholderInCode(template as string[])).toMatch(
       /among the arguments \S+ joins into a command a shell runs.*whole entry or not/,
     );
+  });
+
+  it.each(splitByEnv.map((t) => [t.join(" "), t]))("%s, a string env -S splits into arguments", (_, template) => {
+    expect(placeholderInCode(template as string[])).toMatch(/in the string env -S splits into arguments .*whole entry or not/);
   });
 
   it.each(variables.map((t) => [t.join(" "), t]))("%s, a make variable its recipes run as shell text", (_, template) => {

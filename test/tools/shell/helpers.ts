@@ -80,3 +80,12 @@ export function shellRunners(root: () => string): {
   };
   return { tools, runner, close };
 }
+
+/** Numbers below n from a fixed seed (a linear congruential generator), so a generated case that fails fails again. */
+export function seeded(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % n;
+  };
+}

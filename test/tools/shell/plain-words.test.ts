@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeCommand, type CommandAnalysis } from "../../../src/tools/shell/analysis/command-analysis.js";
 import { plainWords } from "../../../src/tools/shell/analysis/plain-words.js";
+import { seeded } from "./helpers.js";
 
 const options = { cwd: "/ws", home: "/home/u" };
 
@@ -38,13 +39,9 @@ const ARGS = (
 const KEYWORDS = new Set("if then for while time coproc function".split(" "));
 const FIRST = NAMES.filter((n) => !KEYWORDS.has(n) && plainWords(n) !== undefined);
 
-/** A small seeded generator, so a failure names a command that fails again. */
+/** Generated from a fixed seed, so a failure names a command that fails again. */
 function* generated(count: number): Generator<string> {
-  let seed = 20261129;
-  const next = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
-  };
+  const next = seeded(20261129);
   for (let i = 0; i < count; i++) {
     const words = [FIRST[next(FIRST.length)]!];
     const more = next(6);

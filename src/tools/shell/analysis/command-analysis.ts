@@ -3,7 +3,7 @@ import type { Node, Parser, Tree } from "web-tree-sitter";
 import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
 import { plainWords } from "./plain-words.js";
-import { expandBraces, findNested, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
+import { expandBraces, findNested, literalWord, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
 
 /** One command that will run, with quoting, paths and wrappers taken off its name. */
@@ -262,7 +262,7 @@ class Analyzer {
   declaration(node: Node, state: State): void {
     // `export`, `declare -p`, `readonly` alone print every variable (secrets included): a command like any other.
     const keyword = node.children[0]?.text ?? node.type;
-    const words: Word[] = [literal(keyword)];
+    const words: Word[] = [literalWord(keyword)];
     for (const child of node.namedChildren) {
       if (!child) continue;
       words.push(child.type === "variable_assignment" ? this.assignment(child, state) : this.word(child, state));
@@ -467,9 +467,11 @@ class Analyzer {
     // Written as a redirection's target is, and judged the same way.
     for (const target of unwrapped.outputs) this.redirections.push({ operator: ">", target, write: true, read: false, cwd: state.cwd });
     if (unwrapped.chdir) this.cd(unwrapped.chdir, state);
-    if (unwrapped.script) {
-      if (unwrapped.script.dynamic) this.flag("dynamic", `the command "${name}" runs is only known when it runs`);
-      this.script(unwrapped.script.text, { ...state, via }, `${name} -S`);
+    const unreadable = unwrapped.unreadableSplit;
+    if (unreadable) {
+      this.flag("dynamic", `the command ${name} -S "${truncate(unreadable.raw)}" runs is only known when it runs`);
+      this.commands.push({ ...cmd, dynamic: true });
+      forceDynamic = true;
     }
     const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
     if (unwrapped.inner.length > 0) {
@@ -482,10 +484,10 @@ class Analyzer {
       );
     } else if (name === "xargs" || name === "parallel") {
       // xargs alone runs echo with its input.
-      this.simple([literal("echo")], [], false, { ...state, via }, true);
+      this.simple([literalWord("echo")], [], false, { ...state, via }, true);
     } else if (unwrapped.kind === "transparent" || name === "sudo") {
       // `env` alone prints the environment; `exec` alone only applies redirections.
-      if (unwrapped.kind === "transparent") this.commands.push(cmd);
+      if (unwrapped.kind === "transparent" && !unreadable) this.commands.push(cmd);
     }
   }
 
@@ -717,10 +719,6 @@ function isWordNode(n: Node): boolean {
   ].includes(n.type);
 }
 
-function literal(text: string): Word {
-  return { text, dynamic: false, staticPrefix: text, glob: false, brace: false, tilde: false, raw: text };
-}
-
 function truncate(s: string): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
@@ -766,7 +764,7 @@ function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis 
   if (!words || SYNTAX_FIRST.has(words[0]!)) return undefined;
   const analyzer = new Analyzer(undefined, options);
   try {
-    analyzer.simple(words.map(literal), [], false, { cwd: options.cwd, via: [], inFunctions: [], depth: 0 });
+    analyzer.simple(words.map(literalWord), [], false, { cwd: options.cwd, via: [], inFunctions: [], depth: 0 });
   } catch (err) {
     if (err instanceof NeedsGrammar) return undefined;
     throw err;

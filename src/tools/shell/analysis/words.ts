@@ -24,6 +24,11 @@ export interface Word {
   suspicious?: boolean;
 }
 
+/** A word whose text is known and means only itself: no expansion, glob or quoting left in it. */
+export function literalWord(text: string): Word {
+  return { text, dynamic: false, staticPrefix: text, glob: false, brace: false, tilde: false, raw: text };
+}
+
 /** Where nested commands found inside words are reported (substitutions run too). */
 export type NestedSink = (node: Node) => void;
 

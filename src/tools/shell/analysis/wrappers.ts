@@ -1,3 +1,4 @@
+import { splitLikeEnv } from "./env-split.js";
 import type { Word } from "./words.js";
 
 /**
@@ -130,8 +131,10 @@ export type Unwrapped =
       inner: Word[];
       /** `env NAME=value`: assignments the inner command runs with. */
       assignments: Word[];
-      /** `env -S "..."`: a string split into a command line. */
-      script?: Word;
+      /** `env -S "..."`: each string env split into arguments, in place, before reading on (they are in `inner`). */
+      split: Word[];
+      /** An `env -S` string tackle cannot split as env would (it depends on run time, or env rejects it): the command is unknown. */
+      unreadableSplit?: Word;
       /** `env -C dir`, `sudo -D dir`. */
       chdir?: Word;
       /** Files the wrapper itself writes (`time -o FILE`). */
@@ -143,18 +146,26 @@ function isOption(text: string): boolean {
   return text.length > 1 && text.startsWith("-");
 }
 
+/** More `env -S` strings than this in one command (each may hold another) are not followed. */
+const MAX_SPLITS = 16;
+
 /** Splits a wrapper's own options off its arguments and returns the command it runs. */
-export function unwrap(name: string, args: readonly Word[]): Unwrapped {
+export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (!spec) return { kind: "none" };
   const valued = new Set(spec.valued ?? []);
   const assignments: Word[] = [];
-  let script: Word | undefined;
+  // env puts the words of each -S string in its place and reads on from the first of them, options
+  // and all: `env -S "rm -rf x" -S "echo hi"` runs rm, with "-S" and "echo hi" as arguments.
+  const args = [...given];
+  const split: Word[] = [];
+  let unreadableSplit: Word | undefined;
   let chdir: Word | undefined;
   const outputs: Word[] = [];
   let skip = spec.skip ?? 0;
   let i = 0;
   let optionsDone = false;
+  let dashSeen = false;
   for (; i < args.length; i++) {
     const w = args[i]!;
     const t = w.text;
@@ -180,11 +191,26 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
         }
       }
       const value = valued.has(key) ? (attached ? { ...w, text: valueText } : args[++i]) : undefined;
-      if (name === "env" && (key === "-S" || key === "--split-string") && value) script = value;
+      if (name === "env" && (key === "-S" || key === "--split-string") && value) {
+        split.push(value);
+        const words = value.dynamic || split.length > MAX_SPLITS ? undefined : splitLikeEnv(value.text);
+        if (!words) {
+          unreadableSplit = value;
+          i++;
+          break;
+        }
+        args.splice(i + 1, 0, ...words);
+        continue;
+      }
       if (value && spec.writes?.includes(key)) outputs.push(value);
       if ((name === "env" && (key === "-C" || key === "--chdir")) || (name === "sudo" && (key === "-D" || key === "--chdir")))
         chdir = value;
       // `sudo -s` / `sudo -i` with no command start a shell: the rest is the shell's command.
+      continue;
+    }
+    // A lone "-" after env's options is -i: `env - rm x` runs rm.
+    if (name === "env" && t === "-" && !dashSeen && assignments.length === 0) {
+      dashSeen = true;
       continue;
     }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
@@ -201,7 +227,8 @@ export function unwrap(name: string, args: readonly Word[]): Unwrapped {
     kind: spec.kind,
     inner: args.slice(i),
     assignments,
-    ...(script ? { script } : {}),
+    split,
+    ...(unreadableSplit ? { unreadableSplit } : {}),
     ...(chdir ? { chdir } : {}),
     outputs,
     appendsArgs: spec.appendsArgs ?? false,
