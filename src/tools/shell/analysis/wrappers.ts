@@ -11,6 +11,8 @@ interface WrapperSpec {
   kind: "transparent" | "opaque";
   /** Options that take a value as the next word (short `-u` or long `--user`). */
   valued?: readonly string[];
+  /** Options whose value is optional, so only one written with them is theirs (`-iX`, `--eof=X`): `xargs -i rm {}` runs rm. */
+  optionalValue?: readonly string[];
   /** Positional words before the command (timeout's duration, chroot's directory). */
   skip?: number;
   /** The inner command gets arguments at run time (xargs). */
@@ -24,7 +26,8 @@ interface WrapperSpec {
 const WRAPPERS: Record<string, WrapperSpec> = {
   env: {
     kind: "transparent",
-    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "--default-signal", "--ignore-signal", "--block-signal"],
+    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"],
+    optionalValue: ["--default-signal", "--ignore-signal", "--block-signal"],
   },
   command: { kind: "transparent", lookupOnly: ["-v", "-V"] },
   builtin: { kind: "transparent" },
@@ -58,7 +61,6 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       "--close-from",
       "-D",
       "--chdir",
-      "-h",
       "--host",
       "-p",
       "--prompt",
@@ -71,6 +73,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       "-T",
       "--command-timeout",
     ],
+    // `sudo -h` alone asks for help.
+    optionalValue: ["-h"],
   },
   doas: { kind: "opaque", valued: ["-u", "-C"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
@@ -100,14 +104,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       "-d",
       "--delimiter",
       "-E",
-      "-e",
-      "--eof",
       "-I",
-      "-i",
-      "--replace",
       "-L",
-      "-l",
-      "--max-lines",
       "-n",
       "--max-args",
       "-P",
@@ -116,6 +114,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       "--max-chars",
       "--process-slot-var",
     ],
+    optionalValue: ["-e", "--eof", "-i", "--replace", "-l", "--max-lines"],
   },
   parallel: { kind: "opaque", appendsArgs: true, valued: ["-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-S", "--sshlogin"] },
 };
@@ -154,6 +153,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (!spec) return { kind: "none" };
   const valued = new Set(spec.valued ?? []);
+  const optional = new Set(spec.optionalValue ?? []);
   const assignments: Word[] = [];
   // env puts the words of each -S string in its place and reads on from the first of them, options
   // and all: `env -S "rm -rf x" -S "echo hi"` runs rm, with "-S" and "echo hi" as arguments.
@@ -182,7 +182,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
       if (!long) {
         // A cluster (`-iu root`, `-Eu0`): the first option that takes a value takes the rest, or the next word.
         for (let c = 1; c < t.length; c++) {
-          if (valued.has(`-${t[c]}`)) {
+          if (valued.has(`-${t[c]}`) || optional.has(`-${t[c]}`)) {
             key = `-${t[c]}`;
             attached = c < t.length - 1;
             valueText = t.slice(c + 1);
@@ -190,7 +190,13 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
           }
         }
       }
-      const value = valued.has(key) ? (attached ? { ...w, text: valueText } : args[++i]) : undefined;
+      const value = valued.has(key)
+        ? attached
+          ? { ...w, text: valueText }
+          : args[++i]
+        : optional.has(key) && attached
+          ? { ...w, text: valueText }
+          : undefined;
       if (name === "env" && (key === "-S" || key === "--split-string") && value) {
         split.push(value);
         const words = value.dynamic || split.length > MAX_SPLITS ? undefined : splitLikeEnv(value.text);
