@@ -36,6 +36,8 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   retryTimeouts?: boolean;
   cacheable?: boolean;
   execute: (args: z.output<S>, ctx: ToolContext) => Promise<string | ToolExecutionResult>;
+  /** See {@link Tool.prepare}. */
+  prepare?: () => Promise<void>;
 }
 
 class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTool<z.output<S>> {
@@ -57,6 +59,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
   declare readonly assess?: ToolSpec<S>["assess"];
   declare readonly access?: ToolSpec<S>["access"];
   declare readonly timeoutMs?: ToolSpec<S>["timeoutMs"];
+  declare readonly prepare?: ToolSpec<S>["prepare"];
   readonly #run: ToolSpec<S>["execute"];
 
   constructor(spec: ToolSpec<S>) {
@@ -84,6 +87,7 @@ class DefinedTool<S extends z.ZodType<Record<string, unknown>>> extends SchemaTo
       assess: spec.assess,
       access: spec.access,
       timeoutMs: spec.timeoutMs,
+      prepare: spec.prepare,
     };
     for (const [key, value] of Object.entries(optional)) {
       // Configurable: the registry's alias view (a Proxy) returns bound functions, which a

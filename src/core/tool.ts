@@ -195,6 +195,11 @@ export interface Tool<A = Record<string, unknown>> {
   access?(args: A, ctx: ToolContext): ToolAccess | Promise<ToolAccess>;
   /** A per-call time limit in ms; the runner aborts the call after it. */
   timeoutMs?(args: A): number | undefined;
+  /**
+   * Work a process's first call would otherwise do before its answer (loading a grammar, checking
+   * a sandbox), done ahead: `tackle mcp` calls it once, while it waits for its client after start-up.
+   */
+  prepare?(): Promise<void>;
   /** Cap on what reaches the model; the runner's default applies when absent. */
   readonly maxOutputChars?: number;
   /** Other names it answers to (spec names: `edit` for `edit_file`); a registry resolves them unlisted. */

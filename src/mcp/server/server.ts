@@ -11,9 +11,15 @@ import { ToolCallService } from "./server-calls.js";
 import { StdioWire } from "./stdio-wire.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { startedUp } from "../../process/started-up.js";
+import { prepareTools } from "./prepare-tools.js";
 
 /** When configured MCP servers are connected if no client has listed tools by then. */
 const MCP_START_AFTER_MS = 1_000;
+/**
+ * How long after its first tools/list the server prepares tools' first calls: a client lists, then
+ * its model takes a turn before calling, and calls that come at once are not kept waiting.
+ */
+const PREPARE_AFTER_MS = 1_000;
 
 export { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 export { isLoopbackHost } from "../../net/request-guard.js";
@@ -113,6 +119,13 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     setTimeout(startMcp, MCP_START_AFTER_MS).unref();
   }
 
+  let prepareTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const prepareSoon = () => {
+    prepareTimer ??= setTimeout(() => void prepareTools(registry.list(), logger, () => stopped), PREPARE_AFTER_MS);
+    prepareTimer.unref();
+  };
+
   const service = new ToolCallService({
     registry,
     runner,
@@ -122,6 +135,7 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     onToolsListed: () => {
       startMcp();
       startedUp();
+      prepareSoon();
     },
   });
 
@@ -134,6 +148,8 @@ export async function runMcpServer(options: McpServeOptions = {}): Promise<McpSe
     (closing ??= (async () => {
       unsubscribe();
       clearTimeout(pending);
+      stopped = true;
+      clearTimeout(prepareTimer);
       service.close();
       await stopTransport().catch(() => {});
       await closeSession().catch((err: unknown) => logger.warn("closing the session failed", { error: String(err) }));

@@ -10,6 +10,7 @@ import { commandAssessment, commandSubjects, judgeOnce } from "./command-judgeme
 import { launchEnv, launchFor, warmLaunch, type Launch, type LaunchSettings } from "./sandbox-launcher.js";
 import { runCommand, type CommandResult } from "./run-command.js";
 import { directArgv } from "./direct-exec.js";
+import { warmBashParser } from "./analysis/bash-parser.js";
 import { reportRunning } from "../progress.js";
 import type { ShellSettings } from "./settings.js";
 import { statOrUndefined } from "../../workspace/stat.js";
@@ -244,6 +245,10 @@ export function createShellTool(options: ShellToolOptions): AnyTool {
     cacheable: false,
     scope: { kind: "command", subjects: (args: Args, ctx) => commandSubjects(args.command, args.cwd, ctx, bwrap) },
     describeCall: (args: Args) => `Run \`${args.command}\``,
+    prepare: async () => {
+      warmLaunch(options.launch);
+      await warmBashParser();
+    },
     // The policy assesses first, before anything else of the call: the sandbox probe starts there.
     assess: (args: Args, ctx) => {
       warmLaunch(options.launch);

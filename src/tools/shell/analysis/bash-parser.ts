@@ -48,6 +48,17 @@ function packageFile(name: string, file: string): string {
   }
 }
 
+/** A line that takes the parser through its common paths: words, quotes, expansions, a pipe, a list, redirections, a comment. */
+const WARM_LINE = `a -b "c $d" 'e' $(f) | g && h > i 2>&1 <<< j # k`;
+
+/**
+ * Loads the grammar and parses one line with it, so the WebAssembly a first parse compiles (the
+ * lexer of all of bash: tens of milliseconds) is ready before any command is judged.
+ */
+export async function warmBashParser(): Promise<void> {
+  (await bashParser()).parse(WARM_LINE)?.delete();
+}
+
 /** Parses bash source; the caller must `delete()` the tree. Null when the parser gave up. */
 export async function parseBash(source: string): Promise<Tree | null> {
   const parser = await bashParser();
