@@ -1,4 +1,4 @@
-import { SHELLS, unwrap } from "../shell/analysis/wrappers.js";
+import { SHELLS, shellScriptArg, unwrap } from "../shell/analysis/wrappers.js";
 import { literalWord } from "../shell/analysis/words.js";
 import { AWKS, inlineCodeOption } from "../shell/rules/inline-code.js";
 import { commandName } from "../shell/analysis/command-analysis.js";
@@ -107,7 +107,8 @@ const SHELL_COMMAND_OPTION = /^(su|runuser|flock|script)$/;
 
 /** Whether `name` given `args` runs code written in them: `sh -c`, `su -c`, `python -c`, `node -e`, an awk program not read from a file. */
 function runsInlineCode(name: string, args: readonly string[]): boolean {
-  if (SHELLS.has(name)) return args.some((a) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  // Only options before the script count: `bash deploy.sh -clean` passes -clean to the script.
+  if (SHELLS.has(name)) return shellScriptArg(name, args.map(literalWord)).hasC;
   if (SHELL_COMMAND_OPTION.test(name)) return args.some((a) => a === "-c" || a.startsWith("--command"));
   if (AWKS.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
   const option = inlineCodeOption(name);

@@ -140,6 +140,8 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["python3", "-c", "import sys; print(sys.argv[1])", "{x}"],
     ["python3", "tool.py", "--name={x}"],
     ["bash", "deploy.sh", "{target}"],
+    ["bash", "deploy.sh", "-clean", "--name={x}"],
+    ["sh", "-x", "run.sh", "-c", "a{x}"],
     ["printf", "%s\\n", "--label={x}"],
     ["awk", "-f", "prog.awk", "{file}"],
     ["git", "log", "--format={fmt}"],

@@ -403,6 +403,8 @@ export const DISGUISES: readonly string[] = [
   'bash -c "{}"',
   "sh -c '{}'",
   "bash -lc '{}'",
+  "bash --rcfile /dev/null -c '{}'",
+  "bash --init-file /dev/null -ec '{}'",
   "bash -ec '{}'",
   "zsh -c '{}'",
   "bash -c \"bash -c '{}'\"",

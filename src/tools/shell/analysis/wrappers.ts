@@ -252,7 +252,8 @@ export function shellScriptArg(name: string, args: readonly Word[]): { script: W
       hasC = true;
       continue;
     }
-    if (t === "-o" || t === "+o" || t === "-O" || t === "+O") {
+    // Options whose value is the next word: `bash --rcfile /dev/null -c CMD` still runs CMD.
+    if (t === "-o" || t === "+o" || t === "-O" || t === "+O" || t === "--rcfile" || t === "--init-file") {
       i++;
       continue;
     }
