@@ -94,8 +94,9 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["sed --in-place s/a/b/ a.txt", "exec"],
   ["sed 's/a/b/w out' a.txt", "exec"],
   ["sed '1e id' a.txt", "exec"],
-  ["rg --pre cat alpha", "exec"],
-  ["rg --pre=./x.sh alpha", "exec"],
+  // The preprocessor runs for every file found, as find -exec's command does.
+  ["rg --pre cat alpha", "ask"],
+  ["rg --pre=./x.sh alpha", "ask"],
   ["git diff --output=out.txt", "exec"],
   ["git log --output=out.txt", "exec"],
   ["git diff --ext-diff", "exec"],
@@ -455,6 +456,10 @@ export const DISGUISES: readonly string[] = [
   "xargs {}",
   "echo a | xargs -0 {}",
   "echo a | xargs -I % {}",
+  // Searchers that run a command for each file found.
+  "fd -e txt -x {}",
+  "fdfind . -X {} \\;",
+  "fd --exec {}",
   // Options whose value is optional take only one written with them.
   "echo a | xargs -i {}",
   "echo a | xargs -e {}",

@@ -519,6 +519,18 @@ class Analyzer {
       case "find":
         this.findExec(args, state);
         return;
+      case "fd":
+      case "fdfind":
+        this.fdExec(name, args, state);
+        return;
+      case "rg": {
+        // `rg --pre CMD`: CMD runs for every file searched, with the file's path.
+        const pre = args.findIndex((a) => a.text === "--pre" || a.text.startsWith("--pre="));
+        const command =
+          pre < 0 ? undefined : args[pre]!.text === "--pre" ? args[pre + 1] : { ...args[pre]!, text: args[pre]!.text.slice(6) };
+        if (command) this.simple([command], [], false, { ...state, via: [...state.via, "rg --pre"] }, true);
+        return;
+      }
       case "watch": {
         const rest = args.filter(
           (a, idx) => !a.text.startsWith("-") && !(idx > 0 && /^(-n|--interval|-d|--differences|-g)$/.test(args[idx - 1]!.text)),
@@ -615,6 +627,15 @@ class Analyzer {
       if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `find ${t}`] }, true);
       i = j;
     }
+  }
+
+  /** `fd PATTERN -x CMD ARGS...` (`--exec`, `-X`, `--exec-batch`): CMD runs for the files found; all that follows is its. */
+  fdExec(name: string, args: Word[], state: State): void {
+    const at = args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
+    if (at < 0) return;
+    const end = args.findIndex((a, i) => i > at && a.text === ";");
+    const inner = args.slice(at + 1, end < 0 ? undefined : end);
+    if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `${name} ${args[at]!.text}`] }, true);
   }
 
   cd(target: Word | undefined, state: State): void {
