@@ -77,7 +77,8 @@ export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
     if (nonNull.length === 1) Object.assign(out, toGeminiSchema(nonNull[0]!));
     else out.anyOf = nonNull.map(toGeminiSchema);
   }
-  if (typeof type === "string" && TYPES[type]) out.type = TYPES[type];
+  // Its own entries only: a schema from an MCP server may say "type": "constructor".
+  if (typeof type === "string" && Object.hasOwn(TYPES, type)) out.type = TYPES[type];
   if (typeof schema.description === "string") out.description = schema.description;
   if (typeof schema.title === "string") out.title = schema.title;
   if (schema.const !== undefined && typeof schema.const === "string") {

@@ -25,6 +25,7 @@ import {
   toOpenAIResponsesTools,
 } from "../../src/adapters/index.js";
 import type { ToolOutcome } from "../../src/core/result.js";
+import { toGeminiSchema } from "../../src/adapters/gemini.js";
 
 const registry = new ToolRegistry();
 registry.register(
@@ -137,6 +138,12 @@ describe("Gemini", () => {
     expect(params.properties!.exact).toEqual({ type: "STRING", enum: ["yes"] });
     expect(params.properties!.maybe).toMatchObject({ type: "STRING", nullable: true });
     expect(JSON.stringify(params)).not.toMatch(/additionalProperties|\$schema|exclusiveMinimum/);
+  });
+
+  it("gives a type only for JSON Schema's own names: an MCP server's schema may name Object's properties", () => {
+    for (const type of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      expect(toGeminiSchema({ type, description: "x" })).toEqual({ description: "x" });
+    }
   });
 
   it("reads functionCalls and writes functionResponse parts", () => {
