@@ -11,7 +11,7 @@ import { ToolCallService } from "./server-calls.js";
 import { StdioWire } from "./stdio-wire.js";
 import { assertHttpOptions, type HttpServeOptions } from "./http-options.js";
 import { startedUp } from "../../process/started-up.js";
-import { prepareTools } from "./prepare-tools.js";
+import { prepareTools } from "../../runtime/prepare-tools.js";
 
 /** When configured MCP servers are connected if no client has listed tools by then. */
 const MCP_START_AFTER_MS = 1_000;

@@ -1,5 +1,5 @@
-import type { Logger } from "../../core/logger.js";
-import type { AnyTool } from "../../core/tool.js";
+import type { Logger } from "../core/logger.js";
+import type { AnyTool } from "../core/tool.js";
 
 /**
  * Runs each tool's `prepare`, one after another, so first calls start as later ones do (the shell's
