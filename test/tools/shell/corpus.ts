@@ -456,6 +456,9 @@ export const DISGUISES: readonly string[] = [
   "xargs {}",
   "echo a | xargs -0 {}",
   "echo a | xargs -I % {}",
+  "flock /tmp/lock {}",
+  "flock -w 5 -n /tmp/lock {}",
+  "flock --conflict-exit-code 3 -- lockfile {}",
   // Searchers that run a command for each file found.
   "fd -e txt -x {}",
   "fdfind . -X {} \\;",

@@ -545,6 +545,7 @@ class Analyzer {
         const c = args.findIndex((a) => a.text === "-c" || a.text === "--command");
         const s = c >= 0 ? args[c + 1] : undefined;
         if (s) this.script(s.text, state, `${name} -c`);
+        else if (name === "flock") this.flockCommand(args, state);
         return;
       }
       case "ssh":
@@ -627,6 +628,22 @@ class Analyzer {
       if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `find ${t}`] }, true);
       i = j;
     }
+  }
+
+  /** `flock [options] FILE COMMAND ARGS...`: the command runs once the lock is taken. */
+  flockCommand(args: Word[], state: State): void {
+    let k = 0;
+    for (; k < args.length; k++) {
+      const t = args[k]!.text;
+      if (t === "--") {
+        k++;
+        break;
+      }
+      if (!t.startsWith("-") || t === "-") break;
+      if (/^(-w|--wait|--timeout|-E|--conflict-exit-code)$/.test(t)) k++;
+    }
+    const command = args.slice(k + 1);
+    if (command.length) this.simple(command, [], false, { ...state, via: [...state.via, "flock"] });
   }
 
   /** `fd PATTERN -x CMD ARGS...` (`--exec`, `-X`, `--exec-batch`): CMD runs for the files found; all that follows is its. */
