@@ -81,7 +81,8 @@ export function toToolError(err: unknown): ToolError {
   if (err instanceof ToolError) return err;
   if (err instanceof Error) {
     const errno = (err as NodeJS.ErrnoException).code;
-    const code = errno ? ERRNO_CODES[errno] : undefined;
+    // Its own entries only: a library's error may carry any code, "constructor" among them.
+    const code = errno && Object.hasOwn(ERRNO_CODES, errno) ? ERRNO_CODES[errno] : undefined;
     if (code) {
       const path = (err as NodeJS.ErrnoException).path;
       return new ToolError(code, describeErrno(errno!, path, err.message), { cause: err });
