@@ -11,7 +11,7 @@ import { ToolRegistry } from "../../../src/registry/registry.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
 import { spawnEnv, tempDir } from "../../support/tools.js";
-import { fixtureCommand, handDrivenModernClient, rawReplies, ROOT, type RawMessage } from "./helpers.js";
+import { fixtureCommand, handDrivenModernClient, rawReplies, rawStdioServer, ROOT, type RawMessage } from "./helpers.js";
 
 /*
  * A plain 2025-era tools/call goes straight to tackle's handler, without the SDK's checks of the
@@ -118,17 +118,15 @@ describe("a library tool's result that breaks the protocol", () => {
         execute: async () => ({ content: "an image", blocks: [{ type: "image", data: 5, mimeType: "image/png" } as never] }),
       }),
     );
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const replies = rawReplies(output);
-    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
+    const { server, send, replies } = await rawStdioServer(registry);
     try {
-      const send = (id: number, method: string, params: unknown) =>
-        input.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      send(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
-      await replies.reply(1);
-      send(2, "tools/call", { name: "bad_image", arguments: {} });
-      send(3, "tools/call", { name: "bad_image", arguments: {}, _meta: { "example.com/trace": "1" } });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bad_image", arguments: {} } });
+      send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "bad_image", arguments: {}, _meta: { "example.com/trace": "1" } },
+      });
       const [direct, checked] = [await replies.reply(2), await replies.reply(3)];
       for (const answer of [direct, checked]) {
         expect(answer.result).toBeUndefined();

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import type { Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,6 +9,9 @@ import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelco
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { spawnEnv } from "../../support/tools.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import { runMcpServer, type McpServerHandle } from "../../../src/mcp/server/server.js";
+import type { ToolRegistry } from "../../../src/registry/registry.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const SERVE_TOOLS = path.join(ROOT, "test/fixtures/mcp/serve-tools.ts");
@@ -335,4 +338,37 @@ export function rawReplies(output: Readable): { reply(id: unknown): Promise<RawM
     reply: async (id) => (await answer(id)).message,
     line: async (id) => (await answer(id)).line,
   };
+}
+
+/** A 2025-era client's first message, written as a raw client writes it. */
+export const RAW_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+/**
+ * runMcpServer over in-memory stdio, already initialized by a raw client (request id 1): `send`
+ * writes one message, `input` takes bytes as they come, `replies` waits for answers by id.
+ */
+export async function rawStdioServer(registry: ToolRegistry): Promise<{
+  server: McpServerHandle;
+  input: PassThrough;
+  send(message: object): void;
+  replies: ReturnType<typeof rawReplies>;
+}> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
+  const replies = rawReplies(output);
+  const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
+  try {
+    send(RAW_INITIALIZE);
+    await replies.reply(1);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return { server, input, send, replies };
 }

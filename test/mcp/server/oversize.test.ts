@@ -1,30 +1,15 @@
-import { PassThrough } from "node:stream";
 import { z } from "zod";
 import { defineTool } from "../../../src/core/define-tool.js";
 import { describe, expect, it } from "vitest";
 import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
-import { runMcpServer } from "../../../src/mcp/server/server.js";
 import { idFromHead, LineLimit, MAX_STDIO_MESSAGE_BYTES } from "../../../src/mcp/server/line-limit.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import { rawReplies } from "./helpers.js";
-
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+import { rawStdioServer } from "./helpers.js";
 
 describe("tackle mcp on stdio refuses an oversized message and keeps serving", () => {
   for (const mb of [9, 12, 50]) {
     it(`a ${mb} MB request gets an error naming the limit; the next request is answered`, async () => {
-      const input = new PassThrough();
-      const output = new PassThrough();
-      const server = await runMcpServer({ registry: servedRegistry(), stdio: { input, output }, logger: silentLogger });
-      const replies = rawReplies(output);
+      const { server, input, replies } = await rawStdioServer(servedRegistry());
       try {
-        input.write(`${JSON.stringify(INIT)}\n`);
-        await replies.reply(1);
         const big = JSON.stringify({
           jsonrpc: "2.0",
           id: 2,
@@ -86,13 +71,8 @@ describe("tackle mcp works out the tools' JSON Schemas before the first tools/li
       },
     });
     registry.register(broken);
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
-    const replies = rawReplies(output);
+    const { server, input, replies } = await rawStdioServer(registry);
     try {
-      input.write(`${JSON.stringify(INIT)}\n`);
-      await replies.reply(1);
       // Enough turns of the event loop for the schemas to have been worked out.
       for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
       input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);

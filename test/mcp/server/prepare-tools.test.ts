@@ -1,19 +1,9 @@
-import { PassThrough } from "node:stream";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { defineTool } from "../../../src/core/define-tool.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import { runMcpServer } from "../../../src/mcp/server/server.js";
 import { warmBashParser, parseBash } from "../../../src/tools/shell/analysis/bash-parser.js";
 import { servedRegistry } from "../../fixtures/mcp/served-tools.js";
-import { rawReplies } from "./helpers.js";
-
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
+import { rawStdioServer } from "./helpers.js";
 
 /** A registry whose tool says when it is prepared. */
 function preparedRegistry() {
@@ -40,17 +30,12 @@ function preparedRegistry() {
 describe("tackle mcp prepares tools' first calls once a client has listed them", () => {
   it("calls each tool's prepare once, after the first tools/list and not before", async () => {
     const { registry, done, count } = preparedRegistry();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
-    const replies = rawReplies(output);
+    const { server, send, replies } = await rawStdioServer(registry);
     try {
-      input.write(`${JSON.stringify(INIT)}\n`);
-      await replies.reply(1);
       expect(count()).toBe(0);
-      input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+      send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
       await replies.reply(2);
-      input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })}\n`);
+      send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
       await replies.reply(3);
       await done;
       expect(count()).toBe(1);
@@ -61,13 +46,8 @@ describe("tackle mcp prepares tools' first calls once a client has listed them",
 
   it("prepares nothing once closed", async () => {
     const { registry, count } = preparedRegistry();
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const server = await runMcpServer({ registry, stdio: { input, output }, logger: silentLogger });
-    const replies = rawReplies(output);
-    input.write(`${JSON.stringify(INIT)}\n`);
-    await replies.reply(1);
-    input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+    const { server, send, replies } = await rawStdioServer(registry);
+    send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     await replies.reply(2);
     await server.close();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
