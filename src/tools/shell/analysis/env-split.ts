@@ -1,4 +1,4 @@
-import type { Word } from "./words.js";
+import { literalWord, type Word } from "./words.js";
 
 /** What GNU env accepts after a backslash outside single quotes in a -S string; anything else is an error. */
 const ESCAPES = new Set(["c", "f", "n", "r", "t", "v", "#", "$", "_", '"', "'", "\\"]);
@@ -26,16 +26,9 @@ export function splitLikeEnv(text: string): Word[] | undefined {
   const start = () => (current ??= { text: "", staticPrefix: undefined });
   const end = () => {
     if (current) {
-      const dynamic = current.staticPrefix !== undefined;
-      words.push({
-        text: current.text,
-        dynamic,
-        staticPrefix: current.staticPrefix ?? current.text,
-        glob: false,
-        brace: false,
-        tilde: false,
-        raw: current.text,
-      });
+      // env expands no globs, braces or `~`; past a `${NAME}` the word is known only when it runs.
+      const word = literalWord(current.text);
+      words.push(current.staticPrefix === undefined ? word : { ...word, dynamic: true, staticPrefix: current.staticPrefix });
     }
     current = undefined;
   };
