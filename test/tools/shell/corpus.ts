@@ -463,6 +463,10 @@ export const DISGUISES: readonly string[] = [
   "fd -e txt -x {}",
   "fdfind . -X {} \\;",
   "fd --exec {}",
+  "fd --exec={}",
+  "fd -x{}",
+  "fd -Hx{}",
+  "fdfind -H --exec-batch={}",
   // Options whose value is optional take only one written with them.
   "echo a | xargs -i {}",
   "echo a | xargs -e {}",

@@ -646,13 +646,24 @@ class Analyzer {
     if (command.length) this.simple(command, [], false, { ...state, via: [...state.via, "flock"] });
   }
 
-  /** `fd PATTERN -x CMD ARGS...` (`--exec`, `-X`, `--exec-batch`): CMD runs for the files found; all that follows is its. */
+  /**
+   * `fd PATTERN -x CMD ARGS...` (`--exec`, `-X`, `--exec-batch`): CMD runs for the files found, and
+   * all that follows, up to a `;`, is its. The command may be written with the option, as its
+   * parser allows: `--exec=rm`, `-xrm`, `-Hxrm`; in a cluster, an x after an option that takes a
+   * value is that value (`-tx`, executables).
+   */
   fdExec(name: string, args: Word[], state: State): void {
-    const at = args.findIndex((a) => /^(-x|--exec|-X|--exec-batch)$/.test(a.text));
-    if (at < 0) return;
-    const end = args.findIndex((a, i) => i > at && a.text === ";");
-    const inner = args.slice(at + 1, end < 0 ? undefined : end);
-    if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `${name} ${args[at]!.text}`] }, true);
+    for (let at = 0; at < args.length; at++) {
+      const t = args[at]!.text;
+      if (t === "--") return;
+      const option = /^(--exec|--exec-batch)(?:=(.*))?$/s.exec(t) ?? /^(-[A-Za-z0-9]*?[xX])(.*)$/s.exec(t);
+      if (!option || (!t.startsWith("--") && /[CEScdejot]/.test(option[1]!.slice(1, -1)))) continue;
+      const end = args.findIndex((a, i) => i > at && a.text === ";");
+      const inner = args.slice(at + 1, end < 0 ? undefined : end);
+      if (option[2]) inner.unshift({ ...args[at]!, text: option[2] });
+      if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `${name} ${option[1]}`] }, true);
+      return;
+    }
   }
 
   cd(target: Word | undefined, state: State): void {
