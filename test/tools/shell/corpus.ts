@@ -459,6 +459,8 @@ export const DISGUISES: readonly string[] = [
   "flock /tmp/lock {}",
   "flock -w 5 -n /tmp/lock {}",
   "flock --conflict-exit-code 3 -- lockfile {}",
+  // -c after the command is the command's own, not flock's.
+  "flock /tmp/lock {} -c x",
   // Searchers that run a command for each file found.
   "fd -e txt -x {}",
   "fdfind . -X {} \\;",

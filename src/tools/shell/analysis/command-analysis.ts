@@ -540,14 +540,15 @@ class Analyzer {
         return;
       }
       case "su":
-      case "flock":
       case "script": {
         const c = args.findIndex((a) => a.text === "-c" || a.text === "--command");
         const s = c >= 0 ? args[c + 1] : undefined;
         if (s) this.script(s.text, state, `${name} -c`);
-        else if (name === "flock") this.flockCommand(args, state);
         return;
       }
+      case "flock":
+        this.flockCommand(args, state);
+        return;
       case "ssh":
         return this.sshRemote(args, state);
       case "alias":
@@ -630,7 +631,11 @@ class Analyzer {
     }
   }
 
-  /** `flock [options] FILE COMMAND ARGS...`: the command runs once the lock is taken. */
+  /**
+   * `flock [options] FILE COMMAND ARGS...` or `flock [options] FILE -c COMMAND_LINE`: the command
+   * runs once the lock is taken. flock reads -c only right after FILE; anywhere else it is the
+   * command's own (`flock l git -c core.pager=x log` runs git).
+   */
   flockCommand(args: Word[], state: State): void {
     let k = 0;
     for (; k < args.length; k++) {
@@ -643,7 +648,9 @@ class Analyzer {
       if (/^(-w|--wait|--timeout|-E|--conflict-exit-code)$/.test(t)) k++;
     }
     const command = args.slice(k + 1);
-    if (command.length) this.simple(command, [], false, { ...state, via: [...state.via, "flock"] });
+    if (command[0]?.text === "-c" || command[0]?.text === "--command") {
+      if (command[1]) this.script(command[1].text, state, "flock -c");
+    } else if (command.length) this.simple(command, [], false, { ...state, via: [...state.via, "flock"] });
   }
 
   /**
