@@ -477,6 +477,13 @@ export const DISGUISES: readonly string[] = [
   "echo a | xargs --eof {}",
   "echo a | xargs -0i {}",
   "env --default-signal {}",
+  // Long options abbreviated, as getopt_long reads them.
+  "env --un FOO {}",
+  "env --ch . {}",
+  "timeout --sig KILL 5 {}",
+  "nice --adj 5 {}",
+  "sudo --us root {}",
+  "echo a | xargs --max-a 1 {}",
   "env --ignore-signal {}",
   "env --block-signal=PIPE {}",
   "find . -exec {} \\;",

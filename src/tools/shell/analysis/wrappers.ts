@@ -1,4 +1,5 @@
 import { splitLikeEnv } from "./env-split.js";
+import { abbreviates } from "./flags.js";
 import type { Word } from "./words.js";
 
 /**
@@ -145,6 +146,16 @@ function isOption(text: string): boolean {
   return text.length > 1 && text.startsWith("-");
 }
 
+/**
+ * The long option `written` stands for: itself, or the one option that takes a value it is a prefix
+ * of, as getopt_long reads `--un` for `--unset` (`env --un X rm` runs rm).
+ */
+function longOption(written: string, valued: ReadonlySet<string>, optional: ReadonlySet<string>): string {
+  if (valued.has(written) || optional.has(written)) return written;
+  const candidates = [...valued, ...optional].filter((o) => o.startsWith("--") && abbreviates(written, o.slice(2)));
+  return candidates.length === 1 ? candidates[0]! : written;
+}
+
 /** More `env -S` strings than this in one command (each may hold another) are not followed. */
 const MAX_SPLITS = 16;
 
@@ -176,7 +187,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
     if (!optionsDone && isOption(t)) {
       if (spec.lookupOnly?.includes(t)) return { kind: "lookup" };
       const long = t.startsWith("--");
-      let key = long ? t.split("=")[0]! : t.slice(0, 2);
+      let key = long ? longOption(t.split("=")[0]!, valued, optional) : t.slice(0, 2);
       let attached = long ? t.includes("=") : t.length > 2;
       let valueText = long ? t.slice(t.indexOf("=") + 1) : t.slice(2);
       if (!long) {
