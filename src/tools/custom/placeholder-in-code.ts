@@ -102,14 +102,27 @@ export function takesVariables(template: readonly string[], index: number): bool
   return template.slice(0, index).some((entry) => MAKES.test(commandName(entry)));
 }
 
-/** Programs whose `-c` (or `--command`) takes a command line their shell runs. */
-const SHELL_COMMAND_OPTION = /^(su|runuser|flock|script)$/;
+/**
+ * Options that give a program a command line a shell runs, by program: `su -c` and its kin (also
+ * glued on, `-cCMD`, `-lc`, or long, `--command=`), gdb's `-ex 'shell CMD'`, perf's `--pre`/`--post`,
+ * git grep's `-O`, entr's `-s`.
+ */
+const SHELL_COMMAND_OPTIONS: Record<string, RegExp> = {
+  su: /^(-[A-Za-z]*c|--co|--se)/,
+  runuser: /^(-[A-Za-z]*c|--co|--se)/,
+  flock: /^(-[A-Za-z]*c|--co)/,
+  script: /^(-[A-Za-z]*c|--co)/,
+  gdb: /^--?(ex|iex|eval-command|init-eval-command)(=|$)/,
+  perf: /^--(pre|post)/,
+  git: /^(-[A-Za-z]*O|--op)/,
+  entr: /^-[a-z]*s/,
+};
 
 /** Whether `name` given `args` runs code written in them: `sh -c`, `su -c`, `python -c`, `node -e`, an awk program not read from a file. */
 function runsInlineCode(name: string, args: readonly string[]): boolean {
   // Only options before the script count: `bash deploy.sh -clean` passes -clean to the script.
   if (SHELLS.has(name)) return shellScriptArg(name, args.map(literalWord)).hasC;
-  if (SHELL_COMMAND_OPTION.test(name)) return args.some((a) => a === "-c" || a.startsWith("--command"));
+  if (Object.hasOwn(SHELL_COMMAND_OPTIONS, name)) return args.some((a) => SHELL_COMMAND_OPTIONS[name]!.test(a));
   if (AWKS.test(name)) return !args.some((a) => a === "-f" || a.startsWith("--file"));
   const option = inlineCodeOption(name);
   return option !== undefined && args.some((a) => option.test(a));
@@ -150,10 +163,11 @@ const SSH_VALUED = /^-[BbcDEeFIiJLlmOopQRSWw]$/;
 /**
  * Where the arguments that `name` joins into shell text begin, as an index into `args`; undefined
  * for a program that does not. ssh: after the destination (the remote shell runs the rest). watch:
- * its command, unless `-x` runs it without a shell. GNU parallel: all of them.
+ * its command, unless `-x` runs it without a shell. GNU parallel, tmux and sg: all of them.
  */
 function shellTextFrom(name: string, args: readonly string[]): number | undefined {
-  if (name === "parallel") return 0;
+  // tmux hands a command given as one word to the shell; sg joins its arguments for the shell.
+  if (name === "parallel" || name === "tmux" || name === "sg") return 0;
   if (name === "ssh") {
     for (let j = 0; j < args.length; j++) {
       if (SSH_VALUED.test(args[j]!)) j++;

@@ -105,6 +105,13 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["python3", "-X", "dev", "-c", "print('{x}')"],
     ["sh", "-c", 'echo "$1"', "sh", "--name={x}"],
     ["sudo", "su", "deploy", "-c", "systemctl restart {unit}"],
+    ["su", "deploy", "-lc", "systemctl restart {unit}"],
+    ["su", "--command=systemctl restart {unit}"],
+    ["script", "-qc", "ls {dir}", "/dev/null"],
+    ["gdb", "-batch", "-ex", "shell ls {dir}"],
+    ["perf", "stat", "--pre", "ls {dir}", "true"],
+    ["git", "grep", "-Ocat {x}", "pattern"],
+    ["entr", "-s", "ls {dir}"],
     // env -S splits "sh -c" into two arguments: the entry after them is the shell's script.
     ["env", "-S", "sh -c", "grep {pattern} ."],
     ["env", "-S", "-i LC_ALL=C bash -c", "echo {x}"],
@@ -122,6 +129,9 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["ssh", "-p", "2222", "-i", "key", "web1", "ls", "{dir}"],
     ["watch", "-n", "5", "ls", "{dir}"],
     ["parallel", "gzip", ":::", "{files}"],
+    ["tmux", "new", "-d", "{cmd}"],
+    ["tmux", "new-window", "ls {dir}"],
+    ["sg", "staff", "ls", "{dir}"],
   ];
   const variables = [
     ["make", "test", "TEST={name}"],
@@ -159,6 +169,9 @@ describe("a placeholder inside an argument of a shell or an interpreter that run
     ["env", "-S", "LC_ALL=C grep", "--", "{p}", "src/{dir}"],
     // env reads its options only up to the command: this -S is ls's.
     ["env", "-S", "ls", "-S", "{x}"],
+    ["gdb", "--args", "prog", "{x}"],
+    ["perf", "stat", "ls", "{dir}"],
+    ["git", "log", "--oneline", "{rev}"],
   ];
 
   it.each(refused.map((t) => [t.join(" "), t]))("%s", (_, template) => {

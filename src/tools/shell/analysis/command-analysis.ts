@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
+import { abbreviates, fileOptionValues, operandsStart, splitOptions } from "./flags.js";
 import { plainWords } from "./plain-words.js";
 import { expandBraces, findNested, literalWord, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
@@ -94,6 +95,26 @@ const SENSITIVE_VARIABLES = new RegExp(
 );
 
 const MAX_DEPTH = 12;
+
+type TmuxCommand = { valued: string; oneScript?: boolean } | "keys" | "source";
+
+/** tmux commands that run shell commands (their short options that take a value), with their aliases; and those that type keys or read files of commands. */
+const TMUX_COMMANDS = new Map<string, TmuxCommand>(
+  (
+    [
+      [["new-session", "new"], { valued: "cefFnstxy" }],
+      [["new-window", "neww"], { valued: "ceFnt" }],
+      [["split-window", "splitw"], { valued: "ceFlt" }],
+      [["respawn-pane", "respawnp", "respawn-window", "respawnw"], { valued: "cet" }],
+      [["display-popup", "popup"], { valued: "bcdehsStTwxy", oneScript: true }],
+      [["run-shell", "run"], { valued: "cdt", oneScript: true }],
+      [["pipe-pane", "pipep"], { valued: "t", oneScript: true }],
+      [["if-shell", "if"], { valued: "t" }],
+      [["send-keys", "send", "send-prefix", "paste-buffer", "pasteb"], "keys"],
+      [["source-file", "source"], "source"],
+    ] as Array<[string[], TmuxCommand]>
+  ).flatMap(([names, kind]) => names.map((n) => [n, kind] as const)),
+);
 
 interface State {
   cwd: string | undefined;
@@ -540,14 +561,40 @@ class Analyzer {
         return;
       }
       case "su":
-      case "script": {
-        const c = args.findIndex((a) => a.text === "-c" || a.text === "--command");
-        const s = c >= 0 ? args[c + 1] : undefined;
-        if (s) this.script(s.text, state, `${name} -c`);
+      case "script":
+        // Both read their options as getopt_long does, anywhere before `--`: `-c CMD`, `-qcCMD`, `--command=CMD`, `--comm CMD`.
+        for (const s of fileOptionValues(args, "c", name === "su" ? ["command", "session-command"] : ["command"])) {
+          if (s.dynamic) this.flag("dynamic", `the command ${name} -c runs is only known when it runs`);
+          this.script(s.text, state, `${name} -c`);
+        }
+        if (name === "script") this.scriptLogs(args, state);
         return;
-      }
       case "flock":
         this.flockCommand(args, state);
+        return;
+      case "gdb":
+        this.gdbCommands(args, state);
+        return;
+      case "perf":
+        this.perfCommand(args, state);
+        return;
+      case "entr":
+        this.entrCommand(args, state);
+        return;
+      case "sg":
+        this.sgCommand(args, state);
+        return;
+      case "ip":
+        this.ipExec(args, state);
+        return;
+      case "tmux":
+        this.tmuxCommands(args, state);
+        return;
+      case "screen":
+        this.screenCommand(args, state);
+        return;
+      case "git":
+        this.gitGrepPager(args, state);
         return;
       case "ssh":
         return this.sshRemote(args, state);
@@ -567,13 +614,33 @@ class Analyzer {
         return;
       default:
         if (SHELLS.has(name)) {
-          const { script } = shellScriptArg(name, args);
-          if (script) {
+          for (const script of shellScriptArg(name, args).scripts) {
             if (script.dynamic) this.flag("dynamic", `the script ${name} -c runs is only known when it runs`);
             this.script(script.text, state, `${name} -c`);
           }
         }
     }
+  }
+
+  /**
+   * The files util-linux `script` writes the session to, judged as redirection targets are: its
+   * operand (`typescript` when no file is named), and the log files of -B, -I, -O, -T and --timing.
+   */
+  scriptLogs(args: Word[], state: State): void {
+    const logs = fileOptionValues(args, "BIOT", ["log-io", "log-in", "log-out", "log-timing"]);
+    for (const a of args) {
+      if (a.text === "--") break;
+      const timing = /^--timing=(.+)$/s.exec(a.text) ?? /^-[aefq]*t(.+)$/s.exec(a.text);
+      if (timing) logs.push({ ...a, text: timing[1]! });
+    }
+    const valued = {
+      short: "cEmoBIOT",
+      long: ["command", "echo", "logging-format", "output-limit", "log-io", "log-in", "log-out", "log-timing"],
+    };
+    const file = splitOptions(args, valued).operands[0];
+    if (file) logs.push(file);
+    else if (logs.length === 0) logs.push(literalWord("typescript"));
+    for (const target of logs) this.redirections.push({ operator: ">", target, write: true, read: false, cwd: state.cwd });
   }
 
   /** The remote command of `ssh host cmd` is a shell string too; deny rules see through it like `bash -c`. */
@@ -612,6 +679,155 @@ class Analyzer {
     }
     const remote = args.slice(k + 1);
     if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
+  }
+
+  /** `inner` run by the command `label` names, judged as a command of its own. */
+  runs(inner: Word[], state: State, label: string, dynamicArgs = false): void {
+    if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, label] }, dynamicArgs);
+  }
+
+  /**
+   * gdb runs the program after `--args` (with its arguments), and the shell commands its `-ex`
+   * commands give (`shell CMD`, `!CMD`); gdb reads its long options with one dash or two.
+   */
+  gdbCommands(args: Word[], state: State): void {
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (t === "--args") return this.runs(args.slice(i + 1), state, "gdb --args");
+      const ex = /^--?(?:ex|iex|eval-command|init-eval-command)(?:=(.*))?$/s.exec(t);
+      if (!ex) continue;
+      const value = ex[1] !== undefined ? { ...args[i]!, text: ex[1] } : args[++i];
+      const shell = value && /^\s*(?:shell\s|!)(.*)$/s.exec(value.text);
+      if (shell) this.script(shell[1]!, state, "gdb shell");
+    }
+  }
+
+  /**
+   * `perf stat|record|trace|ftrace [options] CMD...` and `perf sched|mem|lock|... record CMD...`
+   * run CMD; `--pre`/`--post` give shell commands run around it.
+   */
+  perfCommand(args: Word[], state: State): void {
+    let at = operandsStart(args);
+    const sub = args[at]?.text;
+    if (sub && ["sched", "mem", "c2c", "lock", "kmem", "kwork", "timechart", "kvm", "trace"].includes(sub)) {
+      const next = at + 1 + operandsStart(args.slice(at + 1));
+      if (args[next]?.text === "record") at = next;
+      else if (sub !== "trace") return;
+    } else if (sub !== "stat" && sub !== "record" && sub !== "ftrace") return;
+    const rest = args.slice(at + 1);
+    for (const hook of fileOptionValues(rest, "", ["pre", "post"])) this.script(hook.text, state, "perf --pre");
+    const valued = {
+      short: "eoxrCptGMDuFcmjk",
+      long: [
+        ...["event", "output", "field-separator", "repeat", "interval-print", "cpu", "pid", "tid", "cgroup", "metrics"],
+        ...["delay", "uid", "freq", "count", "mmap-pages", "branch-filter", "clockid", "call-graph", "filter", "log-fd"],
+        ...["pre", "post", "duration", "expr", "tracer", "graph-funcs", "nograph-funcs", "func-opts", "graph-opts"],
+      ],
+    };
+    this.runs(rest.slice(operandsStart(rest, valued)), state, `perf ${sub}`);
+  }
+
+  /** `entr [-acdnprsz] CMD...` runs CMD when files change; with -s, CMD is a script for the shell. `/_` is the changed file. */
+  entrCommand(args: Word[], state: State): void {
+    const start = operandsStart(args);
+    const inner = args.slice(start);
+    if (!inner.length) return;
+    if (args.slice(0, start).some((a) => /^-[a-z]*s/.test(a.text))) this.script(inner[0]!.text, state, "entr -s");
+    else
+      this.runs(
+        inner,
+        state,
+        "entr",
+        inner.some((a) => a.text === "/_"),
+      );
+  }
+
+  /** `sg [-] GROUP [-c] COMMAND`: the shell runs COMMAND with GROUP as the group. */
+  sgCommand(args: Word[], state: State): void {
+    let k = args[0]?.text === "-" ? 1 : 0;
+    k++; // the group
+    if (args[k]?.text === "-c") k++;
+    const command = args.slice(k);
+    if (command.length) this.script(command.map((a) => a.text).join(" "), state, "sg");
+  }
+
+  /** `ip netns exec NAME CMD...`, `ip vrf exec NAME CMD...` (objects and verbs as ip abbreviates them); with `-all`, no NAME. */
+  ipExec(args: Word[], state: State): void {
+    const all = args.some((a) => a.text.length > 1 && "-all".startsWith(a.text) && a.text !== "-");
+    for (let i = 0; i + 1 < args.length; i++) {
+      const object = args[i]!.text;
+      const verb = args[i + 1]!.text;
+      const netns = object.length >= 3 && "netns".startsWith(object);
+      if (!(netns || object === "vrf") || !verb || !"exec".startsWith(verb)) continue;
+      return this.runs(args.slice(i + (all && netns ? 2 : 3)), state, `ip ${object} exec`);
+    }
+  }
+
+  /**
+   * tmux runs shell commands: `tmux -c CMD`, and those its commands are given, `new-session CMD`,
+   * `split-window CMD`, `run-shell CMD` and kin (one word is a script for the shell, more run as
+   * they are). Commands are chained by `;` words. Keys sent to a pane may run anything.
+   */
+  tmuxCommands(args: Word[], state: State): void {
+    const start = operandsStart(args, { short: "cfLST", long: [] });
+    for (const c of fileOptionValues(args.slice(0, start), "c", [])) this.script(c.text, state, "tmux -c");
+    const rest = args.slice(start);
+    for (let from = 0; from < rest.length;) {
+      let to = rest.findIndex((a, i) => i >= from && a.text === ";");
+      if (to < 0) to = rest.length;
+      const [command, ...options] = rest.slice(from, to);
+      from = to + 1;
+      const name = command?.text ?? "";
+      const kind = TMUX_COMMANDS.get(name);
+      if (kind === "keys") {
+        this.flag("dynamic", `tmux ${name} types keys into a terminal, which may run any command`);
+        continue;
+      }
+      if (kind === "source") {
+        this.flag("source", `tmux ${name} runs the commands in a file`);
+        continue;
+      }
+      if (!kind) continue;
+      const operands = options.slice(operandsStart(options, { short: kind.valued, long: [] }));
+      if (name === "if-shell" || name === "if") {
+        if (operands[0]) this.script(operands[0].text, state, `tmux ${name}`);
+        if (operands.length > 1) this.flag("dynamic", `tmux ${name} runs tmux commands given as text`);
+      } else if (operands.length === 1 || (kind.oneScript && operands[0])) this.script(operands[0]!.text, state, `tmux ${name}`);
+      else this.runs(operands, state, `tmux ${name}`);
+    }
+  }
+
+  /** `screen [options] CMD...` runs CMD in a new window; `-X` sends screen commands (`stuff` types keys). */
+  screenCommand(args: Word[], state: State): void {
+    let i = 0;
+    for (; i < args.length; i++) {
+      const t = args[i]!.text;
+      if (t === "--") {
+        i++;
+        break;
+      }
+      if (!t.startsWith("-") || t.length < 2) break;
+      if (/^-[a-zA-Z]*X$/.test(t)) {
+        this.flag("dynamic", "screen -X sends commands to a session, which may type any command");
+        return;
+      }
+      if (t === "-Logfile" || /^-[a-zA-Z]*[cehpsStT]$/.test(t)) i++;
+    }
+    this.runs(args.slice(i), state, "screen");
+  }
+
+  /** `git grep -O CMD` (`--open-files-in-pager=CMD`) runs CMD as a shell command on the matching files. */
+  gitGrepPager(args: Word[], state: State): void {
+    const start = operandsStart(args, { short: "Cc", long: ["git-dir", "work-tree", "namespace", "config-env", "super-prefix"] });
+    if (args[start]?.text !== "grep") return;
+    for (const a of args.slice(start + 1)) {
+      if (a.text === "--") return;
+      const pager = /^--open-files-in-pager=(.+)$/s.exec(a.text) ?? /^-(?![A-Za-z]*[ABCefm][A-Za-z]*O)[A-Za-z]*O(.+)$/s.exec(a.text);
+      const eq = a.text.indexOf("=");
+      const long = !pager && eq > 2 && abbreviates(a.text, "open-files-in-pager") ? a.text.slice(eq + 1) : undefined;
+      const command = pager?.[1] ?? long;
+      if (command) this.script(command, state, "git grep -O");
+    }
   }
 
   /** `find -exec CMD {} ;` runs CMD for every file found. */

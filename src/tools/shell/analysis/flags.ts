@@ -27,12 +27,31 @@ export function splitOptions(args: readonly Word[], valued: ValuedOptions = NO_V
       continue;
     }
     options.push(text);
-    const takesNext = text.startsWith("--")
-      ? !text.includes("=") && valued.long.some((l) => abbreviates(text, l))
-      : valued.short.includes(text.at(-1)!) && [...text.slice(1, -1)].every((c) => !valued.short.includes(c));
-    if (takesNext) i++;
+    if (takesNextWord(text, valued)) i++;
   }
   return { options, operands };
+}
+
+/** Whether option word `text` takes the next word as its value: a valued long option without `=`, or a cluster ending in a valued short one. */
+function takesNextWord(text: string, valued: ValuedOptions): boolean {
+  return text.startsWith("--")
+    ? !text.includes("=") && valued.long.some((l) => abbreviates(text, l))
+    : valued.short.includes(text.at(-1)!) && [...text.slice(1, -1)].every((c) => !valued.short.includes(c));
+}
+
+/**
+ * Where the operands begin for a command that reads options only up to its first operand (getopt's
+ * `+`, as command runners do: `entr -r make -j2`): the index of the first word that is neither an
+ * option nor an option's value, past a `--`.
+ */
+export function operandsStart(args: readonly Word[], valued: ValuedOptions = NO_VALUES): number {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text;
+    if (text === "--") return i + 1;
+    if (text.length < 2 || !text.startsWith("-")) return i;
+    if (takesNextWord(text, valued)) i++;
+  }
+  return args.length;
 }
 
 /**

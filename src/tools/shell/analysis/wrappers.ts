@@ -1,5 +1,5 @@
 import { splitLikeEnv } from "./env-split.js";
-import { abbreviates } from "./flags.js";
+import { abbreviates, fileOptionValues } from "./flags.js";
 import type { Word } from "./words.js";
 
 /**
@@ -16,6 +16,8 @@ interface WrapperSpec {
   optionalValue?: readonly string[];
   /** Positional words before the command (timeout's duration, chroot's directory). */
   skip?: number;
+  /** Options that stand in for the positional words of `skip`: given any, none is skipped (runcon's `-t TYPE` for its CONTEXT). */
+  skipUnless?: readonly string[];
   /** The inner command gets arguments at run time (xargs). */
   appendsArgs?: boolean;
   /** With these options the wrapper runs no command at all (`command -v`). */
@@ -51,6 +53,34 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   catchsegv: { kind: "transparent" },
   busybox: { kind: "transparent" },
   coproc: { kind: "transparent" },
+  // util-linux prlimit: a resource's short option takes its limit only glued on, so `prlimit -n 10 CMD` runs 10.
+  prlimit: {
+    kind: "transparent",
+    valued: ["-p", "--pid", "-o", "--output"],
+    optionalValue: [
+      ...["-c", "-d", "-e", "-f", "-i", "-l", "-m", "-n", "-q", "-r", "-s", "-t", "-u", "-v", "-x", "-y"],
+      ...["--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile", "--msgqueue"],
+      ...["--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime"],
+    ],
+  },
+  numactl: {
+    kind: "transparent",
+    valued: [
+      ...["-m", "--membind", "-i", "--interleave", "-p", "--preferred", "-P", "--preferred-many", "-w", "--weighted-interleave"],
+      ...["-C", "--physcpubind", "-N", "--cpunodebind", "-c", "--cpubind", "-M", "--shmmode", "-S", "--shm", "-f", "--file"],
+      ...["-o", "--offset", "-L", "--length", "-n"],
+    ],
+  },
+  fakeroot: { kind: "transparent", valued: ["-l", "--lib", "-f", "--faked", "-i", "-s", "-b", "--fd-base"], writes: ["-s"] },
+  // Starts an X server for the command: more than how it runs.
+  "xvfb-run": {
+    kind: "opaque",
+    valued: [
+      ...["-e", "--error-file", "-f", "--auth-file", "-n", "--server-num", "-p", "--xauth-protocol"],
+      ...["-s", "--server-args", "-w", "--wait"],
+    ],
+    writes: ["-e", "--error-file", "-f", "--auth-file"],
+  },
   sudo: {
     kind: "opaque",
     valued: [
@@ -80,6 +110,42 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   doas: { kind: "opaque", valued: ["-u", "-C"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
   chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
+  nsenter: {
+    kind: "opaque",
+    valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-W"],
+    optionalValue: [
+      ...["-m", "-u", "-i", "-n", "-p", "-C", "-U", "-T", "-r", "-w"],
+      ...["--mount", "--uts", "--ipc", "--net", "--pid", "--cgroup", "--user", "--time", "--root", "--wd", "--wdns"],
+    ],
+  },
+  setpriv: {
+    kind: "opaque",
+    valued: [
+      ...["--ruid", "--euid", "--rgid", "--egid", "--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps"],
+      ...["--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile"],
+      ...["--landlock-access", "--landlock-rule", "--seccomp-filter"],
+    ],
+  },
+  runcon: {
+    kind: "opaque",
+    valued: ["-u", "--user", "-r", "--role", "-t", "--type", "-l", "--range"],
+    skip: 1,
+    skipUnless: ["-u", "--user", "-r", "--role", "-t", "--type", "-l", "--range"],
+  },
+  "systemd-run": {
+    kind: "opaque",
+    valued: [
+      ...["-H", "--host", "-M", "--machine", "-u", "--unit", "-p", "--property", "--description", "--slice"],
+      ...["--service-type", "--uid", "--gid", "--nice", "--working-directory", "-E", "--setenv", "--path-property"],
+      ...["--socket-property", "--timer-property", "--on-active", "--on-boot", "--on-startup", "--on-unit-active"],
+      ...["--on-unit-inactive", "--on-calendar", "--json", "-C", "--capsule", "--expand-environment"],
+    ],
+  },
+  // runit's chpst.
+  chpst: {
+    kind: "opaque",
+    valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"],
+  },
   unshare: { kind: "opaque", valued: ["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"] },
   firejail: { kind: "opaque" },
   proxychains: { kind: "opaque", valued: ["-f"] },
@@ -177,6 +243,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   let i = 0;
   let optionsDone = false;
   let dashSeen = false;
+  const seen = new Set<string>();
   for (; i < args.length; i++) {
     const w = args[i]!;
     const t = w.text;
@@ -201,6 +268,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
           }
         }
       }
+      seen.add(key);
       const value = valued.has(key)
         ? attached
           ? { ...w, text: valueText }
@@ -234,7 +302,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
       assignments.push(w);
       continue;
     }
-    if (skip > 0) {
+    if (skip > 0 && !spec.skipUnless?.some((o) => seen.has(o))) {
       skip--;
       continue;
     }
@@ -252,13 +320,22 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   };
 }
 
-/** Where `sh -c SCRIPT` keeps its script: the word after a `-c` option (`-c`, `-lc`, `-ec`). */
-export function shellScriptArg(name: string, args: readonly Word[]): { script: Word | undefined; hasC: boolean } {
-  if (!SHELLS.has(name)) return { script: undefined, hasC: false };
+/**
+ * The scripts a shell runs from its arguments. bash and its kin: the first operand after a `-c`
+ * option (`-c`, `-lc`, `-ec`), `--` included (`sh -c -- SCRIPT`). fish: the value of `-c` /
+ * `--command` and of `-C` / `--init-command`, which run before anything else.
+ */
+export function shellScriptArg(name: string, args: readonly Word[]): { script: Word | undefined; hasC: boolean; scripts: Word[] } {
+  if (!SHELLS.has(name)) return { script: undefined, hasC: false, scripts: [] };
+  if (name === "fish") {
+    const scripts = fileOptionValues(args, "c", ["command"]);
+    return { script: scripts[0], hasC: scripts.length > 0, scripts: [...scripts, ...fileOptionValues(args, "C", ["init-command"])] };
+  }
   let hasC = false;
+  const found = (script: Word | undefined) => ({ script: hasC ? script : undefined, hasC, scripts: hasC && script ? [script] : [] });
   for (let i = 0; i < args.length; i++) {
     const t = args[i]!.text;
-    if (t === "--") break;
+    if (t === "--") return found(args[i + 1]);
     if (/^-[A-Za-z]*c[A-Za-z]*$/.test(t) && !t.startsWith("--")) {
       hasC = true;
       continue;
@@ -269,7 +346,7 @@ export function shellScriptArg(name: string, args: readonly Word[]): { script: W
       continue;
     }
     if (isOption(t) || t.startsWith("+")) continue;
-    return { script: hasC ? args[i] : undefined, hasC };
+    return found(args[i]);
   }
-  return { script: undefined, hasC };
+  return found(undefined);
 }
