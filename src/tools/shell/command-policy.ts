@@ -14,6 +14,7 @@ import { checkWrite, operandWrites, touchesProtected } from "./judgement/writes.
 import { fallbackCommands } from "./judgement/fallback.js";
 import { inlineCode } from "./rules/inline-code.js";
 import { packageScriptsElsewhere } from "./rules/package-managers.js";
+import { runsLater } from "./rules/run-later.js";
 
 /** Everything the policy needs to know about one command line. */
 export interface CommandJudgement {
@@ -107,7 +108,8 @@ const COMMAND_CHECKS: readonly CommandCheck[] = [
     const d = destructiveReason(cmd);
     return d ? { destructive: true, ask: `${cmd.text}: ${d}` } : undefined;
   },
-  (cmd) => (/^(sudo|doas|su|runuser)$/.test(cmd.name) ? { ask: `${cmd.name} runs commands as another user` } : undefined),
+  (cmd) => (/^(sudo|sudoedit|doas|su|runuser|pkexec)$/.test(cmd.name) ? { ask: `${cmd.name} runs commands as another user` } : undefined),
+  (cmd) => ({ ask: runsLater(cmd) }),
   (cmd) => ({ ask: inlineCode(cmd) }),
   (cmd, { workspace }) => ({ ask: packageScriptsElsewhere(cmd, workspace) }),
   async (cmd, { workspace }) =>

@@ -511,6 +511,11 @@ export const DISGUISES: readonly string[] = [
   "su --command='{}'",
   "su --comm '{}'",
   "su --session-command '{}'",
+  "runuser -l bob -c '{}'",
+  "runuser bob -c '{}'",
+  "pkexec {}",
+  "pkexec --user bob {}",
+  "dbus-launch --exit-with-session {}",
   "script -qc '{}' /dev/null",
   "script -q --command='{}' /dev/null",
   // More programs that run the command given in their arguments.

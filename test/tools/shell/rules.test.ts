@@ -5,6 +5,7 @@ import { judgeCommand, type CommandJudgement } from "../../../src/tools/shell/co
 import type { RuleExamples } from "../../../src/tools/shell/rules/examples.js";
 import { INLINE_CODE_EXAMPLES } from "../../../src/tools/shell/rules/inline-code.js";
 import { PACKAGE_MANAGER_EXAMPLES } from "../../../src/tools/shell/rules/package-managers.js";
+import { RUN_LATER_EXAMPLES } from "../../../src/tools/shell/rules/run-later.js";
 import { FILE_WRITER_EXAMPLES } from "../../../src/tools/shell/rules/file-writers.js";
 import { CRITICAL_PATH_EXAMPLES } from "../../../src/tools/shell/rules/critical-paths.js";
 import { makeWorkspace } from "./helpers.js";
@@ -29,6 +30,7 @@ const said = (j: CommandJudgement) => [j.deny ?? "", j.ask ?? "", ...(j.writes ?
 const RULES: Array<[string, RuleExamples]> = [
   ["inline code", INLINE_CODE_EXAMPLES],
   ["package managers elsewhere", PACKAGE_MANAGER_EXAMPLES],
+  ["commands run later", RUN_LATER_EXAMPLES],
   ["file writers", FILE_WRITER_EXAMPLES],
   ["critical paths", CRITICAL_PATH_EXAMPLES],
 ];

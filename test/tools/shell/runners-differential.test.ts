@@ -74,14 +74,20 @@ const HAND = [
   `fakeroot -- ${P}`,
   `sg root '${P}'`,
   `sg root -c '${P}'`,
+  `runuser root -c '${P}'`,
+  `runuser -l root -c '${P}'`,
+  `runuser -u root -- ${P}`,
+  `runuser -u root ${P}`,
 ];
+
+/** Lines whose program refuses to run anything for a user other than root (sg asks for a password, runuser is root's). */
+const rootOnly = (line: string) => /^(sg|runuser) /.test(line);
 
 describe("commands run by command runners are found as the runners run them", () => {
   it.each(HAND.filter((line) => have(line.split(" ")[0]!)).map((line) => [line]))("%s", async (line) => {
     const before = ran;
     expect(await missed(line)).toEqual([]);
-    // sg asks for a password unless run as root.
-    if (!line.startsWith("sg ") || process.getuid?.() === 0) expect(ran).toBe(before + 1);
+    if (!rootOnly(line) || process.getuid?.() === 0) expect(ran).toBe(before + 1);
   });
 
   // Option words drawn at random (values that look like commands, `--`, abbreviations), then the probe.

@@ -561,9 +561,10 @@ class Analyzer {
         return;
       }
       case "su":
+      case "runuser":
       case "script":
         // Both read their options as getopt_long does, anywhere before `--`: `-c CMD`, `-qcCMD`, `--command=CMD`, `--comm CMD`.
-        for (const s of fileOptionValues(args, "c", name === "su" ? ["command", "session-command"] : ["command"])) {
+        for (const s of fileOptionValues(args, "c", name === "script" ? ["command"] : ["command", "session-command"])) {
           if (s.dynamic) this.flag("dynamic", `the command ${name} -c runs is only known when it runs`);
           this.script(s.text, state, `${name} -c`);
         }

@@ -50,6 +50,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   noglob: { kind: "transparent" },
   caffeinate: { kind: "transparent", valued: ["-t", "-w"] },
   "dbus-run-session": { kind: "transparent" },
+  "dbus-launch": { kind: "transparent" },
   catchsegv: { kind: "transparent" },
   busybox: { kind: "transparent" },
   coproc: { kind: "transparent" },
@@ -108,6 +109,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     optionalValue: ["-h"],
   },
   doas: { kind: "opaque", valued: ["-u", "-C"] },
+  pkexec: { kind: "opaque", valued: ["--user"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
   chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
   nsenter: {
@@ -229,6 +231,8 @@ const MAX_SPLITS = 16;
 export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (!spec) return { kind: "none" };
+  // runuser runs a command given after its options only with -u; otherwise it is su (`runuser bob -c CMD`).
+  if (name === "runuser" && !given.some((w) => /^(-[A-Za-z]*u|--us)/.test(w.text))) return { kind: "none" };
   const valued = new Set(spec.valued ?? []);
   const optional = new Set(spec.optionalValue ?? []);
   const assignments: Word[] = [];
