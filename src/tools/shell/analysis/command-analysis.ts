@@ -2,7 +2,8 @@ import path from "node:path";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
-import { abbreviates, fileOptionValues, operandsStart, splitOptions } from "./flags.js";
+import { gitSubcommand } from "./destructive.js";
+import { fileOptionValues, operandsStart, splitOptions } from "./flags.js";
 import { plainWords } from "./plain-words.js";
 import { expandBraces, findNested, literalWord, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
@@ -95,6 +96,27 @@ const SENSITIVE_VARIABLES = new RegExp(
 );
 
 const MAX_DEPTH = 12;
+
+/**
+ * Options of git's subcommands whose value is a shell command git runs (values glued on, after `=`,
+ * or as the next word; long ones abbreviated as git allows). grep's `-O` takes its value only glued
+ * on, so only its long form is here.
+ */
+const GIT_COMMAND_OPTIONS: Record<string, { short: string; long: string[] }> = {
+  grep: { short: "", long: ["open-files-in-pager"] },
+  rebase: { short: "x", long: ["exec"] },
+  difftool: { short: "x", long: ["extcmd"] },
+  "filter-branch": {
+    short: "",
+    long: ["env-filter", "tree-filter", "index-filter", "parent-filter", "msg-filter", "commit-filter", "tag-name-filter"],
+  },
+  clone: { short: "u", long: ["upload-pack"] },
+  fetch: { short: "", long: ["upload-pack"] },
+  pull: { short: "", long: ["upload-pack"] },
+  "ls-remote": { short: "", long: ["upload-pack", "exec"] },
+  archive: { short: "", long: ["exec"] },
+  push: { short: "", long: ["receive-pack", "exec"] },
+};
 
 type TmuxCommand = { valued: string; oneScript?: boolean } | "keys" | "source";
 
@@ -595,7 +617,18 @@ class Analyzer {
         this.screenCommand(args, state);
         return;
       case "git":
-        this.gitGrepPager(args, state);
+        this.gitCommands(args, state);
+        return;
+      case "man":
+        // The pager (-P) and the HTML browser (-H) are commands man runs through the shell.
+        for (const command of fileOptionValues(args, "PH", ["pager", "html"])) this.script(command.text, state, "man -P");
+        return;
+      case "less":
+        // `+CMD` runs CMD as a less command at start: `!` runs the rest through the shell.
+        for (const a of args) {
+          const shell = /^\+[^!]*!(.*)$/s.exec(a.text);
+          if (shell) this.script(shell[1]!, state, "less +!");
+        }
         return;
       case "ssh":
         return this.sshRemote(args, state);
@@ -817,17 +850,31 @@ class Analyzer {
     this.runs(args.slice(i), state, "screen");
   }
 
-  /** `git grep -O CMD` (`--open-files-in-pager=CMD`) runs CMD as a shell command on the matching files. */
-  gitGrepPager(args: Word[], state: State): void {
-    const start = operandsStart(args, { short: "Cc", long: ["git-dir", "work-tree", "namespace", "config-env", "super-prefix"] });
-    if (args[start]?.text !== "grep") return;
-    for (const a of args.slice(start + 1)) {
-      if (a.text === "--") return;
-      const pager = /^--open-files-in-pager=(.+)$/s.exec(a.text) ?? /^-(?![A-Za-z]*[ABCefm][A-Za-z]*O)[A-Za-z]*O(.+)$/s.exec(a.text);
-      const eq = a.text.indexOf("=");
-      const long = !pager && eq > 2 && abbreviates(a.text, "open-files-in-pager") ? a.text.slice(eq + 1) : undefined;
-      const command = pager?.[1] ?? long;
-      if (command) this.script(command, state, "git grep -O");
+  /**
+   * The commands git runs from its arguments: shell commands given as option values (`grep -O`,
+   * `rebase --exec`, `difftool --extcmd`, `filter-branch`'s filters, a remote's `--upload-pack`),
+   * `submodule foreach CMD` and `bisect run CMD ARGS...`.
+   */
+  gitCommands(args: Word[], state: State): void {
+    const { sub, rest } = gitSubcommand({ args });
+    if (!sub) return;
+    if (sub === "bisect" && rest[0]?.text === "run") return this.runs(rest.slice(1), state, "git bisect run");
+    if (sub === "submodule") {
+      const foreach = rest.findIndex((a) => a.text === "foreach");
+      const command = foreach < 0 ? [] : rest.slice(foreach + 1).filter((a) => a.text !== "--recursive" && a.text !== "--");
+      if (command.length) this.script(command.map((a) => a.text).join(" "), state, "git submodule foreach");
+      return;
+    }
+    const options = GIT_COMMAND_OPTIONS[sub];
+    if (!options) return;
+    for (const value of fileOptionValues(rest, options.short, options.long)) this.script(value.text, state, `git ${sub}`);
+    if (sub === "grep") {
+      // -O takes its pager only glued on (`-Oless`); alone it opens the default pager.
+      for (const a of rest) {
+        if (a.text === "--") break;
+        const glued = /^-(?![A-Za-z]*[ABCefm][A-Za-z]*O)[A-Za-z]*O(.+)$/s.exec(a.text);
+        if (glued) this.script(glued[1]!, state, "git grep -O");
+      }
     }
   }
 

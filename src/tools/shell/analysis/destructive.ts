@@ -22,7 +22,11 @@ const DESTRUCTIVE_VERBS = new Set([
 const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env"]);
 
 /** Splits `git [global options] subcommand args` into the subcommand and what follows it. */
-export function gitSubcommand(cmd: SimpleCommand): { globals: string[]; sub: string | undefined; rest: SimpleCommand["args"] } {
+export function gitSubcommand(cmd: Pick<SimpleCommand, "args">): {
+  globals: string[];
+  sub: string | undefined;
+  rest: SimpleCommand["args"];
+} {
   const globals: string[] = [];
   const args = cmd.args;
   for (let i = 0; i < args.length; i++) {

@@ -43,7 +43,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   stdbuf: { kind: "transparent", valued: ["-i", "-o", "-e", "--input", "--output", "--error"] },
   ionice: { kind: "transparent", valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"] },
   setsid: { kind: "transparent" },
-  chrt: { kind: "transparent", skip: 1 },
+  chrt: { kind: "transparent", valued: ["-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"], skip: 1 },
   taskset: { kind: "transparent", skip: 1 },
   unbuffer: { kind: "transparent" },
   nocorrect: { kind: "transparent" },

@@ -16,6 +16,12 @@ const INLINE_CODE: Record<string, RegExp> = {
   lua: /^-e/,
   osascript: /^-e/,
   pwsh: /^-(c|command)$/i,
+  // Editors run their own commands given on the command line (`:!cmd`, `system()`, `shell-command`).
+  vim: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
+  vi: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
+  nvim: /^(-c|--cmd|-S|-s|-l)$|^\+[^\d/?]/,
+  ex: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
+  emacs: /^--?(eval|execute|load|funcall|script|l|f)(=|$)/,
 };
 
 /** awk and its kin, whose first operand is a program. */
@@ -48,6 +54,11 @@ export const INLINE_CODE_EXAMPLES: RuleExamples = {
     "bun --eval 1",
     "lua -e 'print(1)'",
     "pwsh -Command Get-Item",
+    "vim -c '!id' -c q f.txt",
+    "vim '+!id' f.txt",
+    "nvim --cmd 'lua os.execute(1)'",
+    "emacs --batch --eval '(shell-command \"id\")'",
+    "emacs -batch -l setup.el",
     "awk 'BEGIN { system(\"id\") }'",
     "awk '{ print > \"out\" }' f.txt",
     "awk -f prog.awk f.txt",
@@ -60,6 +71,9 @@ export const INLINE_CODE_EXAMPLES: RuleExamples = {
     "perl script.pl",
     "awk '{ print $1 }' f.txt",
     "ruby -v",
+    "vim +12 f.txt",
+    "vim f.txt",
+    "emacs -nw f.txt",
   ],
 };
 
