@@ -5,7 +5,7 @@ import { Workspace } from "../workspace/workspace.js";
 import { entryExists } from "../workspace/stat.js";
 import { commandEnv } from "../process/command-env.js";
 import { withoutSecrets } from "../process/secret-env.js";
-import { ENV_NAME, hideEntry, pinArgs, procHardening, protectArgs } from "./mounts.js";
+import { ENV_NAME, hideEntries, pinArgs, procHardening, protectArgs } from "./mounts.js";
 
 /*
  * The shell's sandbox: the host's file system as it is, read-only, so the user's tool chains,
@@ -139,7 +139,7 @@ export function hostViewArgs(argv: readonly string[], o: HostViewOptions, profil
     if (!Workspace.isInside(ws, p) || p === ws) throw new Error(`A read-only entry must be inside the workspace: ${p}.`);
     args.push("--ro-bind", p, p);
   }
-  for (const p of [...homeSecrets(), ...(o.hidden ?? [])]) args.push(...hideEntry(p));
+  args.push(...hideEntries([...homeSecrets(), ...(o.hidden ?? [])]));
   args.push("--chdir", o.cwd, "--", ...argv);
   return args;
 }

@@ -55,10 +55,30 @@ export function procHardening(): string[] {
   return procBinds;
 }
 
-/** The mounts that hide one workspace entry: nothing for a symlink or an entry that is gone. */
-export function hideArgs(ws: string, p: string): string[] {
-  if (!path.isAbsolute(p) || !Workspace.isInside(ws, p) || p === ws) throw new Error(`A hidden path must be inside the workspace: ${p}.`);
-  return hideEntry(p);
+/** The mounts that hide workspace entries (see {@link hideEntries}). */
+export function hideArgs(ws: string, entries: readonly string[]): string[] {
+  for (const p of entries) {
+    if (!path.isAbsolute(p) || !Workspace.isInside(ws, p) || p === ws) throw new Error(`A hidden path must be inside the workspace: ${p}.`);
+  }
+  return hideEntries(entries);
+}
+
+/**
+ * The mounts that hide each of `entries` (absolute), once each, outer ones first, leaving out those
+ * inside a folder already hidden: bubblewrap cannot make a mount point in a hidden folder's empty
+ * read-only tmpfs, and the whole command would fail (a workspace holding the home folder has
+ * `~/.config/gh` hidden as a home secret and `~/.config/gh/hosts.yml` as a workspace one).
+ */
+export function hideEntries(entries: readonly string[]): string[] {
+  const args: string[] = [];
+  const folders: string[] = [];
+  for (const p of [...new Set(entries)].sort((a, b) => a.length - b.length)) {
+    if (folders.some((folder) => p.startsWith(`${folder}/`))) continue;
+    const hidden = hideEntry(p);
+    if (hidden[0] === "--tmpfs") folders.push(p);
+    args.push(...hidden);
+  }
+  return args;
 }
 
 /**
@@ -80,7 +100,7 @@ export function pinArgs(ws: string, entries: readonly string[]): string[] {
 }
 
 /** The mounts that make `p` (absolute) unreadable: an empty read-only folder, or a file nothing can open. */
-export function hideEntry(p: string): string[] {
+function hideEntry(p: string): string[] {
   let st;
   try {
     st = lstatSync(p, { throwIfNoEntry: false });

@@ -295,7 +295,7 @@ function buildArgs(
     args.push(o.workspaceReadOnly ? "--ro-bind" : "--bind", o.overlay?.merged ?? ws, ws);
     if (!o.workspaceReadOnly && !o.overlay) args.push(...pinArgs(ws, o.hidden ?? []));
     args.push(...protectArgs(ws, PROTECTED_IN_WORKSPACE));
-    for (const p of o.hidden ?? []) args.push(...hideArgs(ws, p));
+    args.push(...hideArgs(ws, o.hidden ?? []));
     cwd = o.cwd ?? ws;
     if (!Workspace.isInside(ws, cwd)) throw new Error(`The working directory ${cwd} is outside the workspace ${ws}.`);
   }
