@@ -163,11 +163,11 @@ const SSH_VALUED = /^-[BbcDEeFIiJLlmOopQRSWw]$/;
 /**
  * Where the arguments that `name` joins into shell text begin, as an index into `args`; undefined
  * for a program that does not. ssh: after the destination (the remote shell runs the rest). watch:
- * its command, unless `-x` runs it without a shell. GNU parallel, tmux and sg: all of them.
+ * its command, unless `-x` runs it without a shell. GNU parallel and its sem, tmux and sg: all of them.
  */
 function shellTextFrom(name: string, args: readonly string[]): number | undefined {
   // tmux hands a command given as one word to the shell; sg joins its arguments for the shell.
-  if (name === "parallel" || name === "tmux" || name === "sg") return 0;
+  if (name === "parallel" || name === "sem" || name === "tmux" || name === "sg") return 0;
   if (name === "ssh") {
     for (let j = 0; j < args.length; j++) {
       if (SSH_VALUED.test(args[j]!)) j++;

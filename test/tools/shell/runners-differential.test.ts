@@ -81,7 +81,7 @@ const HAND = [
 ];
 
 /** Lines whose program refuses to run anything for a user other than root (sg asks for a password, runuser is root's). */
-const rootOnly = (line: string) => /^(sg|runuser) /.test(line);
+const rootOnly = (line: string) => /^(sg|runuser|unshare) /.test(line);
 
 describe("commands run by command runners are found as the runners run them", () => {
   it.each(HAND.filter((line) => have(line.split(" ")[0]!)).map((line) => [line]))("%s", async (line) => {
@@ -109,12 +109,13 @@ describe("commands run by command runners are found as the runners run them", ()
     ],
     nsenter: ["-F", "--no-fork", "-W", "/tmp", "--wdns=/tmp", "--wd", "-w/tmp", "--", "-t"],
     setpriv: ["--nnp", "--no-new-privs", "--reset-env", "--pdeathsig", "keep", "--pdeathsig=clear", "--", "-d"],
+    unshare: ["-m", "--mount", "-f", "--fork", "--propagation", "private", "--kill-child", "--setgroups", "allow", "--", "-u"],
     bash: ["-e", "-x", "-c", "-ec", "-o", "errexit", "+o", "nounset", "--", "-O", "extglob", "--norc"],
   };
   const next = seeded(47);
   const generated: string[] = [];
   for (const [program, pool] of Object.entries(POOLS)) {
-    if (!have(program)) continue;
+    if (!have(program) || (rootOnly(`${program} `) && process.getuid?.() !== 0)) continue;
     for (let i = 0; i < 60; i++) {
       const words = Array.from({ length: 1 + next(4) }, () => pool[next(pool.length)]!);
       generated.push(`${program} ${words.join(" ")} ${program === "bash" ? `'${P}'` : P}`);

@@ -516,6 +516,7 @@ class Analyzer {
       this.commands.push({ ...cmd, dynamic: true });
       forceDynamic = true;
     }
+    if (name === "parallel" || name === "sem") return this.parallelCommands(unwrapped.inner, { ...state, via });
     const innerAssignments = [...assignments, ...unwrapped.assignments.map((a) => a.text)];
     if (unwrapped.inner.length > 0) {
       this.simple(
@@ -525,13 +526,35 @@ class Analyzer {
         { ...state, via },
         forceDynamic || unwrapped.appendsArgs,
       );
-    } else if (name === "xargs" || name === "parallel") {
+    } else if (name === "xargs") {
       // xargs alone runs echo with its input.
       this.simple([literalWord("echo")], [], false, { ...state, via }, true);
     } else if (unwrapped.kind === "transparent" || name === "sudo") {
       // `env` alone prints the environment; `exec` alone only applies redirections.
       if (unwrapped.kind === "transparent" && !unreadable) this.commands.push(cmd);
     }
+  }
+
+  /**
+   * GNU parallel (and its `sem`) runs its command through the shell, its words joined, with each
+   * input added (`parallel 'rm -rf {}' ::: a` runs rm); with no command, each input is a command line
+   * of its own: the words after `:::`, or lines read from its input or from the files after `::::`.
+   */
+  parallelCommands(inner: Word[], state: State): void {
+    const marker = (w: Word) => /^::::?\+?$/.test(w.text);
+    const first = inner.findIndex(marker);
+    const template = first < 0 ? inner : inner.slice(0, first);
+    if (template.length) {
+      this.flag("dynamic", "parallel adds its inputs to the command it runs");
+      this.script(template.map((w) => w.text).join(" "), state, "parallel");
+      return;
+    }
+    let fromFiles = first < 0;
+    for (const w of inner.slice(first)) {
+      if (marker(w)) fromFiles = w.text.startsWith("::::");
+      else if (!fromFiles) this.script(w.text, state, "parallel");
+    }
+    if (fromFiles) this.flag("dynamic", "parallel runs the command lines it reads, which are only known when it runs");
   }
 
   /** Commands that run other text as commands (eval, bash -c, ssh, trap...) or change the directory. */
@@ -575,11 +598,12 @@ class Analyzer {
         return;
       }
       case "watch": {
-        const rest = args.filter(
-          (a, idx) => !a.text.startsWith("-") && !(idx > 0 && /^(-n|--interval|-d|--differences|-g)$/.test(args[idx - 1]!.text)),
-        );
-        if (rest.length === 1) this.script(rest[0]!.text, state, "watch");
-        else if (rest.length > 1) this.simple(rest, [], false, { ...state, via: [...state.via, "watch"] });
+        // watch joins its command's words for `sh -c`, or with -x runs them as they are.
+        const options = args.slice(0, operandsStart(args, { short: "nq", long: ["interval", "equexit"] }));
+        const command = args.slice(options.length);
+        if (!command.length) return;
+        if (options.some((o) => /^(-[a-z]*x|--exec)$/.test(o.text))) this.runs(command, state, "watch");
+        else this.script(command.map((a) => a.text).join(" "), state, "watch");
         return;
       }
       case "su":

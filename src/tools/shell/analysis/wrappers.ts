@@ -104,11 +104,18 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       "--other-user",
       "-T",
       "--command-timeout",
+      // BSD authentication and login class, and sudo 1.9's chroot: where they are not options, sudo runs nothing.
+      "-a",
+      "--auth-type",
+      "-c",
+      "--login-class",
+      "-R",
+      "--chroot",
     ],
     // `sudo -h` alone asks for help.
     optionalValue: ["-h"],
   },
-  doas: { kind: "opaque", valued: ["-u", "-C"] },
+  doas: { kind: "opaque", valued: ["-u", "-C", "-a"] },
   pkexec: { kind: "opaque", valued: ["--user"] },
   runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
   chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
@@ -148,7 +155,17 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     kind: "opaque",
     valued: ["-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"],
   },
-  unshare: { kind: "opaque", valued: ["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"] },
+  unshare: {
+    kind: "opaque",
+    valued: [
+      ...["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "-l", "--load-interp", "--propagation"],
+      ...["--setgroups", "--map-user", "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime"],
+    ],
+    optionalValue: [
+      ...["-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "--mount", "--uts", "--ipc", "--net", "--pid", "--user"],
+      ...["--cgroup", "--time", "--kill-child", "--mount-proc", "--mount-binfmt"],
+    ],
+  },
   firejail: { kind: "opaque" },
   proxychains: { kind: "opaque", valued: ["-f"] },
   proxychains4: { kind: "opaque", valued: ["-f"] },
@@ -186,6 +203,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     optionalValue: ["-e", "--eof", "-i", "--replace", "-l", "--max-lines"],
   },
   parallel: { kind: "opaque", appendsArgs: true, valued: ["-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-S", "--sshlogin"] },
+  sem: { kind: "opaque", valued: ["-j", "--jobs", "--id", "--semaphorename", "--st", "--semaphoretimeout"] },
 };
 
 /** Options of `-c`-taking shells: the string after `-c` is itself a script. */
