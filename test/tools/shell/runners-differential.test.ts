@@ -78,6 +78,14 @@ const HAND = [
   `runuser -l root -c '${P}'`,
   `runuser -u root -- ${P}`,
   `runuser -u root ${P}`,
+  `tar -cf x.tar -I '${P}' probe`,
+  `tar cIf '${P}' x.tar probe`,
+  `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='${P}' probe`,
+  `tar -cf y.tar probe && tar -xf y.tar --to-command='${P}'`,
+  `sqlite3 :memory: '.shell ${P}'`,
+  `sqlite3 -cmd '.system ${P}' :memory: .quit`,
+  // zip adds the archive's temporary name: a comment keeps it off the probe's arguments.
+  `zip -q z.zip probe -T -TT '${P} #'`,
 ];
 
 /** Lines whose program refuses to run anything for a user other than root (sg asks for a password, runuser is root's). */

@@ -118,6 +118,26 @@ const GIT_COMMAND_OPTIONS: Record<string, { short: string; long: string[] }> = {
   push: { short: "", long: ["receive-pack", "exec"] },
 };
 
+/**
+ * Options whose value is a shell command the program runs, by program (values glued on, after `=`,
+ * or as the next word; long ones abbreviated): tar's compressor, per-file command and checkpoint
+ * action, rsync's remote shell, wget's askpass, netcat's -e/-c, tcpdump's post-rotate command.
+ * `within` picks the command out of a longer value.
+ */
+const NETCAT = [{ short: "ec", long: ["exec", "sh-exec"] }];
+const COMMAND_OPTIONS: Record<string, ReadonlyArray<{ short: string; long: string[]; within?: RegExp }>> = {
+  tar: [
+    { short: "IF", long: ["to-command", "use-compress-program", "info-script", "new-volume-script", "rsh-command", "rmt-command"] },
+    { short: "", long: ["checkpoint-action"], within: /^exec=(.*)$/s },
+  ],
+  rsync: [{ short: "e", long: ["rsh", "rsync-path"] }],
+  wget: [{ short: "", long: ["use-askpass"] }],
+  nc: NETCAT,
+  ncat: NETCAT,
+  netcat: NETCAT,
+  tcpdump: [{ short: "z", long: [] }],
+};
+
 type TmuxCommand = { valued: string; oneScript?: boolean } | "keys" | "source";
 
 /** tmux commands that run shell commands (their short options that take a value), with their aliases; and those that type keys or read files of commands. */
@@ -655,7 +675,9 @@ class Analyzer {
         }
         return;
       case "ssh":
-        return this.sshRemote(args, state);
+      case "scp":
+      case "sftp":
+        return this.sshRemote(name, args, state);
       case "alias":
         // `alias ls='rm -rf x'` runs its value wherever ls is used later.
         for (const a of args) {
@@ -670,7 +692,42 @@ class Analyzer {
       case "readarray":
         if (args.some((a) => a.text === "-C")) this.flag("dynamic", `${name} -C runs a callback given as text`);
         return;
+      case "socat":
+        // EXEC: and SYSTEM: addresses run a command (any case, options after a comma).
+        for (const a of args) {
+          const address = /^(?:exec|system):(.*?)(?:,[a-z-]+(?:=[^,]*)?)*$/is.exec(a.text);
+          if (address) this.script(address[1]!, state, "socat");
+        }
+        return;
+      case "psql":
+      case "mysql":
+      case "mariadb":
+      case "sqlite3":
+        this.databaseShell(name, args, state);
+        return;
+      case "pee":
+        // moreutils' pee pipes its input to each argument, run by the shell.
+        for (const a of args) if (!a.text.startsWith("-")) this.script(a.text, state, "pee");
+        return;
+      case "tar": {
+        // Old-style options (`tar cIf PROG x.tar dir`): each letter that takes a value takes the next word, in order.
+        const cluster = args[0] && /^[A-Za-z]+$/.test(args[0].text) ? args[0].text : "";
+        [...cluster.matchAll(/[bCfFgHIKLNTVX]/g)].forEach((letter, i) => {
+          const value = args[i + 1];
+          if (value && (letter[0] === "I" || letter[0] === "F")) this.script(value.text, state, "tar option");
+        });
+        this.commandOptions(name, args, state);
+        return;
+      }
+      case "zip": {
+        // `zip -T -TT CMD` tests the archive with CMD.
+        const at = args.findIndex((a) => a.text === "-TT");
+        const command = at >= 0 ? args[at + 1]?.text : fileOptionValues(args, "", ["unzip-command"])[0]?.text;
+        if (command) this.script(command, state, "zip -TT");
+        return;
+      }
       default:
+        if (Object.hasOwn(COMMAND_OPTIONS, name)) return this.commandOptions(name, args, state);
         if (SHELLS.has(name)) {
           for (const script of shellScriptArg(name, args).scripts) {
             if (script.dynamic) this.flag("dynamic", `the script ${name} -c runs is only known when it runs`);
@@ -701,42 +758,51 @@ class Analyzer {
     for (const target of logs) this.redirections.push({ operator: ">", target, write: true, read: false, cwd: state.cwd });
   }
 
-  /** The remote command of `ssh host cmd` is a shell string too; deny rules see through it like `bash -c`. */
-  sshRemote(args: Word[], state: State): void {
-    const valued = new Set([
-      "-b",
-      "-c",
-      "-D",
-      "-E",
-      "-e",
-      "-F",
-      "-I",
-      "-i",
-      "-J",
-      "-L",
-      "-l",
-      "-m",
-      "-O",
-      "-o",
-      "-p",
-      "-Q",
-      "-R",
-      "-S",
-      "-W",
-      "-w",
-    ]);
-    let k = 0;
-    for (; k < args.length; k++) {
-      const t = args[k]!.text;
-      if (t === "--") {
-        k++;
-        break;
-      }
-      if (!t.startsWith("-")) break;
-      if (valued.has(t)) k++;
+  /**
+   * The remote command of `ssh host cmd` is a shell string too; deny rules see through it like
+   * `bash -c`. So are the commands ssh runs here, given with -o (ProxyCommand, LocalCommand,
+   * KnownHostsCommand), as scp's and sftp's are (and the program scp -S runs instead of ssh).
+   */
+  sshRemote(name: string, args: Word[], state: State): void {
+    for (const option of fileOptionValues(args, "o", [])) {
+      const local = /^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*(?:=\s*|\s)(.*)$/is.exec(option.text);
+      if (local) this.script(local[1]!, state, `${name} -o`);
     }
-    const remote = args.slice(k + 1);
+    if (name !== "ssh") {
+      for (const program of fileOptionValues(args, "S", [])) this.runs([program], state, `${name} -S`);
+      return;
+    }
+    const start = operandsStart(args, { short: "bcDEeFIiJLlmOopQRSWw", long: [] });
+    const remote = args.slice(start + 1);
     if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
+  }
+
+  /** The shell commands given as values of `name`'s options that take one (see {@link COMMAND_OPTIONS}). */
+  commandOptions(name: string, args: Word[], state: State): void {
+    for (const { short, long, within } of COMMAND_OPTIONS[name] ?? []) {
+      for (const value of fileOptionValues(args, short, long)) {
+        const command = within ? within.exec(value.text)?.[1] : value.text;
+        if (command) this.script(command, state, `${name} option`);
+      }
+    }
+  }
+
+  /**
+   * Database shells run shell commands their own commands ask for: psql's `\\! CMD` (in -c), mysql's
+   * `system CMD` or `\\! CMD` (in -e), sqlite3's `.shell CMD` / `.system CMD` (an argument or -cmd).
+   * SQL that pipes to a program (`\\o |`, `COPY ... PROGRAM`) asks.
+   */
+  databaseShell(name: string, args: Word[], state: State): void {
+    const given =
+      name === "sqlite3"
+        ? args.filter((a) => !a.text.startsWith("-"))
+        : fileOptionValues(args, name === "psql" ? "c" : "e", name === "psql" ? ["command"] : ["execute"]);
+    for (const sql of given) {
+      const shell = /(?:^|[\s;])(?:\\!|system\s|\.shell\s|\.system\s)(.*)$/is.exec(sql.text);
+      if (shell) this.script(shell[1]!, state, `${name} shell escape`);
+      else if (/\\[ogw]\s*\||\bprogram\b|\.(?:output|once)\s+\|/i.test(sql.text))
+        this.flag("dynamic", `${name} runs a program its SQL names, which cannot be checked`);
+    }
   }
 
   /** `inner` run by the command `label` names, judged as a command of its own. */

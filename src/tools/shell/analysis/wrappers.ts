@@ -16,6 +16,8 @@ interface WrapperSpec {
   optionalValue?: readonly string[];
   /** Positional words before the command (timeout's duration, chroot's directory). */
   skip?: number;
+  /** The positional words skipped are files the wrapper writes (logsave's log). */
+  skipWrites?: true;
   /** Options that stand in for the positional words of `skip`: given any, none is skipped (runcon's `-t TYPE` for its CONTEXT). */
   skipUnless?: readonly string[];
   /** The inner command gets arguments at run time (xargs). */
@@ -51,6 +53,17 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   caffeinate: { kind: "transparent", valued: ["-t", "-w"] },
   "dbus-run-session": { kind: "transparent" },
   "dbus-launch": { kind: "transparent" },
+  // moreutils, libeatmydata, run-one: they run the command as it is.
+  chronic: { kind: "transparent" },
+  ifne: { kind: "transparent" },
+  eatmydata: { kind: "transparent" },
+  "run-one": { kind: "transparent" },
+  "run-this-one": { kind: "transparent" },
+  "keep-one-running": { kind: "transparent" },
+  toybox: { kind: "transparent" },
+  lckdo: { kind: "transparent", valued: ["-w", "-W"], skip: 1 },
+  logsave: { kind: "transparent", skip: 1, skipWrites: true },
+  faketime: { kind: "transparent", valued: ["--date-prog"], skip: 1 },
   catchsegv: { kind: "transparent" },
   busybox: { kind: "transparent" },
   coproc: { kind: "transparent" },
@@ -170,6 +183,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   proxychains: { kind: "opaque", valued: ["-f"] },
   proxychains4: { kind: "opaque", valued: ["-f"] },
   torsocks: { kind: "opaque" },
+  sshpass: { kind: "opaque", valued: ["-p", "-f", "-d", "-P"] },
   strace: {
     kind: "opaque",
     valued: ["-o", "--output", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-O", "-S", "-X"],
@@ -325,6 +339,7 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
       continue;
     }
     if (skip > 0 && !spec.skipUnless?.some((o) => seen.has(o))) {
+      if (spec.skipWrites) outputs.push(w);
       skip--;
       continue;
     }

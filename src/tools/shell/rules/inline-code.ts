@@ -22,6 +22,11 @@ const INLINE_CODE: Record<string, RegExp> = {
   nvim: /^(-c|--cmd|-S|-s|-l)$|^\+[^\d/?]/,
   ex: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
   emacs: /^--?(eval|execute|load|funcall|script|l|f)(=|$)/,
+  // Tcl given with -c (`exec`), lldb's commands (`platform shell`), make's own code (`$(shell ...)`).
+  expect: /^-[A-Za-z]*c/,
+  lldb: /^(-o|-O|-k|-K|--one-line|--one-line-before-file|--one-line-on-crash)(=|$)/,
+  make: /^(-E|--eval)(=|$)/,
+  gmake: /^(-E|--eval)(=|$)/,
 };
 
 /** awk and its kin, whose first operand is a program. */
