@@ -616,7 +616,9 @@ export const CODE_KINDS: readonly CodeKind[] = [
       "**/.mongoshrc.js",
       "**/.mongorc.js",
     ],
-    why: "runs when the person starts a debugger, an interpreter or a database shell in the folder (gdb, pdb, irb, pry, R, ghci, ocaml, iex, octave, psql, sqlite3, mongosh)",
+    why:
+      "runs when the person starts a debugger, an interpreter or a database shell in the folder " +
+      "(gdb, pdb, irb, pry, R, ghci, ocaml, iex, octave, psql, sqlite3, mongosh)",
     examples: [".gdbinit", ".pdbrc", "app/.irbrc", ".pryrc", ".Rprofile", ".ghci", ".iex.exs", ".psqlrc", ".sqliterc", ".mongoshrc.js"],
     counterExamples: ["docs/pdbrc.md", "src/irb.rb", "R/profile.R", "ghci.txt"],
   },
