@@ -296,6 +296,9 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["expect -c 'spawn id'", "ask"],
   ["make --eval='x:=$(shell id)'", "ask"],
   ["lldb -o 'platform shell id'", "ask"],
+  ["hash -p /bin/rm ls; ls -rf build", "ask"],
+  ["enable -f ./x.so ls; ls", "ask"],
+  ["hash -r", "exec"],
   ["psql -c 'select 1'", "exec"],
   // A runner's option value is not its command: prlimit's -n takes its limit only glued on, so 64 runs.
   ["prlimit -n 64 ls", "exec"],

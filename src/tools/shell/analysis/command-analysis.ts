@@ -685,6 +685,18 @@ class Analyzer {
           if (eq > 0) this.script(a.text.slice(eq + 1), state, "alias");
         }
         return;
+      case "hash": {
+        // `hash -p PROGRAM NAME` makes NAME run PROGRAM from then on: `hash -p /bin/rm ls; ls -rf x` runs rm.
+        const program = fileOptionValues(args, "p", [])[0];
+        if (program) {
+          this.flag("dynamic", `hash -p makes a name run ${truncate(program.text)} wherever it is used later`);
+          this.runs([program], state, "hash -p");
+        }
+        return;
+      }
+      case "enable":
+        if (fileOptionValues(args, "f", []).length) this.flag("source", "enable -f loads a builtin from a shared library");
+        return;
       case "trap":
         if (args[0] && !args[0].text.startsWith("-")) this.script(args[0].text, state, "trap");
         return;
