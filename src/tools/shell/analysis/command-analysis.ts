@@ -717,6 +717,22 @@ class Analyzer {
       case "sqlite3":
         this.databaseShell(name, args, state);
         return;
+      case "docker":
+      case "podman":
+      case "nerdctl":
+      case "docker-compose":
+      case "podman-compose":
+        this.containerCommand(name, args, state);
+        return;
+      case "kubectl":
+      case "oc":
+      case "lxc": {
+        // `kubectl exec POD -- CMD`, `kubectl run NAME --image=X -- CMD`, `lxc exec C -- CMD`.
+        const sub = args.find((a) => !a.text.startsWith("-"))?.text;
+        const dashes = args.findIndex((a) => a.text === "--");
+        if (sub && ["exec", "run", "debug"].includes(sub) && dashes >= 0) this.runs(args.slice(dashes + 1), state, `${name} ${sub}`);
+        return;
+      }
       case "pee":
         // moreutils' pee pipes its input to each argument, run by the shell.
         for (const a of args) if (!a.text.startsWith("-")) this.script(a.text, state, "pee");
@@ -797,6 +813,32 @@ class Analyzer {
         if (command) this.script(command, state, `${name} option`);
       }
     }
+  }
+
+  /**
+   * The command a container runs: `docker run [options] IMAGE CMD...`, `exec CONTAINER CMD...`,
+   * `compose run|exec SERVICE CMD...` (podman and nerdctl alike). Their options are too many, and
+   * change too often, to read as they do, so every way the words could split is judged: each run of
+   * words from one that is no option (`docker run -e X img rm -rf /` gives `X img rm …`, `img rm …`,
+   * `rm -rf /`). The real command is among them for deny rules to find; the rest is only asked about.
+   */
+  containerCommand(name: string, args: Word[], state: State): void {
+    let words = args.filter((a) => a.text !== "--");
+    const next = () => {
+      const at = words.findIndex((a) => !a.text.startsWith("-"));
+      const sub = at < 0 ? undefined : words[at]!.text;
+      words = at < 0 ? [] : words.slice(at + 1);
+      return sub;
+    };
+    let sub = next();
+    if (sub === "container" || (sub === "compose" && !name.endsWith("-compose"))) sub = next();
+    if (name.endsWith("-compose") && sub !== "run" && sub !== "exec") return;
+    if (sub !== "run" && sub !== "exec" && sub !== "create") return;
+    words.forEach((w, i) => {
+      // Not from an option, nor from what only an option's value or an image looks like (`X=1`, `/:/host`, `node:20`, `$PWD`).
+      if (w.text.startsWith("-") || w.dynamic || /[=:]/.test(w.text) || commandName(w.text) === "") return;
+      this.runs(words.slice(i), state, `${name} ${sub}`);
+    });
   }
 
   /**
