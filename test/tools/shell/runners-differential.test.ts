@@ -82,6 +82,8 @@ const HAND = [
   `tar cIf '${P}' x.tar probe`,
   `tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='${P}' probe`,
   `tar -cf y.tar probe && tar -xf y.tar --to-command='${P}'`,
+  `bwrap --bind / / --dev /dev --setenv A B ${P}`,
+  `bwrap --bind / / --chmod 0755 /tmp --unshare-pid -- ${P}`,
   `sqlite3 :memory: '.shell ${P}'`,
   `sqlite3 -cmd '.system ${P}' :memory: .quit`,
   // zip adds the archive's temporary name: a comment keeps it off the probe's arguments.

@@ -138,6 +138,19 @@ const COMMAND_OPTIONS: Record<string, ReadonlyArray<{ short: string; long: strin
   tcpdump: [{ short: "z", long: [] }],
 };
 
+/** How many words each bubblewrap option takes; those not named take none. */
+const BWRAP_ARITY: Record<string, number> = Object.fromEntries([
+  ...["--bind", "--bind-try", "--dev-bind", "--dev-bind-try", "--ro-bind", "--ro-bind-try", "--symlink", "--setenv", "--file"]
+    .concat(["--bind-data", "--ro-bind-data", "--chmod", "--overlay-src-pair"])
+    .map((o) => [o, 2]),
+  ["--overlay", 3],
+  ...["--args", "--argv0", "--unsetenv", "--lock-file", "--sync-fd", "--chdir", "--uid", "--gid", "--hostname", "--remount-ro"]
+    .concat(["--exec-label", "--file-label", "--proc", "--dev", "--tmpfs", "--mqueue", "--dir", "--seccomp", "--add-seccomp-fd"])
+    .concat(["--block-fd", "--userns-block-fd", "--info-fd", "--json-status-fd", "--cap-add", "--cap-drop", "--perms", "--size"])
+    .concat(["--userns", "--userns2", "--pidns", "--overlay-src", "--tmp-overlay", "--ro-overlay"])
+    .map((o) => [o, 1]),
+]);
+
 type TmuxCommand = { valued: string; oneScript?: boolean } | "keys" | "source";
 
 /** tmux commands that run shell commands (their short options that take a value), with their aliases; and those that type keys or read files of commands. */
@@ -731,6 +744,14 @@ class Analyzer {
         const sub = args.find((a) => !a.text.startsWith("-"))?.text;
         const dashes = args.findIndex((a) => a.text === "--");
         if (sub && ["exec", "run", "debug"].includes(sub) && dashes >= 0) this.runs(args.slice(dashes + 1), state, `${name} ${sub}`);
+        return;
+      }
+      case "bwrap": {
+        // bubblewrap's options take a fixed number of words each; the command follows them (or a `--`).
+        let at = 0;
+        while (at < args.length && args[at]!.text.startsWith("--") && args[at]!.text !== "--") at += 1 + (BWRAP_ARITY[args[at]!.text] ?? 0);
+        if (args[at]?.text === "--") at++;
+        this.runs(args.slice(at), state, "bwrap");
         return;
       }
       case "pee":

@@ -61,6 +61,12 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   "run-this-one": { kind: "transparent" },
   "keep-one-running": { kind: "transparent" },
   toybox: { kind: "transparent" },
+  // Compiler caches run the command given them, compiler or not.
+  ccache: { kind: "transparent" },
+  sccache: { kind: "transparent" },
+  distcc: { kind: "transparent" },
+  icecc: { kind: "transparent" },
+  cpulimit: { kind: "transparent", valued: ["-l", "--limit", "-p", "--pid", "-e", "--exe", "-m", "--monitor-forks"] },
   lckdo: { kind: "transparent", valued: ["-w", "-W"], skip: 1 },
   logsave: { kind: "transparent", skip: 1, skipWrites: true },
   faketime: { kind: "transparent", valued: ["--date-prog"], skip: 1 },
