@@ -299,6 +299,9 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["hash -p /bin/rm ls; ls -rf build", "ask"],
   ["enable -f ./x.so ls; ls", "ask"],
   ["hash -r", "exec"],
+  ["ssh -F ./ssh_config host", "ask"],
+  ["ssh -F /dev/null host uptime", "exec"],
+  ["gdb -batch -x cmds.gdb ./a.out", "ask"],
   ["psql -c 'select 1'", "exec"],
   // A runner's option value is not its command: prlimit's -n takes its limit only glued on, so 64 runs.
   ["prlimit -n 64 ls", "exec"],

@@ -813,6 +813,9 @@ class Analyzer {
    * KnownHostsCommand), as scp's and sftp's are (and the program scp -S runs instead of ssh).
    */
   sshRemote(name: string, args: Word[], state: State): void {
+    const config = fileOptionValues(args, "F", [])[0];
+    if (config && config.text !== "/dev/null")
+      this.flag("source", `${name} -F reads ${truncate(config.text)}, whose ProxyCommand or LocalCommand it may run`);
     for (const option of fileOptionValues(args, "o", [])) {
       const local = /^\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*(?:=\s*|\s)(.*)$/is.exec(option.text);
       if (local) this.script(local[1]!, state, `${name} -o`);
@@ -886,13 +889,15 @@ class Analyzer {
   }
 
   /**
-   * gdb runs the program after `--args` (with its arguments), and the shell commands its `-ex`
-   * commands give (`shell CMD`, `!CMD`); gdb reads its long options with one dash or two.
+   * gdb runs the program after `--args` (with its arguments), the shell commands its `-ex`
+   * commands give (`shell CMD`, `!CMD`), and the commands in a file given with -x (which asks);
+   * gdb reads its long options with one dash or two.
    */
   gdbCommands(args: Word[], state: State): void {
     for (let i = 0; i < args.length; i++) {
       const t = args[i]!.text;
       if (t === "--args") return this.runs(args.slice(i + 1), state, "gdb --args");
+      if (/^--?(x|command|ix|init-command)(=|$)/.test(t)) this.flag("source", "gdb runs the commands in a file (-x)");
       const ex = /^--?(?:ex|iex|eval-command|init-eval-command)(?:=(.*))?$/s.exec(t);
       if (!ex) continue;
       const value = ex[1] !== undefined ? { ...args[i]!, text: ex[1] } : args[++i];
