@@ -9,18 +9,38 @@ import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
  * form without running anything. The commands found in that form must all be found in the
  * original text too; if tree-sitter reads the original differently from bash (as it does
  * with `ls<newline>\rm`), a command bash would run goes missing and this fails.
+ *
+ * Each command goes in a function of its own, a batch of them to one bash (one bash a command made
+ * this file the suite's slowest). A batch bash rejects (a command that is not valid bash, or one
+ * that swallows the next function) is asked again one command at a time; undefined for a command
+ * bash rejects alone.
  */
-function canonical(command: string): string | undefined {
-  const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", `__tackle_probe() {\n${command}\n}\ndeclare -f __tackle_probe`], {
-    encoding: "utf8",
-    timeout: 5_000,
+function canonicalAll(commands: readonly string[], batch = 40): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  for (let at = 0; at < commands.length; at += batch) {
+    const part = commands.slice(at, at + batch);
+    const names = part.map((_, i) => `__tackle_probe${i}`);
+    const script = part.map((c, i) => `${names[i]}() {\n${c}\n}\n`).join("") + `declare -f ${names.join(" ")}`;
+    const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", script], { encoding: "utf8", timeout: 20_000 });
+    const bodies = r.status === 0 ? bodiesOf(r.stdout, names) : undefined;
+    if (bodies) out.push(...bodies);
+    else if (part.length === 1) out.push(undefined);
+    else out.push(...canonicalAll(part, 1));
+  }
+  return out;
+}
+
+/** Each named function's body in `declare -f` output, or undefined when one is missing. */
+function bodiesOf(stdout: string, names: readonly string[]): Array<string | undefined> | undefined {
+  const lines = stdout.split("\n");
+  const starts = names.map((n) => lines.indexOf(`${n} () `));
+  if (starts.some((s, i) => s < 0 || (i > 0 && s <= starts[i - 1]!))) return undefined;
+  return names.map((_, i) => {
+    const own = lines.slice(starts[i]! + 1, i + 1 < names.length ? starts[i + 1] : lines.length);
+    const open = own.indexOf("{ ");
+    const close = own.lastIndexOf("}");
+    return open === -1 || close <= open ? undefined : own.slice(open + 1, close).join("\n");
   });
-  if (r.status !== 0) return undefined;
-  const lines = r.stdout.split("\n");
-  const open = lines.indexOf("{ ");
-  const close = lines.lastIndexOf("}");
-  if (open === -1 || close <= open) return undefined;
-  return lines.slice(open + 1, close).join("\n");
 }
 
 /** Names the analysis finds; for text it cannot parse, also what the crude fallback finds (as the policy does). */
@@ -40,8 +60,9 @@ describe(`bash's own parse agrees with the analysis (${inputs.length} commands)`
   it("every command bash sees is found", async () => {
     const missed: string[] = [];
     let compared = 0;
-    for (const command of inputs) {
-      const body = canonical(command);
+    const bodies = canonicalAll(inputs);
+    for (const [i, command] of inputs.entries()) {
+      const body = bodies[i];
       if (body === undefined) continue; // bash rejects it too: nothing would run
       compared++;
       const ours = (await names(command)).names;
@@ -94,11 +115,15 @@ describe("bash's own parse agrees on generated commands", () => {
     const simple = () => `${pick(commandNames)} ${pick(["-rf x", "a", "-la", "'q r'", '"s"', "x\\ y", ""])}`.trim();
     const missed: string[] = [];
     let compared = 0;
-    for (let i = 0; i < 400; i++) {
+    const commands = Array.from({ length: 400 }, () => {
       const parts = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => pick(forms)(simple()));
       let command = parts[0]!;
       for (const p of parts.slice(1)) command += pick(separators) + p;
-      const body = canonical(command);
+      return command;
+    });
+    const bodies = canonicalAll(commands);
+    for (const [i, command] of commands.entries()) {
+      const body = bodies[i];
       if (body === undefined) continue;
       const reference = await names(body);
       if (!reference.ok) continue;
