@@ -299,6 +299,9 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["hash -p /bin/rm ls; ls -rf build", "ask"],
   ["enable -f ./x.so ls; ls", "ask"],
   ["hash -r", "exec"],
+  // A subcommand named like an object's own property is no entry of a table.
+  ["git constructor --foo", "exec"],
+  ["git __proto__ -x y", "exec"],
   ["ssh -F ./ssh_config host", "ask"],
   ["ssh -F /dev/null host uptime", "exec"],
   ["gdb -batch -x cmds.gdb ./a.out", "ask"],

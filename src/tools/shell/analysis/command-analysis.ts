@@ -1035,8 +1035,9 @@ class Analyzer {
       if (command.length) this.script(command.map((a) => a.text).join(" "), state, "git submodule foreach");
       return;
     }
-    const options = GIT_COMMAND_OPTIONS[sub];
-    if (!options) return;
+    // Its own entries only: `git constructor --x` is no subcommand of the table.
+    if (!Object.hasOwn(GIT_COMMAND_OPTIONS, sub)) return;
+    const options = GIT_COMMAND_OPTIONS[sub]!;
     for (const value of fileOptionValues(rest, options.short, options.long)) this.script(value.text, state, `git ${sub}`);
     if (sub === "grep") {
       // -O takes its pager only glued on (`-Oless`); alone it opens the default pager.
