@@ -116,8 +116,7 @@ const COMMAND_CHECKS: readonly CommandCheck[] = [
     readOnlyVerdict(cmd).readOnly ? undefined : { ask: await touchesProtected(cmd, workspace), writes: operandWrites(cmd, workspace) },
   (cmd) => {
     if (!SHELLS.has(cmd.name) || cmd.dynamicName) return undefined;
-    const { script, hasC } = shellScriptArg(cmd.name, cmd.args);
-    return !script && !hasC && cmd.args.every((a) => a.text.startsWith("-"))
+    return !shellScriptArg(cmd.name, cmd.args).hasC && cmd.args.every((a) => a.text.startsWith("-"))
       ? { ask: `${cmd.name} runs a script from its input` }
       : undefined;
   },

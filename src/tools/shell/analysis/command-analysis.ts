@@ -97,12 +97,19 @@ const SENSITIVE_VARIABLES = new RegExp(
 
 const MAX_DEPTH = 12;
 
+/** Options, short and long, whose value is a shell command; `within` picks the command out of a longer value. */
+interface CommandOption {
+  short: string;
+  long: string[];
+  within?: RegExp;
+}
+
 /**
  * Options of git's subcommands whose value is a shell command git runs (values glued on, after `=`,
  * or as the next word; long ones abbreviated as git allows). grep's `-O` takes its value only glued
  * on, so only its long form is here.
  */
-const GIT_COMMAND_OPTIONS: Record<string, { short: string; long: string[] }> = {
+const GIT_COMMAND_OPTIONS: Record<string, CommandOption> = {
   grep: { short: "", long: ["open-files-in-pager"] },
   rebase: { short: "x", long: ["exec"] },
   difftool: { short: "x", long: ["extcmd"] },
@@ -122,10 +129,9 @@ const GIT_COMMAND_OPTIONS: Record<string, { short: string; long: string[] }> = {
  * Options whose value is a shell command the program runs, by program (values glued on, after `=`,
  * or as the next word; long ones abbreviated): tar's compressor, per-file command and checkpoint
  * action, rsync's remote shell, wget's askpass, netcat's -e/-c, tcpdump's post-rotate command.
- * `within` picks the command out of a longer value.
  */
 const NETCAT = [{ short: "ec", long: ["exec", "sh-exec"] }];
-const COMMAND_OPTIONS: Record<string, ReadonlyArray<{ short: string; long: string[]; within?: RegExp }>> = {
+const COMMAND_OPTIONS: Record<string, readonly CommandOption[]> = {
   tar: [
     { short: "IF", long: ["to-command", "use-compress-program", "info-script", "new-volume-script", "rsh-command", "rmt-command"] },
     { short: "", long: ["checkpoint-action"], within: /^exec=(.*)$/s },
@@ -627,7 +633,7 @@ class Analyzer {
         const pre = args.findIndex((a) => a.text === "--pre" || a.text.startsWith("--pre="));
         const command =
           pre < 0 ? undefined : args[pre]!.text === "--pre" ? args[pre + 1] : { ...args[pre]!, text: args[pre]!.text.slice(6) };
-        if (command) this.simple([command], [], false, { ...state, via: [...state.via, "rg --pre"] }, true);
+        if (command) this.runs([command], state, "rg --pre", true);
         return;
       }
       case "watch": {
@@ -642,7 +648,7 @@ class Analyzer {
       case "su":
       case "runuser":
       case "script":
-        // Both read their options as getopt_long does, anywhere before `--`: `-c CMD`, `-qcCMD`, `--command=CMD`, `--comm CMD`.
+        // Each reads its options as getopt_long does, anywhere before `--`: `-c CMD`, `-qcCMD`, `--command=CMD`, `--comm CMD`.
         for (const s of fileOptionValues(args, "c", name === "script" ? ["command"] : ["command", "session-command"])) {
           if (s.dynamic) this.flag("dynamic", `the command ${name} -c runs is only known when it runs`);
           this.script(s.text, state, `${name} -c`);
@@ -765,7 +771,7 @@ class Analyzer {
           const value = args[i + 1];
           if (value && (letter[0] === "I" || letter[0] === "F")) this.script(value.text, state, "tar option");
         });
-        this.commandOptions(name, args, state);
+        this.optionScripts(args, COMMAND_OPTIONS[name]!, "tar option", state);
         return;
       }
       case "zip": {
@@ -776,7 +782,7 @@ class Analyzer {
         return;
       }
       default:
-        if (Object.hasOwn(COMMAND_OPTIONS, name)) return this.commandOptions(name, args, state);
+        if (Object.hasOwn(COMMAND_OPTIONS, name)) return this.optionScripts(args, COMMAND_OPTIONS[name]!, `${name} option`, state);
         if (SHELLS.has(name)) {
           for (const script of shellScriptArg(name, args).scripts) {
             if (script.dynamic) this.flag("dynamic", `the script ${name} -c runs is only known when it runs`);
@@ -829,12 +835,12 @@ class Analyzer {
     if (remote.length) this.script(remote.map((a) => a.text).join(" "), state, "ssh");
   }
 
-  /** The shell commands given as values of `name`'s options that take one (see {@link COMMAND_OPTIONS}). */
-  commandOptions(name: string, args: Word[], state: State): void {
-    for (const { short, long, within } of COMMAND_OPTIONS[name] ?? []) {
+  /** The shell commands given as values of the options `specs` name (see {@link COMMAND_OPTIONS}), each judged as a script. */
+  optionScripts(args: Word[], specs: readonly CommandOption[], label: string, state: State): void {
+    for (const { short, long, within } of specs) {
       for (const value of fileOptionValues(args, short, long)) {
         const command = within ? within.exec(value.text)?.[1] : value.text;
-        if (command) this.script(command, state, `${name} option`);
+        if (command) this.script(command, state, label);
       }
     }
   }
@@ -1037,8 +1043,7 @@ class Analyzer {
     }
     // Its own entries only: `git constructor --x` is no subcommand of the table.
     if (!Object.hasOwn(GIT_COMMAND_OPTIONS, sub)) return;
-    const options = GIT_COMMAND_OPTIONS[sub]!;
-    for (const value of fileOptionValues(rest, options.short, options.long)) this.script(value.text, state, `git ${sub}`);
+    this.optionScripts(rest, [GIT_COMMAND_OPTIONS[sub]!], `git ${sub}`, state);
     if (sub === "grep") {
       // -O takes its pager only glued on (`-Oless`); alone it opens the default pager.
       for (const a of rest) {
@@ -1061,7 +1066,7 @@ class Analyzer {
         if (a === ";" || a === "+") break;
         inner.push(a === "{}" ? { ...args[j]!, dynamic: true, text: "{}" } : args[j]!);
       }
-      if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `find ${t}`] }, true);
+      this.runs(inner, state, `find ${t}`, true);
       i = j;
     }
   }
@@ -1085,7 +1090,7 @@ class Analyzer {
     const command = args.slice(k + 1);
     if (command[0]?.text === "-c" || command[0]?.text === "--command") {
       if (command[1]) this.script(command[1].text, state, "flock -c");
-    } else if (command.length) this.simple(command, [], false, { ...state, via: [...state.via, "flock"] });
+    } else this.runs(command, state, "flock");
   }
 
   /**
@@ -1103,7 +1108,7 @@ class Analyzer {
       const end = args.findIndex((a, i) => i > at && a.text === ";");
       const inner = args.slice(at + 1, end < 0 ? undefined : end);
       if (option[2]) inner.unshift({ ...args[at]!, text: option[2] });
-      if (inner.length) this.simple(inner, [], false, { ...state, via: [...state.via, `${name} ${option[1]}`] }, true);
+      this.runs(inner, state, `${name} ${option[1]}`, true);
       return;
     }
   }

@@ -20,6 +20,8 @@ interface WrapperSpec {
   skipWrites?: true;
   /** Options that stand in for the positional words of `skip`: given any, none is skipped (runcon's `-t TYPE` for its CONTEXT). */
   skipUnless?: readonly string[];
+  /** A word one of which it needs to run a command given after its options (runuser without -u is su: `runuser bob -c CMD`). */
+  onlyWith?: RegExp;
   /** The inner command gets arguments at run time (xargs). */
   appendsArgs?: boolean;
   /** With these options the wrapper runs no command at all (`command -v`). */
@@ -136,7 +138,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   },
   doas: { kind: "opaque", valued: ["-u", "-C", "-a"] },
   pkexec: { kind: "opaque", valued: ["--user"] },
-  runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"] },
+  runuser: { kind: "opaque", valued: ["-u", "--user", "-g", "--group", "-G", "--supp-group"], onlyWith: /^(-[A-Za-z]*u|--us)/ },
   chroot: { kind: "opaque", valued: ["--userspec", "--groups"], skip: 1 },
   nsenter: {
     kind: "opaque",
@@ -268,9 +270,7 @@ const MAX_SPLITS = 16;
 /** Splits a wrapper's own options off its arguments and returns the command it runs. */
 export function unwrap(name: string, given: readonly Word[]): Unwrapped {
   const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
-  if (!spec) return { kind: "none" };
-  // runuser runs a command given after its options only with -u; otherwise it is su (`runuser bob -c CMD`).
-  if (name === "runuser" && !given.some((w) => /^(-[A-Za-z]*u|--us)/.test(w.text))) return { kind: "none" };
+  if (!spec || (spec.onlyWith && !given.some((w) => spec.onlyWith!.test(w.text)))) return { kind: "none" };
   const valued = new Set(spec.valued ?? []);
   const optional = new Set(spec.optionalValue ?? []);
   const assignments: Word[] = [];
@@ -368,14 +368,14 @@ export function unwrap(name: string, given: readonly Word[]): Unwrapped {
  * option (`-c`, `-lc`, `-ec`), `--` included (`sh -c -- SCRIPT`). fish: the value of `-c` /
  * `--command` and of `-C` / `--init-command`, which run before anything else.
  */
-export function shellScriptArg(name: string, args: readonly Word[]): { script: Word | undefined; hasC: boolean; scripts: Word[] } {
-  if (!SHELLS.has(name)) return { script: undefined, hasC: false, scripts: [] };
+export function shellScriptArg(name: string, args: readonly Word[]): { hasC: boolean; scripts: Word[] } {
+  if (!SHELLS.has(name)) return { hasC: false, scripts: [] };
   if (name === "fish") {
     const scripts = fileOptionValues(args, "c", ["command"]);
-    return { script: scripts[0], hasC: scripts.length > 0, scripts: [...scripts, ...fileOptionValues(args, "C", ["init-command"])] };
+    return { hasC: scripts.length > 0, scripts: [...scripts, ...fileOptionValues(args, "C", ["init-command"])] };
   }
   let hasC = false;
-  const found = (script: Word | undefined) => ({ script: hasC ? script : undefined, hasC, scripts: hasC && script ? [script] : [] });
+  const found = (script: Word | undefined) => ({ hasC, scripts: hasC && script ? [script] : [] });
   for (let i = 0; i < args.length; i++) {
     const t = args[i]!.text;
     if (t === "--") return found(args[i + 1]);

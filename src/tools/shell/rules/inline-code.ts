@@ -1,6 +1,9 @@
 import type { Word } from "../analysis/words.js";
 import type { RuleExamples } from "./examples.js";
 
+/** vi's options that give it commands to run (`-c`, `--cmd`, `+CMD` but a line or a search, a script with `-S`/`-s`). */
+const VI_COMMANDS = /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/;
+
 /** Interpreters given code on the command line: what that code does cannot be judged. */
 const INLINE_CODE: Record<string, RegExp> = {
   python: /^-[A-Za-z]*c/,
@@ -17,10 +20,10 @@ const INLINE_CODE: Record<string, RegExp> = {
   osascript: /^-e/,
   pwsh: /^-(c|command)$/i,
   // Editors run their own commands given on the command line (`:!cmd`, `system()`, `shell-command`).
-  vim: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
-  vi: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
+  vim: VI_COMMANDS,
+  vi: VI_COMMANDS,
   nvim: /^(-c|--cmd|-S|-s|-l)$|^\+[^\d/?]/,
-  ex: /^(-c|--cmd|-S|-s)$|^\+[^\d/?]/,
+  ex: VI_COMMANDS,
   emacs: /^--?(eval|execute|load|funcall|script|l|f)(=|$)/,
   // Tcl given with -c (`exec`), lldb's commands (`platform shell`), make's own code (`$(shell ...)`).
   expect: /^-[A-Za-z]*c/,
