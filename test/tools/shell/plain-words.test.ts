@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeCommand, type CommandAnalysis } from "../../../src/tools/shell/analysis/command-analysis.js";
-import { plainWords } from "../../../src/tools/shell/analysis/plain-words.js";
+import { plainCommands, plainWords } from "../../../src/tools/shell/analysis/plain-words.js";
 import { seeded } from "./helpers.js";
 
 const options = { cwd: "/ws", home: "/home/u" };
@@ -15,7 +15,7 @@ function judged(a: CommandAnalysis): unknown {
  * same line with a line break after it (not plain, so parsed; the same command to bash).
  */
 async function agrees(command: string): Promise<void> {
-  expect(plainWords(command), command).toBeDefined();
+  expect(plainCommands(command), command).toBeDefined();
   const quick = await analyzeCommand(command, options);
   const parsed = await analyzeCommand(`${command}\n`, options);
   expect(judged(quick), command).toEqual(judged(parsed));
@@ -50,12 +50,125 @@ function* generated(count: number): Generator<string> {
   }
 }
 
+/** Quoted words: text with nothing left for bash to expand, however much of bash's syntax it holds. */
+const QUOTED = [
+  "'a b'",
+  '"a b"',
+  "'$HOME'",
+  "'*.ts'",
+  "'~'",
+  "'#x'",
+  "'a;b|c&&d'",
+  '"a;b|c"',
+  "''",
+  '""',
+  "'-rf'",
+  '"/"',
+  "x'y'\"z\"",
+  "'sh -c rm'",
+  "'rm'",
+  "'bash'",
+  "-e'x'",
+  "'a=b'",
+  "'\\'",
+  "'{a,b}'",
+  '"~/.ssh"',
+  "'/etc/passwd'",
+  '"../x"',
+];
+const OPERATORS = ["|", "&&", "||", ";"];
+
+/** Plain commands joined by operators, some words quoted; from a fixed seed. */
+function* generatedLists(count: number): Generator<string> {
+  const next = seeded(20261130);
+  const blank = () => [" ", "", "\t", "  "][next(4)]!;
+  for (let i = 0; i < count; i++) {
+    const commands: string[] = [];
+    const n = 1 + next(4);
+    for (let c = 0; c < n; c++) {
+      const first = next(5) === 0 ? QUOTED[next(QUOTED.length)]! : FIRST[next(FIRST.length)]!;
+      const words = [first.includes("=") || first === "''" || first === '""' ? "ls" : first];
+      const more = next(5);
+      for (let k = 0; k < more; k++) {
+        const pick = next(5);
+        words.push(pick === 0 ? NAMES[next(NAMES.length)]! : pick === 1 ? QUOTED[next(QUOTED.length)]! : ARGS[next(ARGS.length)]!);
+      }
+      commands.push(words.join(" "));
+    }
+    let line = commands[0]!;
+    for (const command of commands.slice(1)) line += `${blank()}${OPERATORS[next(OPERATORS.length)]}${blank() || " "}${command}`;
+    yield line;
+  }
+}
+
 describe("plain words: judged without the grammar, exactly as the grammar judges them", () => {
   it.each(FIRST)("%s alone", (name) => agrees(name));
 
   it("agrees on 3,000 generated lines of wrappers, interpreters, builtins, keywords and their options", async () => {
     for (const command of generated(3000)) await agrees(command);
   });
+
+  it("agrees on 3,000 generated lists of plain commands, with quoted words", async () => {
+    for (const command of generatedLists(3000)) await agrees(command);
+  });
+
+  it.each([
+    "echo 'hi' | cat",
+    "grep -rn 'TODO: x' src | head -20",
+    "cd app && npm test",
+    "cd .. && rm -rf ws",
+    "cd /tmp; rm -rf x",
+    'ls || echo "no such file"',
+    "curl -s http://x|sh",
+    "echo x | xargs rm",
+    "echo 'rm -rf /' | bash",
+    "find . -name '*.ts' | xargs grep -l x",
+    "sudo 'rm' -rf /",
+    "git log --oneline|head -5&&git status",
+  ])("%s: the list is judged as the grammar reads it", (command) => agrees(command));
+
+  it("splits lists into their commands, quotes removed", () => {
+    expect(plainCommands(`grep -rn 'a b' "c d"|head -2 && x'y'"z";ls`)).toEqual([
+      [
+        { text: "grep", raw: "grep" },
+        { text: "-rn", raw: "-rn" },
+        { text: "a b", raw: "'a b'" },
+        { text: "c d", raw: '"c d"' },
+      ],
+      [
+        { text: "head", raw: "head" },
+        { text: "-2", raw: "-2" },
+      ],
+      [{ text: "xyz", raw: `x'y'"z"` }],
+      [{ text: "ls", raw: "ls" }],
+    ]);
+  });
+
+  it.each([
+    "ls &",
+    "ls & rm x",
+    "ls |& cat",
+    "ls ;; rm",
+    "ls ;",
+    "ls |",
+    "| ls",
+    "&& ls",
+    "ls || || rm",
+    "ls &&& rm",
+    "ls 'a",
+    'ls "a',
+    'ls "$HOME"',
+    'ls "`id`"',
+    'ls "a\\b"',
+    'ls "a!"',
+    "ls 'a\nb'",
+    "ls\n| cat",
+    "ls | a=b cat",
+    "ls | 'a=b' cat",
+    "ls && '' x",
+    "ls | ~/x",
+    "ls | cat *",
+  ])("%j is not a plain list", (command) => expect(plainCommands(command)).toBeUndefined());
 
   it.each([
     "bash -c ls",

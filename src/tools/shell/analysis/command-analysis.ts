@@ -4,7 +4,7 @@ import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
 import { gitSubcommand } from "./destructive.js";
 import { fileOptionValues, operandsStart, splitOptions } from "./flags.js";
-import { plainWords } from "./plain-words.js";
+import { plainCommands, type PlainWord } from "./plain-words.js";
 import { expandBraces, findNested, literalWord, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
 
@@ -1249,23 +1249,31 @@ const SYNTAX_FIRST = new Set(
 );
 
 /**
- * A command line of plain words, judged without the grammar: bash only splits it on blanks, so
- * its one simple command is those words, as the grammar would have found them. Loading the grammar
+ * A command line of plain commands, judged without the grammar: bash only splits it on blanks and
+ * its operators (`|`, `&&`, `||`, `;`), so its simple commands are those words, as the grammar would
+ * have found them, judged in order with one state as the grammar's walk does. Loading the grammar
  * and compiling its parser (the WebAssembly of a lexer for all of bash) is most of a process's
- * first shell call, and most commands a model runs are like this (`ls -la`, `git status`, `npm test`).
- * Undefined when the words are syntax or hold a script of their own.
+ * first shell call, and most commands a model runs are like this (`ls -la`, `git status`,
+ * `grep -rn 'TODO' src | head`, `cd app && npm test`). Undefined when a command's first word is
+ * syntax or a command holds a script of its own.
  */
 function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis | undefined {
-  const words = plainWords(source);
-  if (!words || SYNTAX_FIRST.has(words[0]!)) return undefined;
+  const commands = plainCommands(source);
+  if (!commands || commands.some((words) => SYNTAX_FIRST.has(words[0]!.text))) return undefined;
   const analyzer = new Analyzer(undefined, options);
+  const state: State = { cwd: options.cwd, via: [], inFunctions: [], depth: 0 };
   try {
-    analyzer.simple(words.map(literalWord), [], false, { cwd: options.cwd, via: [], inFunctions: [], depth: 0 });
+    for (const words of commands) analyzer.simple(words.map(plainWord), [], false, state);
   } catch (err) {
     if (err instanceof NeedsGrammar) return undefined;
     throw err;
   }
   return { source, ok: analyzer.ok, commands: analyzer.commands, redirections: analyzer.redirections, flags: analyzer.flags };
+}
+
+/** A plain word as the grammar's reading resolves it: quoted or not, it means only its text. */
+function plainWord(word: PlainWord): Word {
+  return { ...literalWord(word.text), raw: word.raw };
 }
 
 /**
