@@ -77,6 +77,19 @@ const QUOTED = [
   '"../x"',
 ];
 const OPERATORS = ["|", "&&", "||", ";"];
+const REDIRECTIONS = [
+  " 2>&1",
+  " >/dev/null",
+  " 2>/dev/null",
+  "> out",
+  " >> log",
+  " < in",
+  " &> all",
+  " 1>'a b'",
+  ">&2",
+  " 2> err x",
+  " <&0",
+];
 
 /** Plain commands joined by operators, some words quoted; from a fixed seed. */
 function* generatedLists(count: number): Generator<string> {
@@ -93,7 +106,8 @@ function* generatedLists(count: number): Generator<string> {
         const pick = next(5);
         words.push(pick === 0 ? NAMES[next(NAMES.length)]! : pick === 1 ? QUOTED[next(QUOTED.length)]! : ARGS[next(ARGS.length)]!);
       }
-      commands.push(words.join(" "));
+      const redirect = next(4) === 0 ? REDIRECTIONS[next(REDIRECTIONS.length)]! : "";
+      commands.push(words.join(" ") + redirect);
     }
     let line = commands[0]!;
     for (const command of commands.slice(1)) line += `${blank()}${OPERATORS[next(OPERATORS.length)]}${blank() || " "}${command}`;
@@ -125,22 +139,40 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "find . -name '*.ts' | xargs grep -l x",
     "sudo 'rm' -rf /",
     "git log --oneline|head -5&&git status",
+    "npm test 2>&1 | tail -30",
+    "ls x 2>/dev/null",
+    "echo hi > out.txt",
+    "cat < in.txt",
+    "echo a >> log",
+    "echo a &> f",
+    "echo a &>> f",
+    "echo a >& f",
+    "echo a 2>&1 >f",
+    "echo a > f b > g c",
+    "echo a>f",
+    "echo 2>f",
+    "echo '2'>f",
+    "echo a 2&>f",
+    "cat <&3",
+    "echo x >&2",
+    "echo x > 'a b'",
+    "cd /tmp && echo x > f",
+    "cd /etc && echo x > passwd | cat",
+    "true && cd /etc > x",
+    "echo x 2>&1 | tee log",
+    "echo > f a b",
   ])("%s: the list is judged as the grammar reads it", (command) => agrees(command));
 
   it("splits lists into their commands, quotes removed", () => {
-    expect(plainCommands(`grep -rn 'a b' "c d"|head -2 && x'y'"z";ls`)).toEqual([
-      [
-        { text: "grep", raw: "grep" },
-        { text: "-rn", raw: "-rn" },
-        { text: "a b", raw: "'a b'" },
-        { text: "c d", raw: '"c d"' },
-      ],
-      [
-        { text: "head", raw: "head" },
-        { text: "-2", raw: "-2" },
-      ],
-      [{ text: "xyz", raw: `x'y'"z"` }],
-      [{ text: "ls", raw: "ls" }],
+    const word = (text: string, raw = text) => ({ text, raw });
+    expect(plainCommands(`grep -rn 'a b' "c d" 2>&1|head -2 >'o u t' && x'y'"z";ls<in`)).toEqual([
+      {
+        words: [word("grep"), word("-rn"), word("a b", "'a b'"), word("c d", '"c d"')],
+        redirects: [{ fd: "2", operator: ">&", target: word("1") }],
+      },
+      { words: [word("head"), word("-2")], redirects: [{ operator: ">", target: word("o u t", "'o u t'") }] },
+      { words: [word("xyz", `x'y'"z"`)], redirects: [] },
+      { words: [word("ls")], redirects: [{ operator: "<", target: word("in") }] },
     ]);
   });
 
@@ -168,6 +200,23 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "ls && '' x",
     "ls | ~/x",
     "ls | cat *",
+    "> f ls",
+    "2>f ls",
+    "ls | > f cat",
+    "ls 2>&-",
+    "ls <<EOF",
+    "ls <<< x",
+    "ls <> f",
+    "ls >| f",
+    "ls >",
+    "ls 2>",
+    "ls > | cat",
+    "ls > >f",
+    "ls <(x)",
+    "ls >&",
+    "ls > $f",
+    "ls > ~/f",
+    "ls > *.txt",
   ])("%j is not a plain list", (command) => expect(plainCommands(command)).toBeUndefined());
 
   it.each([

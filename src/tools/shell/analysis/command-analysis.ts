@@ -195,6 +195,8 @@ class Analyzer {
   readonly flags = new Map<AnalysisFlag, string>();
   /** Each function defined, with its body's text (trees are freed before the fork-bomb check). */
   readonly #functions = new Map<string, string>();
+  /** Redirections the grammar hung on a whole list, by the id of the node bash gives them to (see redirectedStatement). */
+  readonly #redirectsOf = new Map<number, Node[]>();
   ok = true;
 
   /** @param parser undefined while judging plain words: text to parse in them ends that ({@link NeedsGrammar}). */
@@ -246,16 +248,20 @@ class Analyzer {
       return;
     }
     if (!this.parser) throw new NeedsGrammar();
-    const tree = parseLikeBash(this.parser, source);
-    if (!tree) {
+    const parsed = parseLikeBash(this.parser, source);
+    if (!parsed) {
       this.ok = false;
       this.flag("parse-error", `the command inside ${label} could not be parsed`);
       return;
     }
+    const { tree } = parsed;
     try {
       if (tree.rootNode.hasError) {
         this.ok = false;
         this.flag("parse-error", `the command inside ${label} is not valid bash`);
+      } else if (parsed.skips) {
+        this.ok = false;
+        this.flag("parse-error", `part of the command inside ${label} could not be read`);
       }
       this.arithmetic(tree.rootNode);
       this.statement(tree.rootNode, { ...state, via: [...state.via, label], depth: state.depth + 1 });
@@ -268,6 +274,14 @@ class Analyzer {
     if (node.isError || node.isMissing) {
       this.ok = false;
       this.flag("parse-error", "the command is not valid bash");
+    }
+    const redirects = this.#redirectsOf.get(node.id);
+    if (redirects) {
+      // Opened as this part starts, where everything before it in the list has run (a `cd` among them).
+      this.#redirectsOf.delete(node.id);
+      const extra = redirects.flatMap((r) => this.redirect(r, state));
+      if (node.type === "command") return this.command(node, state, extra);
+      for (const e of extra) this.word(e, state);
     }
     switch (node.type) {
       case "comment":
@@ -325,11 +339,26 @@ class Analyzer {
   redirectedStatement(node: Node, state: State): void {
     const body = node.childForFieldName("body");
     const redirects = node.childrenForFieldName("redirect").filter((r): r is Node => r !== null);
+    // tree-sitter-bash hangs a redirection written after a list's or a pipeline's last part on the
+    // whole of it (`cd /etc && echo x > passwd`); bash gives it to that part, run after the `cd`.
+    const last = body ? lastPart(body) : undefined;
+    if (body && last && last.id !== body.id) {
+      this.#redirectsOf.set(last.id, redirects);
+      return this.statement(body, state);
+    }
     const extra: Node[] = [];
     for (const r of redirects) extra.push(...this.redirect(r, state));
     if (body?.type === "command") return this.command(body, state, extra);
     if (body) this.statement(body, state);
-    // Words after a redirect belong to the command; without one they are still judged.
+    // Words after a redirect belong to the command; without one they are still judged, and with
+    // no command at all they are one: tree-sitter-bash took its name for a descriptor (`-j2>&2`).
+    else if (extra.length > 0)
+      return this.simple(
+        extra.map((e) => this.word(e, state)),
+        [],
+        false,
+        state,
+      );
     for (const e of extra) this.word(e, state);
   }
 
@@ -425,11 +454,19 @@ class Analyzer {
       for (const child of node.namedChildren) if (child) this.word(child, state);
       return [];
     }
-    const fd = node.childForFieldName("descriptor")?.text;
+    const descriptor = node.childForFieldName("descriptor");
     const operator = node.children.find((c) => c && !c.isNamed)?.type ?? ">";
     const destinations = node.childrenForFieldName("destination").filter((d): d is Node => d !== null);
     const [first, ...rest] = destinations;
-    const target = first ? this.word(first, state) : undefined;
+    // tree-sitter-bash reads an option ending in a digit right before `>` (`sed -i2>x`) as the
+    // descriptor; bash reads digits alone so, and anything else as one more word of the command.
+    const digits = descriptor && /^[0-9]+$/.test(descriptor.text);
+    this.redirection(operator, digits ? descriptor.text : undefined, first ? this.word(first, state) : undefined, state);
+    return descriptor && !digits ? [descriptor, ...rest] : rest;
+  }
+
+  /** Records a redirection: what it reads or writes, or nothing when it only duplicates or closes a descriptor. */
+  redirection(operator: string, fd: string | undefined, target: Word | undefined, state: State): void {
     const duplicate = (operator === ">&" || operator === "<&") && target !== undefined && /^(\d+|-)$/.test(target.text);
     const closes = operator.endsWith("-");
     const write = !duplicate && !closes && operator.includes(">");
@@ -442,7 +479,6 @@ class Analyzer {
       read,
       cwd: state.cwd,
     });
-    return rest;
   }
 
   command(node: Node, state: State, extra: Node[]): void {
@@ -455,7 +491,10 @@ class Analyzer {
       if (child.type === "variable_assignment") {
         assignments.push(this.assignment(child, state));
       } else if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
-        extra.push(...this.redirect(child, state));
+        const more = this.redirect(child, state);
+        // A word the grammar took for the descriptor (`-c2>&1 x`) stays where it was written.
+        if (more[0]?.type === "file_descriptor") words.push(this.word(more.shift()!, state));
+        extra.push(...more);
       } else if (child.type === "command_name") {
         const inner = child.namedChildren[0];
         if (inner) words.push(this.word(inner, state));
@@ -1165,10 +1204,11 @@ const LITERAL_NODES = new Set([
  * `rm`), but the grammar treats it as a blank. Continuations outside quotes, comments and
  * here-documents are removed and the text parsed again.
  */
-function parseLikeBash(parser: Parser, source: string): Tree | null {
+function parseLikeBash(parser: Parser, source: string): Parsed | null {
   const text = forParser(source);
   const tree = parser.parse(text);
-  if (!tree || !text.includes("\\\n")) return tree;
+  if (!tree) return null;
+  if (!text.includes("\\\n")) return { tree, skips: skipsText(text, tree) };
   const cuts: number[] = [];
   for (let i = text.indexOf("\\\n"); i !== -1; i = text.indexOf("\\\n", i + 2)) {
     let backslashes = 0;
@@ -1186,7 +1226,7 @@ function parseLikeBash(parser: Parser, source: string): Tree | null {
     }
     if (!literal) cuts.push(i);
   }
-  if (cuts.length === 0) return tree;
+  if (cuts.length === 0) return { tree, skips: skipsText(text, tree) };
   tree.delete();
   let joined = "";
   let from = 0;
@@ -1194,7 +1234,39 @@ function parseLikeBash(parser: Parser, source: string): Tree | null {
     joined += text.slice(from, c);
     from = c + 2;
   }
-  return parser.parse(forParser(joined + text.slice(from)));
+  const again = forParser(joined + text.slice(from));
+  const reparsed = parser.parse(again);
+  return reparsed ? { tree: reparsed, skips: skipsText(again, reparsed) } : null;
+}
+
+/** A parse, and whether the grammar left text of it out of every node. */
+interface Parsed {
+  tree: Tree;
+  skips: boolean;
+}
+
+/** Nodes whose text is the body of a here-document: what their children leave out is the document's own text. */
+const OPAQUE_NODES = new Set(["heredoc_body"]);
+
+/**
+ * Whether some character other than a blank or a line continuation lies outside every leaf of the
+ * tree: tree-sitter-bash drops a lone `-` before a redirection (`ls - 2>&1` has no `-`, and in
+ * `- 2>&1` the command itself is gone), where bash reads every such character as part of something.
+ */
+function skipsText(text: string, tree: Tree): boolean {
+  const cursor = tree.walk();
+  const blank = (from: number, to: number) => /^(?:[ \t\r\n]|\\\n)*$/.test(text.slice(from, to));
+  let at = 0;
+  try {
+    for (;;) {
+      if (!OPAQUE_NODES.has(cursor.nodeType) && cursor.gotoFirstChild()) continue;
+      if (cursor.startIndex > at && !blank(at, cursor.startIndex)) return true;
+      at = Math.max(at, cursor.endIndex);
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return !blank(at, text.length);
+    }
+  } finally {
+    cursor.delete();
+  }
 }
 
 function isWordNode(n: Node): boolean {
@@ -1234,6 +1306,16 @@ export function commandName(text: string): string {
   return base;
 }
 
+/** The part of a list or pipeline (or of a `!` before one) that runs last. */
+function lastPart(node: Node): Node | undefined {
+  let part: Node | undefined = node;
+  while (part && (part.type === "list" || part.type === "pipeline" || part.type === "negated_command")) {
+    const children: Node[] = part.namedChildren.filter((c): c is Node => c !== null && c.type !== "comment");
+    part = children.at(-1);
+  }
+  return part;
+}
+
 /** Plain words held text to run (`bash -c ls`, `eval ls`): judging it takes the grammar after all. */
 class NeedsGrammar extends Error {}
 
@@ -1249,9 +1331,10 @@ const SYNTAX_FIRST = new Set(
 );
 
 /**
- * A command line of plain commands, judged without the grammar: bash only splits it on blanks and
- * its operators (`|`, `&&`, `||`, `;`), so its simple commands are those words, as the grammar would
- * have found them, judged in order with one state as the grammar's walk does. Loading the grammar
+ * A command line of plain commands, judged without the grammar: bash only splits it on blanks, its
+ * operators (`|`, `&&`, `||`, `;`) and redirections, so its simple commands are those words and
+ * redirections, as the grammar would have found them, judged in order with one state as the
+ * grammar's walk does. Loading the grammar
  * and compiling its parser (the WebAssembly of a lexer for all of bash) is most of a process's
  * first shell call, and most commands a model runs are like this (`ls -la`, `git status`,
  * `grep -rn 'TODO' src | head`, `cd app && npm test`). Undefined when a command's first word is
@@ -1259,11 +1342,15 @@ const SYNTAX_FIRST = new Set(
  */
 function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis | undefined {
   const commands = plainCommands(source);
-  if (!commands || commands.some((words) => SYNTAX_FIRST.has(words[0]!.text))) return undefined;
+  if (!commands || commands.some((c) => SYNTAX_FIRST.has(c.words[0]!.text))) return undefined;
   const analyzer = new Analyzer(undefined, options);
   const state: State = { cwd: options.cwd, via: [], inFunctions: [], depth: 0 };
   try {
-    for (const words of commands) analyzer.simple(words.map(plainWord), [], false, state);
+    for (const { words, redirects } of commands) {
+      // The grammar's walk records a command's redirections before judging the command.
+      for (const r of redirects) analyzer.redirection(r.operator, r.fd, plainWord(r.target), state);
+      analyzer.simple(words.map(plainWord), [], false, state);
+    }
   } catch (err) {
     if (err instanceof NeedsGrammar) return undefined;
     throw err;
@@ -1292,15 +1379,19 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command contains a null byte");
   }
-  const tree = parseLikeBash(parser, source);
-  if (!tree) {
+  const parsed = parseLikeBash(parser, source);
+  if (!parsed) {
     analyzer.ok = false;
     analyzer.flag("parse-error", "the command could not be parsed");
   } else {
+    const { tree } = parsed;
     try {
       if (tree.rootNode.hasError) {
         analyzer.ok = false;
         analyzer.flag("parse-error", "the command is not valid bash");
+      } else if (parsed.skips) {
+        analyzer.ok = false;
+        analyzer.flag("parse-error", "part of the command could not be read");
       }
       analyzer.arithmetic(tree.rootNode);
       analyzer.statement(tree.rootNode, root);

@@ -4,6 +4,21 @@ export interface PlainWord {
   raw: string;
 }
 
+/** A redirection of a plain command: `2>&1`, `>/dev/null`, `>> log.txt`, `< in.txt`. */
+export interface PlainRedirect {
+  /** The file descriptor written before the operator (`2` of `2>`), if any. */
+  fd?: string;
+  /** As the grammar names it: `>`, `>>`, `<`, `>&`, `<&`, `&>`, `&>>`. */
+  operator: string;
+  target: PlainWord;
+}
+
+/** One simple command of a plain line: its words, and its redirections in the order written. */
+export interface PlainCommand {
+  words: PlainWord[];
+  redirects: PlainRedirect[];
+}
+
 /**
  * Characters a bare word may hold: nothing bash would quote, escape, expand, glob, redirect or
  * join, no `~` or `#`, and none of the blanks beyond space and tab that JavaScript's `\s` knows
@@ -16,39 +31,32 @@ const BARE = /^[A-Za-z0-9_./@%+,:=-]$/;
 const SINGLE_QUOTED = /^[^'\x00-\x1f\x7f]*$/;
 /** Double quotes keep everything but what bash still reads there: `$`, backquotes, backslashes, `!`. */
 const DOUBLE_QUOTED = /^[^"$`\\!\x00-\x1f\x7f]*$/;
+/** Redirection operators read here, longest first; here-documents, `<>`, `>|` and closing (`>&-`) are left to the grammar. */
+const REDIRECTS = ["&>>", "&>", ">>", ">&", "<&", ">", "<"];
 
 const isBlank = (c: string | undefined) => c === " " || c === "\t";
 const isOperator = (c: string | undefined) => c === "|" || c === "&" || c === ";";
+const isRedirect = (c: string | undefined) => c === "<" || c === ">";
 
 /**
  * The simple commands of a line so plain that bash only splits it: words of the characters above
- * or quoted text with nothing left to expand (`'a b'`, `"x y"`, `foo'bar'`), joined by `|`, `&&`,
- * `||` or `;` (`grep -rn 'TODO' src | head -20`, `cd app && npm test`). Undefined for anything
- * else: other operators (`&`, `|&`, `;;`), an empty command, a line break, a first word with `=`
- * (an assignment, or a name that only looks like one). What a command's first word means (a
- * keyword, a builtin, a function) is the caller's to judge.
+ * or quoted text with nothing left to expand (`'a b'`, `"x y"`, `foo'bar'`), redirections after the
+ * command's name to such a word (`2>&1`, `>/dev/null`, `>> log`), commands joined by `|`, `&&`, `||`
+ * or `;` (`grep -rn 'TODO' src | head -20`, `npm test 2>&1 | tail`). Undefined for anything else:
+ * other operators (`&`, `|&`, `;;`), an empty command, a line break, a redirection before the name,
+ * a first word with `=` (an assignment, or a name that only looks like one). What a command's first
+ * word means (a keyword, a builtin, a function) is the caller's to judge.
  */
-export function plainCommands(line: string): PlainWord[][] | undefined {
-  const commands: PlainWord[][] = [];
-  let words: PlainWord[] = [];
+export function plainCommands(line: string): PlainCommand[] | undefined {
+  const commands: PlainCommand[] = [];
+  let command: PlainCommand = { words: [], redirects: [] };
   let i = 0;
-  for (;;) {
-    while (isBlank(line[i])) i++;
-    if (i === line.length) break;
-    const c = line[i]!;
-    if (isOperator(c)) {
-      const doubled = (c === "|" || c === "&") && line[i + 1] === c;
-      // `a &`, and an operator with no command before it (`| a`, `a |& b`, `a ;; b`), are not plain.
-      if ((c === "&" && !doubled) || words.length === 0) return undefined;
-      commands.push(words);
-      words = [];
-      i += doubled ? 2 : 1;
-      continue;
-    }
+
+  /** The word at `i`, or undefined where none is, or where it is not plain. */
+  const word = (bare: RegExp): PlainWord | undefined => {
     const start = i;
     let text = "";
-    const bare = words.length === 0 ? BARE_FIRST : BARE;
-    while (i < line.length && !isBlank(line[i]) && !isOperator(line[i])) {
+    while (i < line.length && !isBlank(line[i]) && !isOperator(line[i]) && !isRedirect(line[i])) {
       const ch = line[i]!;
       if (ch === "'" || ch === '"') {
         const end = line.indexOf(ch, i + 1);
@@ -61,13 +69,57 @@ export function plainCommands(line: string): PlainWord[][] | undefined {
         i++;
       } else return undefined;
     }
-    const raw = line.slice(start, i);
-    if (words.length === 0 && (text === "" || raw.includes("="))) return undefined;
-    words.push({ text, raw });
+    return i === start ? undefined : { text, raw: line.slice(start, i) };
+  };
+
+  /** The redirection at `i` (its descriptor already read), added to the command; false if not plain. */
+  const redirect = (fd: string | undefined): boolean => {
+    const operator = REDIRECTS.find((op) => line.startsWith(op, i));
+    if (!operator || command.words.length === 0 || (fd !== undefined && operator.startsWith("&"))) return false;
+    i += operator.length;
+    if (isRedirect(line[i]) || line[i] === "|" || line[i] === "(") return false;
+    while (isBlank(line[i])) i++;
+    const target = word(BARE);
+    if (!target || (operator.endsWith("&") && target.text === "-")) return false;
+    command.redirects.push({ ...(fd !== undefined ? { fd } : {}), operator, target });
+    return true;
+  };
+
+  for (;;) {
+    while (isBlank(line[i])) i++;
+    if (i === line.length) break;
+    const c = line[i]!;
+    if (c === "&" && line[i + 1] === ">") {
+      if (!redirect(undefined)) return undefined;
+      continue;
+    }
+    if (isOperator(c)) {
+      const doubled = (c === "|" || c === "&") && line[i + 1] === c;
+      // `a &`, and an operator with no command before it (`| a`, `a |& b`, `a ;; b`), are not plain.
+      if ((c === "&" && !doubled) || command.words.length === 0) return undefined;
+      commands.push(command);
+      command = { words: [], redirects: [] };
+      i += doubled ? 2 : 1;
+      continue;
+    }
+    if (isRedirect(c)) {
+      if (!redirect(undefined)) return undefined;
+      continue;
+    }
+    const first = command.words.length === 0;
+    const next = word(first ? BARE_FIRST : BARE);
+    if (!next) return undefined;
+    // Digits alone right before `<` or `>` name the descriptor redirected (`2>&1`), not a word.
+    if (isRedirect(line[i]) && /^[0-9]+$/.test(next.raw)) {
+      if (!redirect(next.raw)) return undefined;
+      continue;
+    }
+    if (first && (next.text === "" || next.raw.includes("="))) return undefined;
+    command.words.push(next);
   }
   // A line ending in an operator (`a |`, `a ;`) or holding nothing.
-  if (words.length === 0) return undefined;
-  commands.push(words);
+  if (command.words.length === 0) return undefined;
+  commands.push(command);
   return commands;
 }
 
@@ -77,6 +129,7 @@ export function plainCommands(line: string): PlainWord[][] | undefined {
  */
 export function plainWords(command: string): string[] | undefined {
   const commands = plainCommands(command);
-  const words = commands?.length === 1 ? commands[0]! : undefined;
-  return words?.every((w) => w.raw === w.text) ? words.map((w) => w.text) : undefined;
+  const only = commands?.length === 1 ? commands[0]! : undefined;
+  if (!only || only.redirects.length > 0 || !only.words.every((w) => w.raw === w.text)) return undefined;
+  return only.words.map((w) => w.text);
 }
