@@ -171,6 +171,18 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["ls - 2>&1 # x", "ask"],
   ["- 2>&1 # x", "ask"],
   ["ls - 2>&1", "read"],
+  // A 0 against < or > is the descriptor, not the command (tree-sitter-bash reads it as a word).
+  ["0>/dev/null rm -rf /", "deny"],
+  ["0</dev/null rm -rf x", "ask"],
+  ["bash -c '0</dev/null rm -rf /'", "deny"],
+  ["0>/dev/null sudo -s", "ask"],
+  ["cat 0<a.txt", "read"],
+  ["echo 0>/dev/null rm -rf x", "read"],
+  // Two backquoted commands in a line: tree-sitter-bash pairs the first quote with the last.
+  ["echo `true` `rm -rf /`", "deny"],
+  ["echo `a`\n`rm -rf /`", "deny"],
+  ["ls `pwd` `id`", "ask"],
+  ["echo `a` `$'\\x72m' -rf /`", "deny"],
   ["cat {a,b}.txt", "read"],
   ["cat {a,.env}", "exec"],
   ["./ls", "exec"],

@@ -195,8 +195,8 @@ class Analyzer {
   readonly flags = new Map<AnalysisFlag, string>();
   /** Each function defined, with its body's text (trees are freed before the fork-bomb check). */
   readonly #functions = new Map<string, string>();
-  /** Redirections the grammar hung on a whole list, by the id of the node bash gives them to (see redirectedStatement). */
-  readonly #redirectsOf = new Map<number, Node[]>();
+  /** What the tree being judged needs read otherwise than the grammar built it; node ids are the tree's own. */
+  #fixes = treeFixes();
   ok = true;
 
   /** @param parser undefined while judging plain words: text to parse in them ends that ({@link NeedsGrammar}). */
@@ -207,6 +207,33 @@ class Analyzer {
 
   flag(flag: AnalysisFlag, reason: string): void {
     if (!this.flags.has(flag)) this.flags.set(flag, reason);
+  }
+
+  /**
+   * tree-sitter-bash reads a `0` right before a redirection (`0</dev/null rm -rf /`, `cat 0<f`) as a
+   * word of the command, where bash reads digits written against `<` or `>` as the descriptor: the
+   * command would be judged as one named `0`, and `rm` as its argument. Such words are noted here
+   * and given to their redirection.
+   */
+  descriptorsAsWords(root: Node): void {
+    for (const redirect of root.descendantsOfType("file_redirect")) {
+      // `&>` takes no descriptor: digits before it stay a word (`echo 2&>f` prints 2).
+      if (!redirect || redirect.childForFieldName("descriptor") || redirect.text.startsWith("&")) continue;
+      const start = redirect.startIndex;
+      const before = start > 0 ? root.descendantForIndex(start - 1, start) : null;
+      // A whole word of the command only: in `2'3'0<f` the digits are part of a longer word.
+      const whole = before?.parent?.type === "command" || before?.parent?.type === "command_name";
+      if (
+        before &&
+        whole &&
+        before.endIndex === start &&
+        /^[0-9]+$/.test(before.text) &&
+        (before.type === "number" || before.type === "word")
+      ) {
+        this.#fixes.descriptorOf.set(redirect.id, before.text);
+        this.#fixes.descriptorWords.add(before.id);
+      }
+    }
   }
 
   /** Text bash would evaluate as arithmetic anywhere in a parsed script. */
@@ -255,6 +282,9 @@ class Analyzer {
       return;
     }
     const { tree } = parsed;
+    // The inner tree's node ids may repeat those of trees already deleted: it gets fixes of its own.
+    const outer = this.#fixes;
+    this.#fixes = treeFixes();
     try {
       if (tree.rootNode.hasError) {
         this.ok = false;
@@ -262,10 +292,15 @@ class Analyzer {
       } else if (parsed.skips) {
         this.ok = false;
         this.flag("parse-error", `part of the command inside ${label} could not be read`);
+      } else if (parsed.backquotes) {
+        this.ok = false;
+        this.flag("parse-error", `the backquoted commands inside ${label} could not be told apart; write them as $(...)`);
       }
+      this.descriptorsAsWords(tree.rootNode);
       this.arithmetic(tree.rootNode);
       this.statement(tree.rootNode, { ...state, via: [...state.via, label], depth: state.depth + 1 });
     } finally {
+      this.#fixes = outer;
       tree.delete();
     }
   }
@@ -275,10 +310,10 @@ class Analyzer {
       this.ok = false;
       this.flag("parse-error", "the command is not valid bash");
     }
-    const redirects = this.#redirectsOf.get(node.id);
+    const redirects = this.#fixes.redirectsOf.get(node.id);
     if (redirects) {
       // Opened as this part starts, where everything before it in the list has run (a `cd` among them).
-      this.#redirectsOf.delete(node.id);
+      this.#fixes.redirectsOf.delete(node.id);
       const extra = redirects.flatMap((r) => this.redirect(r, state));
       if (node.type === "command") return this.command(node, state, extra);
       for (const e of extra) this.word(e, state);
@@ -343,7 +378,7 @@ class Analyzer {
     // whole of it (`cd /etc && echo x > passwd`); bash gives it to that part, run after the `cd`.
     const last = body ? lastPart(body) : undefined;
     if (body && last && last.id !== body.id) {
-      this.#redirectsOf.set(last.id, redirects);
+      this.#fixes.redirectsOf.set(last.id, redirects);
       return this.statement(body, state);
     }
     const extra: Node[] = [];
@@ -461,7 +496,8 @@ class Analyzer {
     // tree-sitter-bash reads an option ending in a digit right before `>` (`sed -i2>x`) as the
     // descriptor; bash reads digits alone so, and anything else as one more word of the command.
     const digits = descriptor && /^[0-9]+$/.test(descriptor.text);
-    this.redirection(operator, digits ? descriptor.text : undefined, first ? this.word(first, state) : undefined, state);
+    const fd = digits ? descriptor.text : this.#fixes.descriptorOf.get(node.id);
+    this.redirection(operator, fd, first ? this.word(first, state) : undefined, state);
     return descriptor && !digits ? [descriptor, ...rest] : rest;
   }
 
@@ -488,6 +524,8 @@ class Analyzer {
     for (const child of node.children) {
       const field = node.fieldNameForChild(i++);
       if (!child) continue;
+      const descriptors = this.#fixes.descriptorWords;
+      if (child.type === "command_name" ? descriptors.has(child.namedChildren[0]?.id ?? -1) : descriptors.has(child.id)) continue;
       if (child.type === "variable_assignment") {
         assignments.push(this.assignment(child, state));
       } else if (child.type === "file_redirect" || child.type === "heredoc_redirect" || child.type === "herestring_redirect") {
@@ -1208,7 +1246,7 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   const text = forParser(source);
   const tree = parser.parse(text);
   if (!tree) return null;
-  if (!text.includes("\\\n")) return { tree, skips: skipsText(text, tree) };
+  if (!text.includes("\\\n")) return { tree, skips: skipsText(text, tree), backquotes: pairsBackquotesWrongly(tree) };
   const cuts: number[] = [];
   for (let i = text.indexOf("\\\n"); i !== -1; i = text.indexOf("\\\n", i + 2)) {
     let backslashes = 0;
@@ -1226,7 +1264,7 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
     }
     if (!literal) cuts.push(i);
   }
-  if (cuts.length === 0) return { tree, skips: skipsText(text, tree) };
+  if (cuts.length === 0) return { tree, skips: skipsText(text, tree), backquotes: pairsBackquotesWrongly(tree) };
   tree.delete();
   let joined = "";
   let from = 0;
@@ -1236,13 +1274,32 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   }
   const again = forParser(joined + text.slice(from));
   const reparsed = parser.parse(again);
-  return reparsed ? { tree: reparsed, skips: skipsText(again, reparsed) } : null;
+  return reparsed ? { tree: reparsed, skips: skipsText(again, reparsed), backquotes: pairsBackquotesWrongly(reparsed) } : null;
 }
 
-/** A parse, and whether the grammar left text of it out of every node. */
+/** A parse, whether the grammar left text of it out of every node, and whether it paired backquotes wrongly. */
 interface Parsed {
   tree: Tree;
   skips: boolean;
+  backquotes: boolean;
+}
+
+/**
+ * Whether the grammar read two backquoted commands as one: `` echo `a` `b` `` (or with a line
+ * between them) becomes one substitution of "a` `b", so `b` is never judged as a command. Inside
+ * backquotes bash only nests escaped ones (`` \` ``); an unescaped one inside means they were paired
+ * wrongly.
+ */
+function pairsBackquotesWrongly(tree: Tree): boolean {
+  for (const node of tree.rootNode.descendantsOfType("command_substitution")) {
+    const text = node?.text ?? "";
+    if (!text.startsWith("`")) continue;
+    for (let i = 1; i < text.length - 1; i++) {
+      if (text[i] === "\\") i++;
+      else if (text[i] === "`") return true;
+    }
+  }
+  return false;
 }
 
 /** Nodes whose text is the body of a here-document: what their children leave out is the document's own text. */
@@ -1304,6 +1361,15 @@ export function expandTilde(text: string, home: string, cwd?: string): string {
 export function commandName(text: string): string {
   const base = text.includes("/") ? path.posix.basename(text) : text;
   return base;
+}
+
+/**
+ * Where the grammar's tree and bash part ways, by node id: descriptors it read as words (`0>f`, by
+ * their redirection's id, and the words' own ids), and redirections it hung on a whole list (by the
+ * id of the part bash gives them to).
+ */
+function treeFixes() {
+  return { descriptorOf: new Map<number, string>(), descriptorWords: new Set<number>(), redirectsOf: new Map<number, Node[]>() };
 }
 
 /** The part of a list or pipeline (or of a `!` before one) that runs last. */
@@ -1392,7 +1458,11 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
       } else if (parsed.skips) {
         analyzer.ok = false;
         analyzer.flag("parse-error", "part of the command could not be read");
+      } else if (parsed.backquotes) {
+        analyzer.ok = false;
+        analyzer.flag("parse-error", "the backquoted commands could not be told apart; write them as $(...)");
       }
+      analyzer.descriptorsAsWords(tree.rootNode);
       analyzer.arithmetic(tree.rootNode);
       analyzer.statement(tree.rootNode, root);
     } catch (err) {
