@@ -131,6 +131,8 @@ describe("bash's own parse agrees on generated commands", () => {
       (c: string) => `0</dev/null ${c}`,
       (c: string) => `${c} -j2>/dev/null`,
       (c: string) => `cd /tmp && ${c} > out`,
+      (c: string) => `${c} 2>&- x`,
+      (c: string) => `${c} >/dev/null 0<in y`,
       (c: string) => `${c} <<'E'\nbody\nE\n`,
       (c: string) => `cat <(${c})`,
     ];

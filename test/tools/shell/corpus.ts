@@ -183,6 +183,11 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["echo `a`\n`rm -rf /`", "deny"],
   ["ls `pwd` `id`", "ask"],
   ["echo `a` `$'\\x72m' -rf /`", "deny"],
+  // Words after a closed descriptor (`2>&-`) are still the command's.
+  ["cat 2>&- .env", "exec"],
+  ["cat 2>&- /etc/shadow", "exec"],
+  ["find . 2>&- -delete", "ask"],
+  ["echo >/dev/null 0<a.txt x", "read"],
   ["cat {a,b}.txt", "read"],
   ["cat {a,.env}", "exec"],
   ["./ls", "exec"],

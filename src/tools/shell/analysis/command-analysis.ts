@@ -222,7 +222,14 @@ class Analyzer {
       const start = redirect.startIndex;
       const before = start > 0 ? root.descendantForIndex(start - 1, start) : null;
       // A whole word of the command only: in `2'3'0<f` the digits are part of a longer word.
-      const whole = before?.parent?.type === "command" || before?.parent?.type === "command_name";
+      const parent = before?.parent;
+      const whole =
+        parent?.type === "command" ||
+        parent?.type === "command_name" ||
+        (parent?.type === "file_redirect" &&
+          parent.namedChildren.some(
+            (c) => c !== null && c.id !== before!.id && c.endIndex <= before!.startIndex && c.type !== "file_descriptor",
+          ));
       if (
         before &&
         whole &&
@@ -491,8 +498,15 @@ class Analyzer {
     }
     const descriptor = node.childForFieldName("descriptor");
     const operator = node.children.find((c) => c && !c.isNamed)?.type ?? ">";
-    const destinations = node.childrenForFieldName("destination").filter((d): d is Node => d !== null);
-    const [first, ...rest] = destinations;
+    // Every word after the operator: the grammar names no destination after `>&-`, where bash reads
+    // what follows as words of the command (`cat 2>&- a=b`), and a `0` against the next `<` is that
+    // redirection's descriptor (`>/dev/null 0<in`).
+    const words = node.namedChildren.filter(
+      (c): c is Node => c !== null && c.id !== descriptor?.id && !this.#fixes.descriptorWords.has(c.id),
+    );
+    const closes = operator.endsWith("-");
+    const first = closes ? undefined : words[0];
+    const rest = closes ? words : words.slice(1);
     // tree-sitter-bash reads an option ending in a digit right before `>` (`sed -i2>x`) as the
     // descriptor; bash reads digits alone so, and anything else as one more word of the command.
     const digits = descriptor && /^[0-9]+$/.test(descriptor.text);
