@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { analyzeCommand } from "../../../src/tools/shell/analysis/command-analysis.js";
 import { fallbackCommands } from "../../../src/tools/shell/judgement/fallback.js";
+import { plainCommands } from "../../../src/tools/shell/analysis/plain-words.js";
 import { DISGUISES, EXPECTATIONS, RM_SPELLINGS } from "./corpus.js";
 
 /**
@@ -158,5 +159,43 @@ describe("bash's own parse agrees on generated commands", () => {
     }
     expect(compared).toBeGreaterThan(150);
     expect(missed).toEqual([]);
+  }, 120_000);
+});
+
+describe("plain lines, read without the grammar, as bash reads them", () => {
+  it("every command, argument and redirection target of generated plain lines", async () => {
+    const rand = rng(20261129);
+    const tokens = ["ls", "rm", "cat", "x", "-", "-x", "--", "0", "2", "10", "a2", "-j2", "'q r'", '"s t"', "''", "'-'", "2'3'"]
+      .concat([">", ">>", "<", ">&", "<&", "&>", "&>>", "|", "||", "&&", ";", "1", ">&-", "-rf", "/", ".env", "cd", "/etc", ".."])
+      .concat(["sudo", "env", "@", "%", "a:b", "a=b", ",", "+", "."]);
+    const lines: string[] = [];
+    for (let tries = 0; lines.length < 600 && tries < 100_000; tries++) {
+      let line = "";
+      for (let k = 2 + Math.floor(rand() * 7); k > 0; k--) line += tokens[Math.floor(rand() * tokens.length)]! + (rand() < 0.67 ? " " : "");
+      if (plainCommands(line)) lines.push(line);
+    }
+    const seen = async (text: string) => {
+      const a = await analyzeCommand(text, { cwd: "/ws", home: "/home/u" });
+      const commands = a.commands.map((c) => JSON.stringify([c.name, ...c.args.map((w) => w.text)]));
+      const targets = a.redirections.filter((r) => r.target).map((r) => `${r.operator} ${r.target!.text} in ${r.cwd}`);
+      return { ok: a.ok, all: [...commands, ...targets] };
+    };
+    const differ: string[] = [];
+    let compared = 0;
+    const bodies = canonicalAll(lines);
+    for (const [i, line] of lines.entries()) {
+      const body = bodies[i];
+      if (body === undefined) continue;
+      const reference = await seen(body);
+      if (!reference.ok) continue;
+      compared++;
+      const ours = (await seen(line)).all;
+      const missing = reference.all.filter((x) => !ours.includes(x));
+      const extra = ours.filter((x) => !reference.all.includes(x));
+      if (missing.length + extra.length > 0)
+        differ.push(`${JSON.stringify(line)}: bash ${JSON.stringify(missing)}, ours ${JSON.stringify(extra)}`);
+    }
+    expect(compared).toBeGreaterThan(400);
+    expect(differ).toEqual([]);
   }, 120_000);
 });

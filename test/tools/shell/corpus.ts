@@ -188,6 +188,8 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["cat 2>&- /etc/shadow", "exec"],
   ["find . 2>&- -delete", "ask"],
   ["echo >/dev/null 0<a.txt x", "read"],
+  ["cat 2>&-/etc/shadow", "exec"],
+  ["cat >& -/etc/shadow", "ask"],
   ["cat {a,b}.txt", "read"],
   ["cat {a,.env}", "exec"],
   ["./ls", "exec"],

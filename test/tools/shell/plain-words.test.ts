@@ -204,6 +204,8 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "2>f ls",
     "ls | > f cat",
     "ls 2>&-",
+    "ls 2>&-x",
+    "ls >& -x",
     "ls <<EOF",
     "ls <<< x",
     "ls <> f",

@@ -507,6 +507,14 @@ class Analyzer {
     const closes = operator.endsWith("-");
     const first = closes ? undefined : words[0];
     const rest = closes ? words : words.slice(1);
+    if ((operator === ">&" || operator === "<&") && first?.type === "word" && /^-./.test(first.text)) {
+      // Bash closes the descriptor and reads the rest as a word of the command (`>& -x` is `>&- x`).
+      this.ok = false;
+      this.flag(
+        "parse-error",
+        `"${operator} ${first.text}" closes a descriptor and passes the rest on; write "${operator}- ${first.text.slice(1)}"`,
+      );
+    }
     // tree-sitter-bash reads an option ending in a digit right before `>` (`sed -i2>x`) as the
     // descriptor; bash reads digits alone so, and anything else as one more word of the command.
     const digits = descriptor && /^[0-9]+$/.test(descriptor.text);

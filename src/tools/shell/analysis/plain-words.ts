@@ -80,7 +80,9 @@ export function plainCommands(line: string): PlainCommand[] | undefined {
     if (isRedirect(line[i]) || line[i] === "|" || line[i] === "(") return false;
     while (isBlank(line[i])) i++;
     const target = word(BARE);
-    if (!target || (operator.endsWith("&") && target.text === "-")) return false;
+    // After `>&` or `<&`, a `-` closes the descriptor and bash reads what follows it as a new word
+    // (`2>&-x` and `>& -x` are `>&-` and `x`): left to the grammar.
+    if (!target || (operator.endsWith("&") && target.raw.startsWith("-"))) return false;
     command.redirects.push({ ...(fd !== undefined ? { fd } : {}), operator, target });
     return true;
   };
