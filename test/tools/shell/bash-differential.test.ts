@@ -167,7 +167,7 @@ describe("plain lines, read without the grammar, as bash reads them", () => {
     const rand = rng(20261129);
     const tokens = ["ls", "rm", "cat", "x", "-", "-x", "--", "0", "2", "10", "a2", "-j2", "'q r'", '"s t"', "''", "'-'", "2'3'"]
       .concat([">", ">>", "<", ">&", "<&", "&>", "&>>", "|", "||", "&&", ";", "1", ">&-", "-rf", "/", ".env", "cd", "/etc", ".."])
-      .concat(["sudo", "env", "@", "%", "a:b", "a=b", ",", "+", "."]);
+      .concat(["sudo", "env", "@", "%", "a:b", "a=b", ",", "+", ".", "$HOME", "$X", '"$Y z"', "${Z}"]);
     const lines: string[] = [];
     for (let tries = 0; lines.length < 600 && tries < 100_000; tries++) {
       let line = "";

@@ -75,6 +75,14 @@ const QUOTED = [
   '"~/.ssh"',
   "'/etc/passwd'",
   '"../x"',
+  '"$HOME"',
+  '"$X"',
+  "$HOME/x",
+  '"${X}y"',
+  "a$Y",
+  "$PWD",
+  '"a $X b"',
+  "${HOME}",
 ];
 const OPERATORS = ["|", "&&", "||", ";"];
 const REDIRECTIONS = [
@@ -161,10 +169,31 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "true && cd /etc > x",
     "echo x 2>&1 | tee log",
     "echo > f a b",
+    'echo "$HOME" | cat',
+    "cd /tmp && ls $PWD/x > $HOME/out",
+    "rm -rf $DIR/",
+    "$X a",
+    'echo "a ${X}b $Y" c$Z',
   ])("%s: the list is judged as the grammar reads it", (command) => agrees(command));
 
+  it("reads a word with two variables as one, where the grammar splits it (x$A and B-c) and so cannot be trusted", async () => {
+    const quick = await analyzeCommand("echo x$A$B-c", options);
+    expect(quick.commands.map((c) => c.args.map((w) => w.text))).toEqual([["x$A$B-c"]]);
+    const parsed = await analyzeCommand("echo x$A$B-c # the grammar", options);
+    expect(parsed.ok).toBe(false);
+    expect([...parsed.flags]).toContainEqual(["parse-error", "part of the command could not be read"]);
+  });
+
+  it("keeps a word's variables apart from its text", () => {
+    expect(plainCommands('ls "a $HOME"b${X}')?.[0]?.words[1]).toEqual({
+      text: "a $HOMEb${X}",
+      raw: '"a $HOME"b${X}',
+      parts: ["a ", { name: "HOME", written: "$HOME" }, "b", { name: "X", written: "${X}" }],
+    });
+  });
+
   it("splits lists into their commands, quotes removed", () => {
-    const word = (text: string, raw = text) => ({ text, raw });
+    const word = (text: string, raw = text) => ({ text, raw, parts: [text] });
     expect(plainCommands(`grep -rn 'a b' "c d" 2>&1|head -2 >'o u t' && x'y'"z";ls<in`)).toEqual([
       {
         words: [word("grep"), word("-rn"), word("a b", "'a b'"), word("c d", '"c d"')],
@@ -189,7 +218,10 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "ls &&& rm",
     "ls 'a",
     'ls "a',
-    'ls "$HOME"',
+    'ls "$1"',
+    'ls "${X:-y}"',
+    "ls $",
+    "ls $@",
     'ls "`id`"',
     'ls "a\\b"',
     'ls "a!"',
@@ -216,7 +248,7 @@ describe("plain words: judged without the grammar, exactly as the grammar judges
     "ls > >f",
     "ls <(x)",
     "ls >&",
-    "ls > $f",
+    "ls > $(f)",
     "ls > ~/f",
     "ls > *.txt",
   ])("%j is not a plain list", (command) => expect(plainCommands(command)).toBeUndefined());

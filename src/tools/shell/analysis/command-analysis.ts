@@ -4,7 +4,7 @@ import { arithmeticInCommand, arithmeticInTree } from "./arithmetic.js";
 import { bashParser } from "./bash-parser.js";
 import { gitSubcommand } from "./destructive.js";
 import { fileOptionValues, operandsStart, splitOptions } from "./flags.js";
-import { plainCommands, type PlainWord } from "./plain-words.js";
+import { plainCommands, type PlainVariable, type PlainWord } from "./plain-words.js";
 import { expandBraces, findNested, literalWord, resolveWord, shellQuote, type KnownVariables, type Word } from "./words.js";
 import { SHELLS, shellScriptArg, unwrap } from "./wrappers.js";
 
@@ -253,8 +253,13 @@ class Analyzer {
     return { HOME: this.options.home };
   }
 
+  /** The variables whose values are known where `state` is: HOME, and PWD once the folder is known. */
+  varsAt(state: State): KnownVariables {
+    return { ...this.vars, ...(state.cwd ? { PWD: state.cwd } : {}) };
+  }
+
   word(node: Node, state: State): Word {
-    const w = resolveWord(node, (n) => this.substitution(n, state), { ...this.vars, ...(state.cwd ? { PWD: state.cwd } : {}) });
+    const w = resolveWord(node, (n) => this.substitution(n, state), this.varsAt(state));
     if (w.suspicious) {
       this.ok = false;
       this.flag("parse-error", "the parser and bash would read this command differently (a line break inside a word)");
@@ -1268,7 +1273,8 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   const text = forParser(source);
   const tree = parser.parse(text);
   if (!tree) return null;
-  if (!text.includes("\\\n")) return { tree, skips: skipsText(text, tree), backquotes: pairsBackquotesWrongly(tree) };
+  if (!text.includes("\\\n"))
+    return { tree, skips: skipsText(text, tree) || splitsWords(text, tree), backquotes: pairsBackquotesWrongly(tree) };
   const cuts: number[] = [];
   for (let i = text.indexOf("\\\n"); i !== -1; i = text.indexOf("\\\n", i + 2)) {
     let backslashes = 0;
@@ -1286,7 +1292,7 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
     }
     if (!literal) cuts.push(i);
   }
-  if (cuts.length === 0) return { tree, skips: skipsText(text, tree), backquotes: pairsBackquotesWrongly(tree) };
+  if (cuts.length === 0) return { tree, skips: skipsText(text, tree) || splitsWords(text, tree), backquotes: pairsBackquotesWrongly(tree) };
   tree.delete();
   let joined = "";
   let from = 0;
@@ -1296,14 +1302,29 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   }
   const again = forParser(joined + text.slice(from));
   const reparsed = parser.parse(again);
-  return reparsed ? { tree: reparsed, skips: skipsText(again, reparsed), backquotes: pairsBackquotesWrongly(reparsed) } : null;
+  return reparsed
+    ? { tree: reparsed, skips: skipsText(again, reparsed) || splitsWords(again, reparsed), backquotes: pairsBackquotesWrongly(reparsed) }
+    : null;
 }
 
-/** A parse, whether the grammar left text of it out of every node, and whether it paired backquotes wrongly. */
+/** A parse, whether the grammar left text of it out of every node or split a word, and whether it paired backquotes wrongly. */
 interface Parsed {
   tree: Tree;
   skips: boolean;
   backquotes: boolean;
+}
+
+/**
+ * Whether the grammar split a word at a `$` it could not read: in `x$A$B-c` it ends the word at
+ * the second `$` and starts another (`x$A`, `B-c`), where bash reads one word.
+ */
+function splitsWords(text: string, tree: Tree): boolean {
+  for (const node of tree.rootNode.descendantsOfType("concatenation")) {
+    const last = node?.lastChild;
+    // The word goes on right after the `$` the grammar stopped at: nothing bash would end a word with.
+    if (last && !last.isNamed && last.type === "$" && /[^\s;&|()<>]/.test(text[node!.endIndex] ?? " ")) return true;
+  }
+  return false;
 }
 
 /**
@@ -1436,8 +1457,14 @@ function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis 
   try {
     for (const { words, redirects } of commands) {
       // The grammar's walk records a command's redirections before judging the command.
-      for (const r of redirects) analyzer.redirection(r.operator, r.fd, plainWord(r.target), state);
-      analyzer.simple(words.map(plainWord), [], false, state);
+      const vars = analyzer.varsAt(state);
+      for (const r of redirects) analyzer.redirection(r.operator, r.fd, plainWord(r.target, vars), state);
+      analyzer.simple(
+        words.map((w) => plainWord(w, vars)),
+        [],
+        false,
+        state,
+      );
     }
   } catch (err) {
     if (err instanceof NeedsGrammar) return undefined;
@@ -1447,8 +1474,15 @@ function analyzePlain(source: string, options: AnalyzeOptions): CommandAnalysis 
 }
 
 /** A plain word as the grammar's reading resolves it: quoted or not, it means only its text. */
-function plainWord(word: PlainWord): Word {
-  return { ...literalWord(word.text), raw: word.raw };
+function plainWord(word: PlainWord, vars: KnownVariables): Word {
+  const w: Word = { ...literalWord(""), staticPrefix: "", raw: word.raw };
+  for (const part of word.parts) {
+    const known = typeof part === "string" ? part : Object.hasOwn(vars, part.name) ? vars[part.name as keyof KnownVariables] : undefined;
+    if (known === undefined) w.dynamic = true;
+    else if (!w.dynamic) w.staticPrefix += known;
+    w.text += known ?? (part as PlainVariable).written;
+  }
+  return w;
 }
 
 /**

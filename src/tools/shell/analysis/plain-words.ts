@@ -1,7 +1,17 @@
-/** One word of a plain command line: its value, and the text it was written as. */
+/**
+ * One word of a plain command line: its value (a variable as written), the text it was written as,
+ * and its parts: literal text, and variables (`$NAME`, `${NAME}`), whose values bash fills in.
+ */
 export interface PlainWord {
   text: string;
   raw: string;
+  parts: Array<string | PlainVariable>;
+}
+
+/** A variable in a word: its name, and how it was written (`$HOME`, `${HOME}`). */
+export interface PlainVariable {
+  name: string;
+  written: string;
 }
 
 /** A redirection of a plain command: `2>&1`, `>/dev/null`, `>> log.txt`, `< in.txt`. */
@@ -29,8 +39,10 @@ const BARE_FIRST = /^[A-Za-z0-9_./@%+,-]$/;
 const BARE = /^[A-Za-z0-9_./@%+,:=-]$/;
 /** Single quotes keep everything but a quote; control characters (line breaks among them) are left to the grammar. */
 const SINGLE_QUOTED = /^[^'\x00-\x1f\x7f]*$/;
-/** Double quotes keep everything but what bash still reads there: `$`, backquotes, backslashes, `!`. */
+/** Double quotes keep everything but what bash still reads there: `$` (but for a variable), backquotes, backslashes, `!`. */
 const DOUBLE_QUOTED = /^[^"$`\\!\x00-\x1f\x7f]*$/;
+/** A variable bash fills in and does nothing else with: `$NAME` or `${NAME}`. */
+const VARIABLE = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/;
 /** Redirection operators read here, longest first; here-documents, `<>`, `>|` and closing (`>&-`) are left to the grammar. */
 const REDIRECTS = ["&>>", "&>", ">>", ">&", "<&", ">", "<"];
 
@@ -55,21 +67,55 @@ export function plainCommands(line: string): PlainCommand[] | undefined {
   /** The word at `i`, or undefined where none is, or where it is not plain. */
   const word = (bare: RegExp): PlainWord | undefined => {
     const start = i;
-    let text = "";
+    const parts: Array<string | PlainVariable> = [];
+    const literal = (text: string) => {
+      if (typeof parts.at(-1) === "string") parts[parts.length - 1] += text;
+      else parts.push(text);
+    };
+    /** The variable at `at` (a `$`), added; its length, or 0 if it is not a plain one. */
+    const variable = (at: number): number => {
+      const found = VARIABLE.exec(line.slice(at, at + 260));
+      if (!found) return 0;
+      parts.push({ name: (found[1] ?? found[2])!, written: found[0] });
+      return found[0].length;
+    };
     while (i < line.length && !isBlank(line[i]) && !isOperator(line[i]) && !isRedirect(line[i])) {
       const ch = line[i]!;
-      if (ch === "'" || ch === '"') {
+      if (ch === "'") {
         const end = line.indexOf(ch, i + 1);
         const body = end < 0 ? undefined : line.slice(i + 1, end);
-        if (body === undefined || !(ch === "'" ? SINGLE_QUOTED : DOUBLE_QUOTED).test(body)) return undefined;
-        text += body;
+        if (body === undefined || !SINGLE_QUOTED.test(body)) return undefined;
+        literal(body);
         i = end + 1;
+      } else if (ch === '"') {
+        // Literal stretches and variables, up to the closing quote.
+        for (i++; line[i] !== '"';) {
+          if (i >= line.length) return undefined;
+          if (line[i] === "$") {
+            const length = variable(i);
+            if (length === 0) return undefined;
+            i += length;
+            continue;
+          }
+          let end = i;
+          while (end < line.length && line[end] !== '"' && line[end] !== "$") end++;
+          if (!DOUBLE_QUOTED.test(line.slice(i, end))) return undefined;
+          literal(line.slice(i, end));
+          i = end;
+        }
+        i++;
+      } else if (ch === "$") {
+        const length = variable(i);
+        if (length === 0) return undefined;
+        i += length;
       } else if (bare.test(ch)) {
-        text += ch;
+        literal(ch);
         i++;
       } else return undefined;
     }
-    return i === start ? undefined : { text, raw: line.slice(start, i) };
+    if (i === start) return undefined;
+    const text = parts.map((p) => (typeof p === "string" ? p : p.written)).join("");
+    return { text, raw: line.slice(start, i), parts };
   };
 
   /** The redirection at `i` (its descriptor already read), added to the command; false if not plain. */
@@ -132,6 +178,7 @@ export function plainCommands(line: string): PlainCommand[] | undefined {
 export function plainWords(command: string): string[] | undefined {
   const commands = plainCommands(command);
   const only = commands?.length === 1 ? commands[0]! : undefined;
-  if (!only || only.redirects.length > 0 || !only.words.every((w) => w.raw === w.text)) return undefined;
+  if (!only || only.redirects.length > 0 || !only.words.every((w) => w.raw === w.text && w.parts.every((p) => typeof p === "string")))
+    return undefined;
   return only.words.map((w) => w.text);
 }
