@@ -6,7 +6,7 @@
 //   - `tackle mcp` with one configured MCP server that never answers, against none;
 //   - `tackle call read_file` and `tackle call shell command='echo hi'` (a first shell call: plain words,
 //     judged without the bash grammar; the sandbox probe; a confined run) against `node -e ''`;
-//     `echo 'hi' | cat` (a plain list, judged without the grammar too) and `echo "$HOME" | cat`, which
+//     `echo 'hi' | cat` (a plain list, judged without the grammar too) and `echo "$(pwd)" | cat`, which
 //     only the grammar judges.
 // tackle runs with its own code cache (written by the first, warming run into a private folder here),
 // as every run after a command's first does; the rows "first run" start with an empty cache folder
@@ -156,8 +156,8 @@ try {
   const shellArgs = [cli, "call", "shell", "command=echo hi", "--approval", "all"];
   // Quotes and a pipe with nothing to expand: a plain list, split without the grammar.
   const listArgs = [cli, "call", "shell", "command=echo 'hi' | cat", "--approval", "all"];
-  // An expansion: only the bash grammar reads it, loaded and compiled on this first call.
-  const parsedArgs = [cli, "call", "shell", 'command=echo "$HOME" | cat', "--approval", "all"];
+  // A command substitution: only the bash grammar reads it, loaded and compiled on this first call.
+  const parsedArgs = [cli, "call", "shell", 'command=echo "$(pwd)" | cat', "--approval", "all"];
   await run(process.execPath, [cli, "call", "read_file", "path=a.txt"]);
   await run(process.execPath, shellArgs);
   await run(process.execPath, listArgs);
@@ -182,7 +182,7 @@ try {
   console.log(`tackle call shell:      ${median(shell).toFixed(0)} ms (${(median(shell) / median(node)).toFixed(2)}x; goal <= 3x)`);
   console.log(`  echo 'hi' | cat:       ${median(list).toFixed(0)} ms (${(median(list) / median(node)).toFixed(2)}x; goal <= 3x)`);
   console.log(
-    `  echo "$HOME" | cat:     ${median(parsed).toFixed(0)} ms (${(median(parsed) / median(node)).toFixed(2)}x; the bash grammar loaded)`,
+    `  echo "$(pwd)" | cat:    ${median(parsed).toFixed(0)} ms (${(median(parsed) / median(node)).toFixed(2)}x; the bash grammar loaded)`,
   );
 } finally {
   rmSync(base, { recursive: true, force: true });
