@@ -42,7 +42,7 @@ const SINGLE_QUOTED = /^[^'\x00-\x1f\x7f]*$/;
 /** Double quotes keep everything but what bash still reads there: `$` (but for a variable), backquotes, backslashes, `!`. */
 const DOUBLE_QUOTED = /^[^"$`\\!\x00-\x1f\x7f]*$/;
 /** A variable bash fills in and does nothing else with: `$NAME` or `${NAME}`. */
-const VARIABLE = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/;
+const VARIABLE = /\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/y;
 /** Redirection operators read here, longest first; here-documents, `<>`, `>|` and closing (`>&-`) are left to the grammar. */
 const REDIRECTS = ["&>>", "&>", ">>", ">&", "<&", ">", "<"];
 
@@ -52,9 +52,10 @@ const isRedirect = (c: string | undefined) => c === "<" || c === ">";
 
 /**
  * The simple commands of a line so plain that bash only splits it: words of the characters above
- * or quoted text with nothing left to expand (`'a b'`, `"x y"`, `foo'bar'`), redirections after the
- * command's name to such a word (`2>&1`, `>/dev/null`, `>> log`), commands joined by `|`, `&&`, `||`
- * or `;` (`grep -rn 'TODO' src | head -20`, `npm test 2>&1 | tail`). Undefined for anything else:
+ * or quoted text with nothing left to expand (`'a b'`, `"x y"`, `foo'bar'`) but variables (`$HOME`,
+ * `"${X}/y"`), redirections after the command's name to such a word (`2>&1`, `>/dev/null`,
+ * `>> log`), commands joined by `|`, `&&`, `||` or `;` (`grep -rn 'TODO' src | head -20`,
+ * `npm test 2>&1 | tail`). Undefined for anything else:
  * other operators (`&`, `|&`, `;;`), an empty command, a line break, a redirection before the name,
  * a first word with `=` (an assignment, or a name that only looks like one). What a command's first
  * word means (a keyword, a builtin, a function) is the caller's to judge.
@@ -74,7 +75,8 @@ export function plainCommands(line: string): PlainCommand[] | undefined {
     };
     /** The variable at `at` (a `$`), added; its length, or 0 if it is not a plain one. */
     const variable = (at: number): number => {
-      const found = VARIABLE.exec(line.slice(at, at + 260));
+      VARIABLE.lastIndex = at;
+      const found = VARIABLE.exec(line);
       if (!found) return 0;
       parts.push({ name: (found[1] ?? found[2])!, written: found[0] });
       return found[0].length;
