@@ -190,6 +190,10 @@ export const EXPECTATIONS: ReadonlyArray<[string, Expect]> = [
   ["echo >/dev/null 0<a.txt x", "read"],
   ["cat 2>&-/etc/shadow", "exec"],
   ["cat >& -/etc/shadow", "ask"],
+  // coproc with a group: the grammar reads the group as coproc's words.
+  ["coproc { rm -rf /; }", "deny"],
+  ["coproc job { rm -rf /; }", "deny"],
+  ["coproc { ls; }", "ask"],
   ["cat {a,b}.txt", "read"],
   ["cat {a,.env}", "exec"],
   ["./ls", "exec"],

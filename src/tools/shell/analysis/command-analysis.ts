@@ -600,6 +600,16 @@ class Analyzer {
     if (!first) return;
     const dynamicName = first.dynamic;
     const name = dynamicName ? first.text : commandName(first.text);
+    if (name === "coproc" && !dynamicName) {
+      // tree-sitter-bash reads `coproc { rm -rf /; }` (or `coproc NAME { … }`) as words of a command
+      // named coproc; bash runs the group. Its first command is judged as that, and the line asks.
+      const brace = args.findIndex((a) => a.raw === "{");
+      if (brace === 0 || brace === 1) {
+        this.ok = false;
+        this.flag("parse-error", "the grammar cannot read coproc with a { ... } group; run the group without coproc");
+        return this.simple(args.slice(brace + 1), assignments, dynamicAssignment, state, forceDynamic);
+      }
+    }
     const dir = path.posix.dirname(first.text);
     const pathQualified = !dynamicName && first.text.includes("/") && !SYSTEM_DIRS.has(dir);
     const dynamic = forceDynamic || dynamicAssignment || words.some((w) => w.dynamic);
