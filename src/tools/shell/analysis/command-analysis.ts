@@ -279,6 +279,27 @@ class Analyzer {
     for (const child of node.namedChildren) if (child) this.statement(child, inner);
   }
 
+  /**
+   * Before a tree is walked: flags what of it cannot be trusted (`inside` names where it was found,
+   * as " inside bash -c", or is empty), and notes where it must be read otherwise than built.
+   */
+  prepare(parsed: Parsed, inside: string): void {
+    const root = parsed.tree.rootNode;
+    const unreadable = root.hasError
+      ? `the command${inside} is not valid bash`
+      : parsed.skips
+        ? `part of the command${inside} could not be read`
+        : parsed.backquotes
+          ? `the backquoted commands${inside} could not be told apart; write them as $(...)`
+          : undefined;
+    if (unreadable) {
+      this.ok = false;
+      this.flag("parse-error", unreadable);
+    }
+    this.descriptorsAsWords(root);
+    this.arithmetic(root);
+  }
+
   /** Parses a script found inside a string (`bash -c`, `eval`, `env -S`) and judges its commands. */
   script(source: string, state: State, label: string): void {
     if (state.depth >= MAX_DEPTH) {
@@ -298,18 +319,7 @@ class Analyzer {
     const outer = this.#fixes;
     this.#fixes = treeFixes();
     try {
-      if (tree.rootNode.hasError) {
-        this.ok = false;
-        this.flag("parse-error", `the command inside ${label} is not valid bash`);
-      } else if (parsed.skips) {
-        this.ok = false;
-        this.flag("parse-error", `part of the command inside ${label} could not be read`);
-      } else if (parsed.backquotes) {
-        this.ok = false;
-        this.flag("parse-error", `the backquoted commands inside ${label} could not be told apart; write them as $(...)`);
-      }
-      this.descriptorsAsWords(tree.rootNode);
-      this.arithmetic(tree.rootNode);
+      this.prepare(parsed, ` inside ${label}`);
       this.statement(tree.rootNode, { ...state, via: [...state.via, label], depth: state.depth + 1 });
     } finally {
       this.#fixes = outer;
@@ -1283,8 +1293,7 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   const text = forParser(source);
   const tree = parser.parse(text);
   if (!tree) return null;
-  if (!text.includes("\\\n"))
-    return { tree, skips: skipsText(text, tree) || splitsWords(text, tree), backquotes: pairsBackquotesWrongly(tree) };
+  if (!text.includes("\\\n")) return checked(text, tree);
   const cuts: number[] = [];
   for (let i = text.indexOf("\\\n"); i !== -1; i = text.indexOf("\\\n", i + 2)) {
     let backslashes = 0;
@@ -1302,7 +1311,7 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
     }
     if (!literal) cuts.push(i);
   }
-  if (cuts.length === 0) return { tree, skips: skipsText(text, tree) || splitsWords(text, tree), backquotes: pairsBackquotesWrongly(tree) };
+  if (cuts.length === 0) return checked(text, tree);
   tree.delete();
   let joined = "";
   let from = 0;
@@ -1312,9 +1321,12 @@ function parseLikeBash(parser: Parser, source: string): Parsed | null {
   }
   const again = forParser(joined + text.slice(from));
   const reparsed = parser.parse(again);
-  return reparsed
-    ? { tree: reparsed, skips: skipsText(again, reparsed) || splitsWords(again, reparsed), backquotes: pairsBackquotesWrongly(reparsed) }
-    : null;
+  return reparsed ? checked(again, reparsed) : null;
+}
+
+/** `tree`, parsed from `text`, with what of it cannot be trusted. */
+function checked(text: string, tree: Tree): Parsed {
+  return { tree, skips: skipsText(text, tree) || splitsWords(text, tree), backquotes: pairsBackquotesWrongly(tree) };
 }
 
 /** A parse, whether the grammar left text of it out of every node or split a word, and whether it paired backquotes wrongly. */
@@ -1518,18 +1530,7 @@ export async function analyzeCommand(source: string, options: AnalyzeOptions): P
   } else {
     const { tree } = parsed;
     try {
-      if (tree.rootNode.hasError) {
-        analyzer.ok = false;
-        analyzer.flag("parse-error", "the command is not valid bash");
-      } else if (parsed.skips) {
-        analyzer.ok = false;
-        analyzer.flag("parse-error", "part of the command could not be read");
-      } else if (parsed.backquotes) {
-        analyzer.ok = false;
-        analyzer.flag("parse-error", "the backquoted commands could not be told apart; write them as $(...)");
-      }
-      analyzer.descriptorsAsWords(tree.rootNode);
-      analyzer.arithmetic(tree.rootNode);
+      analyzer.prepare(parsed, "");
       analyzer.statement(tree.rootNode, root);
     } catch (err) {
       // Nesting deep enough to exhaust the stack: judged as unreadable, never as harmless.
